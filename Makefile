@@ -1,0 +1,68 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# gpuprobe: `make` builds the module, the edu test driver, gpuprobe-trace and
+# the selftests; `make test` runs every test tier; `make demo` boots the test
+# VM and shows what gpuprobe saw.  See README.md.
+
+TOP := $(abspath .)
+BUILD := $(TOP)/build
+
+# The kernel to build against: the running kernel's build dir, else the newest
+# installed Debian headers (the dev/CI machines run a kernel without modules).
+KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
+	$(lastword $(sort $(wildcard /usr/src/linux-headers-*-amd64))))
+KSRC_TAR ?= $(lastword $(sort $(wildcard /usr/src/linux-source-*.tar.xz)))
+KSRC := $(BUILD)/ksrc
+KSFT_DIR := $(KSRC)/tools/testing/selftests
+CHECKPATCH := $(KSRC)/scripts/checkpatch.pl
+
+all: modules user selftests
+
+modules:
+	@test -n "$(KDIR)" || { echo "no kernel headers: run scripts/deps.sh"; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(TOP) modules
+
+# W=1 rebuild of everything (kbuild notices the changed flags)
+modules-w1:
+	$(MAKE) -C $(KDIR) M=$(TOP) W=1 modules
+
+user:
+	$(MAKE) -C user
+
+# kselftest harness and checkpatch come from Debian's linux-source tarball,
+# extracted at build time (not vendored).
+$(KSRC)/.stamp:
+	@test -n "$(KSRC_TAR)" || { echo "no linux-source tarball: run scripts/deps.sh"; exit 1; }
+	mkdir -p $(KSRC)
+	tar -xJf $(KSRC_TAR) -C $(KSRC) --strip-components=1 --wildcards \
+		'*/tools/testing/selftests/kselftest*.h' \
+		'*/scripts/checkpatch.pl' '*/scripts/spelling.txt' \
+		'*/scripts/const_structs.checkpatch'
+	touch $@
+
+selftests: $(KSRC)/.stamp
+	$(MAKE) -C selftests/gpuprobe KSFT_DIR=$(KSFT_DIR) OUTPUT=$(BUILD)/selftests
+
+checkpatch: $(KSRC)/.stamp
+	perl $(CHECKPATCH) --strict --no-tree --terse -f \
+		$(filter-out %.mod.c,$(wildcard kmod/*.c kmod/*.h selftests/gpuprobe/edu/*.c)) \
+		include/uapi/linux/gpuprobe.h
+
+test: all
+	scripts/test.sh
+
+vmtest: all
+	scripts/vmtest.sh
+
+demo: all
+	scripts/demo.sh
+
+bench: all
+	scripts/bench.sh
+
+clean:
+	-$(MAKE) -C $(KDIR) M=$(TOP) clean
+	$(MAKE) -C user clean
+	rm -rf $(BUILD)
+
+.PHONY: all modules modules-w1 user selftests checkpatch test vmtest demo bench clean

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gpuprobe: timestamps a PCI device's interrupts and DMA/IOMMU traffic and
+ * exports them over generic netlink.  This file only orders init and exit.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+
+#include "gpuprobe.h"
+
+static char *target;
+module_param(target, charp, 0444);
+MODULE_PARM_DESC(target,
+		 "comma-separated PCI functions to watch (DDDD:BB:DD.F); default: every display-class device");
+
+static int __init gpuprobe_init(void)
+{
+	int err;
+
+	err = gpuprobe_targets_from_param(target);
+	if (err)
+		return err;
+
+	err = gpuprobe_netlink_init();
+	if (err)
+		goto err_free_targets;
+
+	pr_info("version %s loaded\n", GPUPROBE_VERSION);
+	return 0;
+
+err_free_targets:
+	gpuprobe_targets_free();
+	return err;
+}
+
+static void __exit gpuprobe_exit(void)
+{
+	gpuprobe_netlink_exit();
+	gpuprobe_targets_free();
+}
+
+module_init(gpuprobe_init);
+module_exit(gpuprobe_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Interrupt, DMA and IOMMU timestamps for passed-through GPUs");
+MODULE_VERSION(GPUPROBE_VERSION);

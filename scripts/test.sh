@@ -1,0 +1,66 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Runs every test tier and ends with one line "N passed, N failed, N skipped":
+#   1. static: the module builds W=1 warning-free; checkpatch --strict clean
+#   2. host:   userspace unit tests and tracefs tests on this machine (user/)
+#   3. vm:     the selftests inside the QEMU test VM (scripts/vmtest.sh)
+# Build first (make); `make test` does both.
+set -uo pipefail
+
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+cd "$TOP" || exit 1
+PASS=0 FAIL=0 SKIP=0
+LOGDIR=$TOP/build/test-logs
+mkdir -p "$LOGDIR"
+
+result() {	# name status(pass|fail|skip) [detail]
+	case $2 in
+	pass) PASS=$((PASS + 1)); echo "ok - $1" ;;
+	skip) SKIP=$((SKIP + 1)); echo "ok - $1 # SKIP ${3:-}" ;;
+	*) FAIL=$((FAIL + 1)); echo "not ok - $1 ${3:-}" ;;
+	esac
+}
+
+# Adds the counts of a runner's own "N passed, N failed[, N skipped]" line.
+add_summary() {	# tier-name log
+	local line p f s
+	line=$(grep -aE '[0-9]+ passed, [0-9]+ failed' "$2" | tail -n1)
+	if [ -z "$line" ]; then
+		result "$1" fail "(no summary line; see $2)"
+		return
+	fi
+	p=$(echo "$line" | grep -oE '[0-9]+ passed' | cut -d' ' -f1)
+	f=$(echo "$line" | grep -oE '[0-9]+ failed' | cut -d' ' -f1)
+	s=$(echo "$line" | grep -oE '[0-9]+ skipped' | cut -d' ' -f1)
+	PASS=$((PASS + p)); FAIL=$((FAIL + f)); SKIP=$((SKIP + ${s:-0}))
+	echo "# $1: $p passed, $f failed, ${s:-0} skipped"
+}
+
+echo "# tier 1: static checks"
+if make -s modules-w1 >"$LOGDIR/w1.log" 2>&1 &&
+   ! grep -q 'warning:' "$LOGDIR/w1.log"; then
+	result "kernel_build_W1_warning_free" pass
+else
+	result "kernel_build_W1_warning_free" fail "(see $LOGDIR/w1.log)"
+	grep -m5 -E 'warning:|error:' "$LOGDIR/w1.log"
+fi
+# rebuild without W=1 so later tiers use the ordinary module
+make -s modules >/dev/null 2>&1
+if make -s checkpatch >"$LOGDIR/checkpatch.log" 2>&1; then
+	result "checkpatch_strict_clean" pass
+else
+	result "checkpatch_strict_clean" fail
+	grep -E 'ERROR|WARNING|CHECK' "$LOGDIR/checkpatch.log" | head -n 10
+fi
+
+echo "# tier 2: host (unit + tracefs)"
+make -C user test 2>&1 | tee "$LOGDIR/host.log"
+add_summary host "$LOGDIR/host.log"
+
+echo "# tier 3: QEMU VM selftests"
+scripts/vmtest.sh -q 2>&1 | tee "$LOGDIR/vm.log"
+add_summary vm "$LOGDIR/vm.log"
+
+echo "$PASS passed, $FAIL failed, $SKIP skipped"
+[ "$FAIL" -eq 0 ]

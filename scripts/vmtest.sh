@@ -1,0 +1,214 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Boots Debian's distro kernel under QEMU (TCG, no KVM, no network) on a q35
+# machine with an emulated Intel IOMMU in strict mode, QEMU's "edu" device
+# (MSI + DMA) and an NVMe drive, and runs the gpuprobe selftests -- or any
+# command -- inside a busybox initramfs.  See Documentation/vmtest.rst.
+#
+#   scripts/vmtest.sh                      run the VM selftests (KTAP)
+#   scripts/vmtest.sh -- CMD [ARGS...]     run CMD in the VM, exit with its status
+#
+# Fails (non-zero) when a test fails, the kernel prints an oops, WARNING, BUG
+# or lockdep report, or the VM runs past the time bound.
+set -euo pipefail
+
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-$TOP/build}
+TIMEOUT=${VM_TIMEOUT:-900}
+MEM=${VM_MEM:-1024}
+EXTRA_APPEND=${VM_APPEND:-}
+QUIET=0
+VM_TESTS=${VM_TESTS:-}
+
+usage() {
+	cat <<'USAGE'
+usage: scripts/vmtest.sh [options] [-- CMD [ARGS...]]
+
+Boots the gpuprobe test VM (Debian linux-image-amd64 under QEMU TCG:
+q35, intel-iommu strict, edu device, NVMe drive, 2 vCPUs) and either runs
+the VM selftests or CMD.  Build first with `make`.
+
+options:
+  -t SECS        time bound for the whole VM run (default 900)
+  -a ARGS        extra kernel command line (e.g. -a swiotlb=force)
+  -T NAMES       run only these selftests (comma-separated names)
+  -q             print only KTAP and kernel problems, not the boot log
+  -h             this help
+
+examples:
+  scripts/vmtest.sh                         # all VM selftests
+  scripts/vmtest.sh -T edu_irq              # one selftest
+  scripts/vmtest.sh -- cat /proc/interrupts # look around inside the VM
+  scripts/vmtest.sh -- sh -c 'insmod gpuprobe.ko && gpuprobe-trace info'
+USAGE
+}
+
+while getopts "t:a:T:qh" opt; do
+	case $opt in
+	t) TIMEOUT=$OPTARG ;;
+	a) EXTRA_APPEND="$EXTRA_APPEND $OPTARG" ;;
+	T) VM_TESTS=$OPTARG ;;
+	q) QUIET=1 ;;
+	h) usage; exit 0 ;;
+	*) usage >&2; exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ "${1:-}" = "--" ] && shift
+
+KO=$TOP/kmod/gpuprobe.ko
+EDU_KO=$TOP/selftests/gpuprobe/edu/gpuprobe_edu.ko
+TRACE=$TOP/user/gpuprobe-trace
+for f in "$KO" "$EDU_KO" "$TRACE"; do
+	if [ ! -f "$f" ]; then
+		echo "vmtest: $f is missing: run 'make' first" >&2
+		exit 2
+	fi
+done
+
+# The VM must boot the kernel the module was built for.
+KVER=$(modinfo -F vermagic "$KO" | cut -d' ' -f1)
+VMLINUZ=/boot/vmlinuz-$KVER
+if [ ! -r "$VMLINUZ" ]; then
+	echo "vmtest: $VMLINUZ not found: gpuprobe.ko was built for $KVER;" \
+		"install linux-image-$KVER (scripts/deps.sh) or rebuild" >&2
+	exit 2
+fi
+
+VMDIR=$BUILD/vm
+ROOT=$VMDIR/root
+rm -rf "$ROOT"
+mkdir -p "$ROOT"/{bin,dev,proc,sys,tmp,etc,gpuprobe,lib/modules/"$KVER"}
+
+# busybox and its applets
+cp /bin/busybox "$ROOT/bin/busybox"
+for app in $("$ROOT/bin/busybox" --list); do
+	[ "$app" = busybox ] || ln -sf busybox "$ROOT/bin/$app"
+done
+
+# our files
+cp "$KO" "$EDU_KO" "$TRACE" "$ROOT/gpuprobe/"
+cp -r "$TOP/selftests/gpuprobe/vm" "$ROOT/gpuprobe/tests"
+for t in "$BUILD"/selftests/*; do
+	[ -x "$t" ] && cp "$t" "$ROOT/gpuprobe/tests/"
+done
+
+# shared libraries of every ELF we ship, resolved by ldd
+copy_libs() {
+	ldd "$1" 2>/dev/null | grep -o '/[^ )]*' | while read -r lib; do
+		[ -e "$ROOT$lib" ] && continue
+		mkdir -p "$ROOT$(dirname "$lib")"
+		cp -L "$lib" "$ROOT$lib"
+	done
+}
+find "$ROOT/gpuprobe" -type f -perm -u+x | while read -r f; do
+	if head -c4 "$f" | grep -q ELF; then
+		copy_libs "$f"
+	fi
+done
+
+# distro modules and their dependencies, in load order, from modules.dep
+: >"$ROOT/etc/modules"
+for m in nvme vfio-pci; do
+	modprobe --show-depends -S "$KVER" "$m" 2>/dev/null |
+		awk '$1 == "insmod" { print $2 }'
+done | awk '!seen[$0]++' | while read -r mod; do
+	mkdir -p "$ROOT$(dirname "$mod")"
+	cp "$mod" "$ROOT$mod"
+	echo "$mod" >>"$ROOT/etc/modules"
+done
+
+# what to run
+if [ $# -gt 0 ]; then
+	printf '%q ' "$@" >"$ROOT/gpuprobe/vm-cmd"
+	echo >>"$ROOT/gpuprobe/vm-cmd"
+	MODE=cmd
+else
+	echo "sh /gpuprobe/tests/run.sh $VM_TESTS" >"$ROOT/gpuprobe/vm-cmd"
+	MODE=tests
+fi
+
+cat >"$ROOT/init" <<'INIT'
+#!/bin/sh
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+mount -t tmpfs tmp /tmp
+mount -t debugfs debugfs /sys/kernel/debug
+mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+for m in $(cat /etc/modules); do insmod "$m" 2>/dev/null; done
+# wait for udev-less device nodes of the NVMe namespace
+i=0; while [ ! -b /dev/nvme0n1 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done
+export PATH=/gpuprobe:/gpuprobe/tests:/bin HOME=/tmp
+cd /gpuprobe
+echo "GPUPROBE-VM-START"
+sh /gpuprobe/vm-cmd
+echo "GPUPROBE-VM-EXIT $?"
+poweroff -f
+INIT
+chmod +x "$ROOT/init"
+
+INITRD=$VMDIR/initramfs.cpio.gz
+(cd "$ROOT" && find . | cpio -o -H newc --quiet | gzip -1) >"$INITRD"
+
+NVME_IMG=$VMDIR/nvme.img
+truncate -s 64M "$NVME_IMG"
+
+APPEND="console=ttyS0 loglevel=5 intel_iommu=on iommu.strict=1"
+APPEND="$APPEND oops=panic panic_on_warn=1 panic=-1 softlockup_panic=1"
+APPEND="$APPEND $EXTRA_APPEND"
+
+LOG=$VMDIR/console.log
+echo "vmtest: booting $KVER (log: $LOG, bound ${TIMEOUT}s)" >&2
+set +e
+timeout --foreground -k 5 "$TIMEOUT" \
+	qemu-system-x86_64 -machine q35,accel=tcg -cpu max -smp 2 -m "$MEM" \
+	-nodefaults -no-user-config -display none -no-reboot \
+	-serial stdio -monitor none \
+	-kernel "$VMLINUZ" -initrd "$INITRD" -append "$APPEND" \
+	-device intel-iommu \
+	-device edu \
+	-drive file="$NVME_IMG",if=none,id=nvme0,format=raw \
+	-device nvme,serial=gpuprobe0,drive=nvme0 \
+	</dev/null 2>&1 | tr -d '\r' | tee "$LOG" |
+	awk -v quiet="$QUIET" '
+		/GPUPROBE-VM-START/ { started = 1; next }
+		/GPUPROBE-VM-EXIT/ { next }
+		!started && !/WARNING:|BUG:|Oops|panic|lockdep|locking/ { next }
+		quiet && !/^ *(not )?ok |^ *# |^TAP|^ *1\.\.|WARNING:|BUG:|Oops|panic/ { next }
+		{ print; fflush() }'
+qemu_rc=${PIPESTATUS[0]}
+set -e
+
+fail=0
+if [ "$qemu_rc" = 124 ] || [ "$qemu_rc" = 137 ]; then
+	echo "vmtest: FAIL: VM ran past ${TIMEOUT}s" >&2
+	fail=1
+fi
+if grep -Eq 'WARNING:|BUG:|Oops|general protection fault|Kernel panic|possible (circular|recursive) locking|inconsistent lock state|UBSAN:|KASAN:|kernel BUG|INFO: task .* blocked' "$LOG"; then
+	echo "vmtest: FAIL: the kernel reported a problem:" >&2
+	grep -E -m5 'WARNING:|BUG:|Oops|general protection fault|Kernel panic|locking|lock state|UBSAN:|KASAN:|INFO: task' "$LOG" >&2
+	fail=1
+fi
+exit_line=$(grep -a 'GPUPROBE-VM-EXIT' "$LOG" | tail -n1 || true)
+if [ -z "$exit_line" ]; then
+	echo "vmtest: FAIL: the VM did not finish its command (see $LOG)" >&2
+	fail=1
+	rc=1
+else
+	rc=${exit_line##* }
+fi
+
+if [ "$MODE" = tests ]; then
+	summary=$(grep -a '^# vm: ' "$LOG" | tail -n1 | sed 's/^# vm: //' || true)
+	[ -n "$summary" ] || summary="0 passed, 1 failed"
+	if [ "$fail" = 1 ]; then
+		# a kernel problem fails the run whatever the tests said
+		summary=$(echo "$summary" | awk -F', ' '{
+			split($2, f, " "); $2 = (f[1] + 1) " failed"; print }' OFS=', ')
+	fi
+	echo "vmtest: $summary"
+fi
+[ "$fail" = 0 ] || exit 1
+exit "$rc"

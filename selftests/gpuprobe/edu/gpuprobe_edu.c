@@ -1,0 +1,451 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gpuprobe_edu: a test driver for QEMU's "edu" PCI device (1234:11e8).
+ *
+ * It gives the selftests a device whose interrupts and DMA are exactly known:
+ * on request it raises N MSIs one at a time (each waited for, so none merge)
+ * and moves buffers through the DMA API through the device's DMA window.
+ *
+ * Control, per device, in debugfs under gpuprobe_edu/<pci-name>/:
+ *   irq    write N: raise N interrupts, each one handled before the next
+ *   storm  write N: raise N interrupts back to back (some may merge)
+ *   dma    write "to_device|from_device|verify SIZE": one mapping of SIZE
+ *          bytes, moved in 2 KiB device transfers
+ *   stats  read: counters of everything done so far
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/completion.h>
+#include <linux/debugfs.h>
+#include <linux/dma-mapping.h>
+#include <linux/interrupt.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/pci.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+
+#define EDU_VENDOR		0x1234
+#define EDU_DEVICE		0x11e8
+#define EDU_IDENT		0x010000ed
+
+#define EDU_REG_IDENT		0x00
+#define EDU_REG_IRQ_STATUS	0x24
+#define EDU_REG_IRQ_RAISE	0x60
+#define EDU_REG_IRQ_ACK		0x64
+#define EDU_REG_DMA_SRC		0x80
+#define EDU_REG_DMA_DST		0x88
+#define EDU_REG_DMA_COUNT	0x90
+#define EDU_REG_DMA_CMD		0x98
+
+#define EDU_DMA_RUN		0x1
+#define EDU_DMA_TO_RAM		0x2
+#define EDU_DMA_IRQ		0x4
+#define EDU_DMA_IRQ_VALUE	0x100
+#define EDU_RAISE_VALUE		0x1
+
+/*
+ * The device's internal DMA buffer is 4 KiB at this device-side address, but
+ * QEMU (7.2) refuses a transfer that ends exactly at its end -- and refuses
+ * with a hw_error that kills the VM -- so transfers use half of it.
+ */
+#define EDU_DMA_WINDOW		0x40000
+#define EDU_DMA_WINDOW_SIZE	2048
+/* QEMU masks DMA addresses to 28 bits by default. */
+#define EDU_DMA_MASK_BITS	28
+#define EDU_DMA_MAX_SIZE	SZ_1M
+#define EDU_IRQ_TIMEOUT		msecs_to_jiffies(5000)
+
+struct edu_stats {
+	u64 irq_raised;
+	u64 irq_handled;
+	u64 dma_irqs;
+	u64 dma_maps;
+	u64 dma_bytes_to_device;
+	u64 dma_bytes_from_device;
+	u64 dma_transfers;
+	u64 verify_failures;
+};
+
+struct edu_dev {
+	struct pci_dev *pdev;
+	void __iomem *mmio;
+	int irq;
+	struct mutex lock;		/* one request at a time */
+	struct completion done;
+	struct dentry *dir;
+	struct edu_stats stats;
+	atomic64_t handled;
+	atomic64_t dma_irqs;
+};
+
+static struct dentry *edu_debugfs_root;
+
+static irqreturn_t edu_irq(int irq, void *data)
+{
+	struct edu_dev *edu = data;
+	u32 status = ioread32(edu->mmio + EDU_REG_IRQ_STATUS);
+
+	if (!status)
+		return IRQ_NONE;
+	iowrite32(status, edu->mmio + EDU_REG_IRQ_ACK);
+	if (status & EDU_DMA_IRQ_VALUE)
+		atomic64_inc(&edu->dma_irqs);
+	atomic64_inc(&edu->handled);
+	complete(&edu->done);
+	return IRQ_HANDLED;
+}
+
+static int edu_raise_irqs(struct edu_dev *edu, u64 count, bool wait)
+{
+	u64 i;
+
+	for (i = 0; i < count; i++) {
+		reinit_completion(&edu->done);
+		iowrite32(EDU_RAISE_VALUE, edu->mmio + EDU_REG_IRQ_RAISE);
+		edu->stats.irq_raised++;
+		if (wait && !wait_for_completion_timeout(&edu->done,
+							 EDU_IRQ_TIMEOUT))
+			return -ETIMEDOUT;
+		if (!wait)
+			cond_resched();
+	}
+	return 0;
+}
+
+/* One device transfer of at most the window size, waited for by interrupt. */
+static int edu_dma_chunk(struct edu_dev *edu, dma_addr_t addr, u32 len,
+			 bool to_device)
+{
+	u64 src = to_device ? addr : EDU_DMA_WINDOW;
+	u64 dst = to_device ? EDU_DMA_WINDOW : addr;
+	u32 cmd = EDU_DMA_RUN | EDU_DMA_IRQ | (to_device ? 0 : EDU_DMA_TO_RAM);
+
+	reinit_completion(&edu->done);
+	writeq(src, edu->mmio + EDU_REG_DMA_SRC);
+	writeq(dst, edu->mmio + EDU_REG_DMA_DST);
+	writeq(len, edu->mmio + EDU_REG_DMA_COUNT);
+	writeq(cmd, edu->mmio + EDU_REG_DMA_CMD);
+	if (!wait_for_completion_timeout(&edu->done, EDU_IRQ_TIMEOUT))
+		return -ETIMEDOUT;
+	edu->stats.dma_transfers++;
+	return 0;
+}
+
+static int edu_dma_move(struct edu_dev *edu, void *buf, size_t size,
+			bool to_device)
+{
+	enum dma_data_direction dir = to_device ? DMA_TO_DEVICE :
+						  DMA_FROM_DEVICE;
+	struct device *dev = &edu->pdev->dev;
+	dma_addr_t addr;
+	size_t off;
+	int err = 0;
+
+	addr = dma_map_single(dev, buf, size, dir);
+	if (dma_mapping_error(dev, addr))
+		return -ENOMEM;
+	edu->stats.dma_maps++;
+
+	for (off = 0; off < size && !err; off += EDU_DMA_WINDOW_SIZE)
+		err = edu_dma_chunk(edu, addr + off,
+				    min_t(size_t, size - off,
+					  EDU_DMA_WINDOW_SIZE), to_device);
+
+	dma_unmap_single(dev, addr, size, dir);
+	if (!err) {
+		if (to_device)
+			edu->stats.dma_bytes_to_device += size;
+		else
+			edu->stats.dma_bytes_from_device += size;
+	}
+	return err;
+}
+
+/*
+ * verify: every 2 KiB chunk goes RAM -> device -> RAM through two separate
+ * mappings (one per direction, each mapped once for the whole size) and the
+ * copy must come back equal.
+ */
+static int edu_dma_verify(struct edu_dev *edu, size_t size)
+{
+	struct device *dev = &edu->pdev->dev;
+	dma_addr_t src_addr, dst_addr;
+	u8 *src, *dst;
+	size_t off, i;
+	int err = -ENOMEM;
+
+	src = kmalloc(size, GFP_KERNEL);
+	dst = kzalloc(size, GFP_KERNEL);
+	if (!src || !dst)
+		goto out_free;
+	for (i = 0; i < size; i++)
+		src[i] = (u8)(i * 7 + 3);
+
+	src_addr = dma_map_single(dev, src, size, DMA_TO_DEVICE);
+	if (dma_mapping_error(dev, src_addr))
+		goto out_free;
+	dst_addr = dma_map_single(dev, dst, size, DMA_FROM_DEVICE);
+	if (dma_mapping_error(dev, dst_addr))
+		goto out_unmap_src;
+	edu->stats.dma_maps += 2;
+
+	err = 0;
+	for (off = 0; off < size && !err; off += EDU_DMA_WINDOW_SIZE) {
+		u32 len = min_t(size_t, size - off, EDU_DMA_WINDOW_SIZE);
+
+		err = edu_dma_chunk(edu, src_addr + off, len, true);
+		if (!err)
+			err = edu_dma_chunk(edu, dst_addr + off, len, false);
+	}
+
+	dma_unmap_single(dev, dst_addr, size, DMA_FROM_DEVICE);
+out_unmap_src:
+	dma_unmap_single(dev, src_addr, size, DMA_TO_DEVICE);
+	if (!err) {
+		edu->stats.dma_bytes_to_device += size;
+		edu->stats.dma_bytes_from_device += size;
+		if (memcmp(src, dst, size)) {
+			edu->stats.verify_failures++;
+			err = -EIO;
+		}
+	}
+out_free:
+	kfree(dst);
+	kfree(src);
+	return err;
+}
+
+static int edu_dma_request(struct edu_dev *edu, const char *op, size_t size)
+{
+	void *buf;
+	int err;
+
+	if (!size || size > EDU_DMA_MAX_SIZE)
+		return -EINVAL;
+	if (!strcmp(op, "verify"))
+		return edu_dma_verify(edu, size);
+	if (strcmp(op, "to_device") && strcmp(op, "from_device"))
+		return -EINVAL;
+
+	buf = kzalloc(size, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	err = edu_dma_move(edu, buf, size, !strcmp(op, "to_device"));
+	kfree(buf);
+	return err;
+}
+
+static ssize_t edu_irq_write(struct file *file, const char __user *ubuf,
+			     size_t len, loff_t *ppos, bool wait)
+{
+	struct edu_dev *edu = file->private_data;
+	u64 count;
+	int err;
+
+	err = kstrtou64_from_user(ubuf, len, 0, &count);
+	if (err)
+		return err;
+	if (count > 1000000)
+		return -EINVAL;
+
+	mutex_lock(&edu->lock);
+	err = edu_raise_irqs(edu, count, wait);
+	mutex_unlock(&edu->lock);
+	return err ? err : len;
+}
+
+static ssize_t edu_irq_wait_write(struct file *file, const char __user *ubuf,
+				  size_t len, loff_t *ppos)
+{
+	return edu_irq_write(file, ubuf, len, ppos, true);
+}
+
+static ssize_t edu_storm_write(struct file *file, const char __user *ubuf,
+			       size_t len, loff_t *ppos)
+{
+	return edu_irq_write(file, ubuf, len, ppos, false);
+}
+
+static ssize_t edu_dma_write(struct file *file, const char __user *ubuf,
+			     size_t len, loff_t *ppos)
+{
+	struct edu_dev *edu = file->private_data;
+	char cmd[64], op[16];
+	size_t size;
+	int err;
+
+	if (len >= sizeof(cmd))
+		return -EINVAL;
+	if (copy_from_user(cmd, ubuf, len))
+		return -EFAULT;
+	cmd[len] = '\0';
+	if (sscanf(cmd, "%15s %zu", op, &size) != 2)
+		return -EINVAL;
+
+	mutex_lock(&edu->lock);
+	err = edu_dma_request(edu, op, size);
+	mutex_unlock(&edu->lock);
+	return err ? err : len;
+}
+
+static ssize_t edu_stats_read(struct file *file, char __user *ubuf,
+			      size_t len, loff_t *ppos)
+{
+	struct edu_dev *edu = file->private_data;
+	struct edu_stats s;
+	char out[512];
+	int n;
+
+	mutex_lock(&edu->lock);
+	s = edu->stats;
+	mutex_unlock(&edu->lock);
+	s.irq_handled = atomic64_read(&edu->handled);
+	s.dma_irqs = atomic64_read(&edu->dma_irqs);
+
+	n = scnprintf(out, sizeof(out),
+		      "irq %d\nirq_raised %llu\nirq_handled %llu\ndma_irqs %llu\n"
+		      "dma_maps %llu\ndma_bytes_to_device %llu\n"
+		      "dma_bytes_from_device %llu\ndma_transfers %llu\n"
+		      "verify_failures %llu\n",
+		      edu->irq, s.irq_raised, s.irq_handled, s.dma_irqs,
+		      s.dma_maps, s.dma_bytes_to_device,
+		      s.dma_bytes_from_device, s.dma_transfers,
+		      s.verify_failures);
+	return simple_read_from_buffer(ubuf, len, ppos, out, n);
+}
+
+static const struct file_operations edu_irq_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = edu_irq_wait_write,
+	.llseek = noop_llseek,
+};
+
+static const struct file_operations edu_storm_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = edu_storm_write,
+	.llseek = noop_llseek,
+};
+
+static const struct file_operations edu_dma_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = edu_dma_write,
+	.llseek = noop_llseek,
+};
+
+static const struct file_operations edu_stats_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.read = edu_stats_read,
+	.llseek = default_llseek,
+};
+
+static int edu_setup_hw(struct edu_dev *edu)
+{
+	struct pci_dev *pdev = edu->pdev;
+	int err;
+
+	err = pcim_enable_device(pdev);
+	if (err)
+		return err;
+	err = pcim_iomap_regions(pdev, BIT(0), KBUILD_MODNAME);
+	if (err)
+		return err;
+	edu->mmio = pcim_iomap_table(pdev)[0];
+	if (ioread32(edu->mmio + EDU_REG_IDENT) != EDU_IDENT) {
+		dev_err(&pdev->dev, "not an edu device (ident %#x)\n",
+			ioread32(edu->mmio + EDU_REG_IDENT));
+		return -ENODEV;
+	}
+
+	pci_set_master(pdev);
+	err = dma_set_mask_and_coherent(&pdev->dev,
+					DMA_BIT_MASK(EDU_DMA_MASK_BITS));
+	if (err)
+		return err;
+
+	err = pci_alloc_irq_vectors(pdev, 1, 1, PCI_IRQ_MSI);
+	if (err < 0)
+		return err;
+	edu->irq = pci_irq_vector(pdev, 0);
+	err = request_irq(edu->irq, edu_irq, 0, KBUILD_MODNAME, edu);
+	if (err)
+		pci_free_irq_vectors(pdev);
+	return err;
+}
+
+static int edu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	struct edu_dev *edu;
+	int err;
+
+	edu = devm_kzalloc(&pdev->dev, sizeof(*edu), GFP_KERNEL);
+	if (!edu)
+		return -ENOMEM;
+	edu->pdev = pdev;
+	mutex_init(&edu->lock);
+	init_completion(&edu->done);
+	pci_set_drvdata(pdev, edu);
+
+	err = edu_setup_hw(edu);
+	if (err)
+		return err;
+
+	edu->dir = debugfs_create_dir(pci_name(pdev), edu_debugfs_root);
+	debugfs_create_file("irq", 0200, edu->dir, edu, &edu_irq_fops);
+	debugfs_create_file("storm", 0200, edu->dir, edu, &edu_storm_fops);
+	debugfs_create_file("dma", 0200, edu->dir, edu, &edu_dma_fops);
+	debugfs_create_file("stats", 0400, edu->dir, edu, &edu_stats_fops);
+	dev_info(&pdev->dev, "edu test device ready, irq %d\n", edu->irq);
+	return 0;
+}
+
+static void edu_remove(struct pci_dev *pdev)
+{
+	struct edu_dev *edu = pci_get_drvdata(pdev);
+
+	debugfs_remove_recursive(edu->dir);
+	free_irq(edu->irq, edu);
+	pci_free_irq_vectors(pdev);
+	mutex_destroy(&edu->lock);
+}
+
+static const struct pci_device_id edu_ids[] = {
+	{ PCI_DEVICE(EDU_VENDOR, EDU_DEVICE) },
+	{ }
+};
+MODULE_DEVICE_TABLE(pci, edu_ids);
+
+static struct pci_driver edu_driver = {
+	.name = KBUILD_MODNAME,
+	.id_table = edu_ids,
+	.probe = edu_probe,
+	.remove = edu_remove,
+};
+
+static int __init edu_init(void)
+{
+	int err;
+
+	edu_debugfs_root = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	err = pci_register_driver(&edu_driver);
+	if (err)
+		debugfs_remove_recursive(edu_debugfs_root);
+	return err;
+}
+
+static void __exit edu_exit(void)
+{
+	pci_unregister_driver(&edu_driver);
+	debugfs_remove_recursive(edu_debugfs_root);
+}
+
+module_init(edu_init);
+module_exit(edu_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Test driver for QEMU's edu device: exact MSI and DMA workloads");
+MODULE_INFO(test, "Y");

@@ -1,0 +1,48 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Runs inside the test VM: every test listed in /gpuprobe/tests/list (or the
+# names given), KTAP on stdout.  Programs built on the kselftest harness report
+# their own cases (nested, indented); other tests count by exit status
+# (0 pass, 4 skip, anything else fail).  Ends with "# vm: N passed, N failed, N skipped".
+cd /gpuprobe/tests || exit 1
+if [ $# -gt 0 ]; then
+	names=$(echo "$*" | tr ',' ' ')
+else
+	names=$(grep -v '^#' list | awk 'NF { print $1 }')
+fi
+
+count=$(echo "$names" | wc -w)
+echo "TAP version 13"
+echo "1..$count"
+n=0 pass=0 failed=0 skip=0
+for name in $names; do
+	n=$((n + 1))
+	cmd=$(awk -v n="$name" '$1 == n { $1 = ""; print }' list)
+	[ -n "$cmd" ] || cmd="./$name"
+	out=/tmp/ktap.$name
+	# shellcheck disable=SC2086
+	sh -c "$cmd" >"$out" 2>&1
+	rc=$?
+	sed 's/^/    /' "$out"
+	p=$(grep -cE '^ok [0-9]+ [^#]*$' "$out")
+	s=$(grep -cE '^ok [0-9]+ .*# SKIP' "$out")
+	f=$(grep -cE '^not ok [0-9]+' "$out")
+	if [ $((p + s + f)) -eq 0 ]; then
+		case $rc in
+		0) p=1 ;;
+		4) s=1 ;;
+		*) f=1 ;;
+		esac
+	elif [ $rc -ne 0 ] && [ $rc -ne 4 ] && [ "$f" -eq 0 ]; then
+		f=1	# died after its last report
+	fi
+	pass=$((pass + p)); failed=$((failed + f)); skip=$((skip + s))
+	if [ $rc -eq 4 ] && [ "$f" -eq 0 ]; then
+		echo "ok $n $name # SKIP"
+	elif [ "$f" -eq 0 ] && [ $rc -eq 0 ]; then
+		echo "ok $n $name"
+	else
+		echo "not ok $n $name # exit $rc"
+	fi
+done
+echo "# vm: $pass passed, $failed failed, $skip skipped"

@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers for the selftests that run inside the test VM: loading modules,
+ * finding the edu device, reading the kernel's own interrupt accounting.
+ */
+#ifndef GPUPROBE_SELFTEST_VMUTIL_H
+#define GPUPROBE_SELFTEST_VMUTIL_H
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define GPUPROBE_KO	"/gpuprobe/gpuprobe.ko"
+#define EDU_KO		"/gpuprobe/gpuprobe_edu.ko"
+#define EDU_DEBUGFS	"/sys/kernel/debug/gpuprobe_edu"
+
+static inline int mod_load(const char *path, const char *params)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int ret, saved;
+
+	if (fd < 0)
+		return -errno;
+	ret = syscall(SYS_finit_module, fd, params ? params : "", 0);
+	saved = errno;
+	close(fd);
+	return ret ? -saved : 0;
+}
+
+static inline int mod_unload(const char *name)
+{
+	return syscall(SYS_delete_module, name, O_NONBLOCK) ? -errno : 0;
+}
+
+static inline int mod_loaded(const char *name)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/sys/module/%s/initstate", name);
+	return access(path, F_OK) == 0;
+}
+
+static inline int read_file(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	while (n > 0 && buf[n - 1] == '\n')
+		buf[--n] = '\0';
+	return 0;
+}
+
+static inline int write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, s, strlen(s));
+	close(fd);
+	if (n < 0)
+		return -errno;
+	return n == (ssize_t)strlen(s) ? 0 : -EIO;
+}
+
+/* First PCI function with this vendor:device, as "DDDD:BB:DD.F". */
+static inline int pci_find(unsigned int vendor, unsigned int device,
+			   char *bdf, size_t len)
+{
+	DIR *d = opendir("/sys/bus/pci/devices");
+	struct dirent *e;
+	char path[512], v[16], dv[16];
+
+	if (!d)
+		return -errno;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/vendor",
+			 e->d_name);
+		if (read_file(path, v, sizeof(v)))
+			continue;
+		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/device",
+			 e->d_name);
+		if (read_file(path, dv, sizeof(dv)))
+			continue;
+		if (strtoul(v, NULL, 16) == vendor &&
+		    strtoul(dv, NULL, 16) == device) {
+			if (strlen(e->d_name) >= len)
+				break;
+			memcpy(bdf, e->d_name, strlen(e->d_name) + 1);
+			closedir(d);
+			return 0;
+		}
+	}
+	closedir(d);
+	return -ENODEV;
+}
+
+static inline int edu_find(char *bdf, size_t len)
+{
+	return pci_find(0x1234, 0x11e8, bdf, len);
+}
+
+/* Sum over CPUs of one irq's row in /proc/interrupts; -1 if absent. */
+static inline long long proc_irq_count(int irq)
+{
+	FILE *f = fopen("/proc/interrupts", "re");
+	char line[4096], *p, *end;
+	long long sum = -1;
+	int ncpu = 0;
+
+	if (!f)
+		return -1;
+	if (fgets(line, sizeof(line), f))
+		for (p = strtok(line, " \t\n"); p; p = strtok(NULL, " \t\n"))
+			ncpu++;
+	while (fgets(line, sizeof(line), f)) {
+		if (strtol(line, &end, 10) != irq || *end != ':')
+			continue;
+		sum = 0;
+		p = end + 1;
+		for (int i = 0; i < ncpu; i++)
+			sum += strtoll(p, &p, 10);
+		break;
+	}
+	fclose(f);
+	return sum;
+}
+
+/* One "key value" line of the edu driver's stats file; -1 if absent. */
+static inline long long edu_stat(const char *bdf, const char *key)
+{
+	char path[256], buf[1024], *line;
+	size_t klen = strlen(key);
+
+	snprintf(path, sizeof(path), EDU_DEBUGFS "/%s/stats", bdf);
+	if (read_file(path, buf, sizeof(buf)))
+		return -1;
+	for (line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"))
+		if (!strncmp(line, key, klen) && line[klen] == ' ')
+			return strtoll(line + klen + 1, NULL, 10);
+	return -1;
+}
+
+static inline int edu_ctl(const char *bdf, const char *file, const char *cmd)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), EDU_DEBUGFS "/%s/%s", bdf, file);
+	return write_file(path, cmd);
+}
+
+#endif /* GPUPROBE_SELFTEST_VMUTIL_H */
