@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Pairs irq_handler_entry/exit events per CPU into one struct
+ * gpuprobe_rec_irq (entry time + duration), as the module does in kernel.
+ */
+#ifndef GPUPROBE_IRQPAIR_H
+#define GPUPROBE_IRQPAIR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "source.h"
+
+struct irq_pending {
+	uint64_t ts;
+	uint32_t irq;
+	bool valid;
+};
+
+struct irq_pairer {
+	unsigned int ncpus;
+	struct irq_pending *cpu;
+	const struct target_set *targets;
+	uint64_t orphan_exits;		/* exit whose entry preceded tracing */
+	uint64_t unknown_irqs;		/* irq of no target (filter race) */
+};
+
+int irq_pairer_init(struct irq_pairer *p, unsigned int ncpus,
+		    const struct target_set *targets);
+int irq_pairer_entry(struct irq_pairer *p, unsigned int cpu, uint64_t ts,
+		     uint32_t irq, const struct record_sink *sink);
+int irq_pairer_exit(struct irq_pairer *p, unsigned int cpu, uint64_t ts,
+		    uint32_t irq, bool handled, const struct record_sink *sink);
+/* Emit entries still waiting for their exit, flagged TRACEFILE_IRQ_NO_EXIT. */
+int irq_pairer_flush(struct irq_pairer *p, const struct record_sink *sink);
+void irq_pairer_free(struct irq_pairer *p);
+
+#endif /* GPUPROBE_IRQPAIR_H */

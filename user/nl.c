@@ -1,0 +1,593 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The gpuprobe module over generic netlink (libnl-genl-3).  This is the only
+ * file that includes <netlink/...>.  Control ops go over one socket with
+ * extended ACKs on, so refusals carry the kernel's text; records arrive on a
+ * second socket joined to the "events" multicast group.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <linux/netlink.h>
+#include <netlink/genl/ctrl.h>
+#include <netlink/genl/genl.h>
+#include <netlink/netlink.h>
+
+#include "source.h"
+#include "tracefile.h"
+#include "util.h"
+
+#define EVENT_SOCKET_BUFFER	(16 << 20)
+#define DRAIN_QUIET_MS		250
+
+struct nl_conn {
+	struct nl_sock *sock;
+	int family;
+};
+
+struct request {
+	int (*on_msg)(struct nl_msg *msg, void *arg);	/* each reply message */
+	void *arg;
+	bool done;
+	int error;		/* negative errno from the kernel */
+	char extack[160];
+};
+
+static int conn_open(struct nl_conn *c, char *err, size_t errlen)
+{
+	int one = 1, ret;
+
+	c->sock = nl_socket_alloc();
+	if (!c->sock) {
+		snprintf(err, errlen, "out of memory allocating a netlink socket");
+		return -1;
+	}
+	ret = genl_connect(c->sock);
+	if (ret < 0) {
+		snprintf(err, errlen, "cannot open a generic netlink socket: %s", nl_geterror(ret));
+		goto err_free;
+	}
+	setsockopt(nl_socket_get_fd(c->sock), SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
+	c->family = genl_ctrl_resolve(c->sock, GPUPROBE_FAMILY_NAME);
+	if (c->family < 0) {
+		snprintf(err, errlen, "generic netlink family \"%s\" is not registered",
+			 GPUPROBE_FAMILY_NAME);
+		goto err_free;
+	}
+	return 0;
+
+err_free:
+	nl_socket_free(c->sock);
+	c->sock = NULL;
+	return -1;
+}
+
+static void conn_close(struct nl_conn *c)
+{
+	if (c->sock)
+		nl_socket_free(c->sock);
+	c->sock = NULL;
+}
+
+int module_family_present(char *err, size_t errlen)
+{
+	struct nl_conn c;
+	char why[160];
+
+	if (conn_open(&c, why, sizeof(why)) == 0) {
+		conn_close(&c);
+		return 1;
+	}
+	if (strstr(why, "not registered"))
+		return 0;
+	snprintf(err, errlen, "%s", why);
+	return -1;
+}
+
+static int valid_cb(struct nl_msg *msg, void *arg)
+{
+	struct request *req = arg;
+
+	return req->on_msg ? req->on_msg(msg, req->arg) : NL_OK;
+}
+
+static int ack_cb(struct nl_msg *msg, void *arg)
+{
+	(void)msg;
+	((struct request *)arg)->done = true;
+	return NL_STOP;
+}
+
+/* Pull NLMSGERR_ATTR_MSG out of an extended ACK, as iw does. */
+static int error_cb(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
+{
+	struct nlmsghdr *nlh = (struct nlmsghdr *)e - 1;
+	struct nlattr *tb[NLMSGERR_ATTR_MAX + 1];
+	int len = (int)nlh->nlmsg_len, ack_len;
+	struct request *req = arg;
+
+	(void)nla;
+	req->error = e->error;
+	req->done = true;
+	ack_len = (int)(sizeof(*nlh) + sizeof(int) + sizeof(*nlh));
+	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
+		return NL_STOP;
+	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
+		ack_len += (int)(e->msg.nlmsg_len - sizeof(*nlh));
+	if (len <= ack_len)
+		return NL_STOP;
+	if (nla_parse(tb, NLMSGERR_ATTR_MAX, (struct nlattr *)((char *)nlh + ack_len),
+		      len - ack_len, NULL) == 0 && tb[NLMSGERR_ATTR_MSG])
+		snprintf(req->extack, sizeof(req->extack), "%.*s",
+			 nla_len(tb[NLMSGERR_ATTR_MSG]),
+			 (const char *)nla_data(tb[NLMSGERR_ATTR_MSG]));
+	return NL_STOP;
+}
+
+static void explain_error(const struct request *req, uint8_t cmd, char *err, size_t errlen)
+{
+	const char *hint = req->error == -EPERM ?
+		" (control ops need CAP_NET_ADMIN: run as root)" : "";
+
+	if (req->extack[0])
+		snprintf(err, errlen, "kernel reports: %s", req->extack);
+	else
+		snprintf(err, errlen, "gpuprobe command %u failed: %s%s", cmd,
+			 strerror(-req->error), hint);
+}
+
+/* Send one do-request; put_attrs adds attributes, parse reads the reply. */
+static int nl_do(struct nl_conn *c, uint8_t cmd,
+		 int (*put_attrs)(struct nl_msg *msg, const void *arg), const void *put_arg,
+		 struct request *req, char *err, size_t errlen)
+{
+	struct nl_msg *msg = nlmsg_alloc();
+	struct nl_cb *cb = nl_cb_alloc(NL_CB_DEFAULT);
+	int ret = -1;
+
+	if (!msg || !cb) {
+		snprintf(err, errlen, "out of memory building a netlink message");
+		goto out;
+	}
+	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, c->family, 0, NLM_F_ACK,
+			 cmd, GPUPROBE_FAMILY_VERSION) ||
+	    (put_attrs && put_attrs(msg, put_arg))) {
+		snprintf(err, errlen, "netlink message for command %u does not fit", cmd);
+		goto out;
+	}
+	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, valid_cb, req);
+	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, ack_cb, req);
+	nl_cb_err(cb, NL_CB_CUSTOM, error_cb, req);
+	ret = nl_send_auto(c->sock, msg);
+	if (ret < 0) {
+		snprintf(err, errlen, "cannot send netlink command %u: %s", cmd, nl_geterror(ret));
+		goto out;
+	}
+	while (!req->done && nl_recvmsgs(c->sock, cb) >= 0)
+		;
+	if (!req->done)
+		snprintf(err, errlen, "no answer to netlink command %u", cmd);
+	else if (req->error)
+		explain_error(req, cmd, err, errlen);
+	ret = req->done && !req->error ? 0 : -1;
+out:
+	nlmsg_free(msg);
+	nl_cb_put(cb);
+	return ret;
+}
+
+/* ---- attributes ---- */
+
+static int put_bdf(struct nl_msg *msg, const void *arg)
+{
+	char name[BDF_STRLEN];
+
+	bdf_format(*(const uint32_t *)arg, name);
+	return nla_put_string(msg, GPUPROBE_A_BDF, name);
+}
+
+static int put_u32_attr(struct nl_msg *msg, int type, uint32_t v)
+{
+	return nla_put_u32(msg, type, v);
+}
+
+static int put_event_mask(struct nl_msg *msg, const void *arg)
+{
+	return put_u32_attr(msg, GPUPROBE_A_EVENT_MASK, *(const uint32_t *)arg);
+}
+
+static int put_tgid(struct nl_msg *msg, const void *arg)
+{
+	return put_u32_attr(msg, GPUPROBE_A_TGID, *(const uint32_t *)arg);
+}
+
+static const char *attr_string(struct nlattr *a)
+{
+	/* nla_get_string trusts a NUL; the copy below is bounded anyway. */
+	return nla_len(a) > 0 ? nla_get_string(a) : "";
+}
+
+/* ---- GET_INFO ---- */
+
+static void parse_hook(struct nlattr *nest, struct module_info *info)
+{
+	struct nlattr *tb[GPUPROBE_A_HOOK_MAX + 1];
+	struct module_hook *h;
+
+	if (info->nhooks >= MODULE_MAX_HOOKS ||
+	    nla_parse_nested(tb, GPUPROBE_A_HOOK_MAX, nest, NULL) < 0)
+		return;
+	h = &info->hooks[info->nhooks++];
+	memset(h, 0, sizeof(*h));
+	if (tb[GPUPROBE_A_HOOK_NAME])
+		snprintf(h->name, sizeof(h->name), "%.*s", nla_len(tb[GPUPROBE_A_HOOK_NAME]),
+			 attr_string(tb[GPUPROBE_A_HOOK_NAME]));
+	if (tb[GPUPROBE_A_HOOK_ATTACHED])
+		h->attached = nla_get_u8(tb[GPUPROBE_A_HOOK_ATTACHED]);
+	if (tb[GPUPROBE_A_HOOK_REASON])
+		snprintf(h->reason, sizeof(h->reason), "%.*s", nla_len(tb[GPUPROBE_A_HOOK_REASON]),
+			 attr_string(tb[GPUPROBE_A_HOOK_REASON]));
+}
+
+static void parse_info_attr(struct nlattr *a, struct module_info *info)
+{
+	switch (nla_type(a)) {
+	case GPUPROBE_A_VERSION:
+		snprintf(info->version, sizeof(info->version), "%.*s", nla_len(a), attr_string(a));
+		break;
+	case GPUPROBE_A_KERNEL_RELEASE:
+		snprintf(info->kernel_release, sizeof(info->kernel_release), "%.*s",
+			 nla_len(a), attr_string(a));
+		break;
+	case GPUPROBE_A_CLOCK:
+		if (nla_len(a) >= 4)
+			info->clock_id = nla_get_u32(a);
+		break;
+	case GPUPROBE_A_CAPS:
+		if (nla_len(a) >= 8)
+			info->caps = nla_get_u64(a);
+		break;
+	case GPUPROBE_A_RECORD_VERSION:
+		if (nla_len(a) >= 4)
+			info->record_version = nla_get_u32(a);
+		break;
+	case GPUPROBE_A_HOOK:
+		parse_hook(a, info);
+		break;
+	}
+}
+
+/* HOOK nests repeat at top level, so walk attributes instead of a table. */
+static int on_info_msg(struct nl_msg *msg, void *arg)
+{
+	struct genlmsghdr *gh = nlmsg_data(nlmsg_hdr(msg));
+	struct nlattr *a;
+	int rem;
+
+	nla_for_each_attr(a, genlmsg_attrdata(gh, 0), genlmsg_attrlen(gh, 0), rem)
+		parse_info_attr(a, arg);
+	return NL_OK;
+}
+
+int module_get_info(struct module_info *info, char *err, size_t errlen)
+{
+	struct request req = { .on_msg = on_info_msg, .arg = info };
+	struct nl_conn c;
+	int ret;
+
+	memset(info, 0, sizeof(*info));
+	if (conn_open(&c, err, errlen))
+		return -1;
+	ret = nl_do(&c, GPUPROBE_CMD_GET_INFO, NULL, NULL, &req, err, errlen);
+	conn_close(&c);
+	return ret;
+}
+
+/* ---- the module as a record source ---- */
+
+struct module_source {
+	struct nl_conn ctl;
+	struct nl_sock *events;
+	struct nl_cb *events_cb;
+	const struct source_config *cfg;
+	const struct record_sink *sink;	/* set while delivering */
+	bool started;
+	uint64_t inband_lost;
+	int sink_error;
+	struct source_counters counters;
+	uint64_t align_buf[65536 / 8];	/* records copied here: nla data is 4-aligned */
+};
+
+static int deliver_blob(struct module_source *m, const unsigned char *p, size_t len)
+{
+	while (len >= sizeof(struct gpuprobe_rec_hdr)) {
+		struct gpuprobe_rec_hdr h;
+
+		memcpy(&h, p, sizeof(h));
+		if (h.size < sizeof(h) || h.size % 8 || h.size > len) {
+			warnf("module sent a malformed record (size %u): rest of the batch skipped; is gpuprobe.ko from the same release as this tool?",
+			      h.size);
+			return -1;
+		}
+		memcpy(m->align_buf, p, h.size);
+		if (h.type == GPUPROBE_EV_LOST && h.size >= sizeof(struct gpuprobe_rec_lost)) {
+			uint64_t count;
+
+			memcpy(&count, p + offsetof(struct gpuprobe_rec_lost, count), sizeof(count));
+			m->inband_lost += count;
+		}
+		if (sink_put(m->sink, (const void *)m->align_buf))
+			m->sink_error = -1;
+		m->counters.events++;
+		p += h.size;
+		len -= h.size;
+	}
+	return 0;
+}
+
+static int on_events_msg(struct nl_msg *msg, void *arg)
+{
+	struct genlmsghdr *gh = nlmsg_data(nlmsg_hdr(msg));
+	struct module_source *m = arg;
+	struct nlattr *a;
+	int rem;
+
+	if (gh->cmd != GPUPROBE_CMD_EVENTS)
+		return NL_SKIP;
+	nla_for_each_attr(a, genlmsg_attrdata(gh, 0), genlmsg_attrlen(gh, 0), rem)
+		if (nla_type(a) == GPUPROBE_A_RECORDS)
+			deliver_blob(m, nla_data(a), (size_t)nla_len(a));
+	return NL_OK;
+}
+
+static int open_event_socket(struct module_source *m, char *err, size_t errlen)
+{
+	int grp, ret;
+
+	m->events = nl_socket_alloc();
+	m->events_cb = nl_cb_alloc(NL_CB_DEFAULT);
+	if (!m->events || !m->events_cb || genl_connect(m->events) < 0) {
+		snprintf(err, errlen, "cannot open the netlink event socket");
+		return -1;
+	}
+	nl_socket_disable_seq_check(m->events);
+	nl_socket_set_buffer_size(m->events, EVENT_SOCKET_BUFFER, 0);
+	grp = genl_ctrl_resolve_grp(m->events, GPUPROBE_FAMILY_NAME, GPUPROBE_MCGRP_EVENTS);
+	if (grp < 0) {
+		snprintf(err, errlen, "the gpuprobe module has no \"%s\" multicast group: module and tool versions differ",
+			 GPUPROBE_MCGRP_EVENTS);
+		return -1;
+	}
+	ret = nl_socket_add_membership(m->events, grp);
+	if (ret < 0) {
+		snprintf(err, errlen, "cannot join the gpuprobe events group (%s): it needs CAP_SYS_ADMIN or CAP_PERFMON, run as root or use --source tracefs",
+			 nl_geterror(ret));
+		return -1;
+	}
+	nl_socket_set_nonblocking(m->events);
+	nl_cb_set(m->events_cb, NL_CB_VALID, NL_CB_CUSTOM, on_events_msg, m);
+	return 0;
+}
+
+static int simple_do(struct module_source *m, uint8_t cmd,
+		     int (*put)(struct nl_msg *, const void *), const void *arg,
+		     char *err, size_t errlen)
+{
+	struct request req = { 0 };
+
+	return nl_do(&m->ctl, cmd, put, arg, &req, err, errlen);
+}
+
+static int add_targets(struct module_source *m, char *err, size_t errlen)
+{
+	const struct target_set *set = m->cfg->targets;
+	char why[200];
+
+	for (unsigned int i = 0; i < set->count; i++) {
+		if (simple_do(m, GPUPROBE_CMD_TARGET_ADD, put_bdf, &set->t[i].bdf,
+			      why, sizeof(why))) {
+			snprintf(err, errlen, "module refused target %s: %s", set->t[i].name, why);
+			return -1;
+		}
+	}
+	if (m->cfg->workload_pid > 0) {
+		uint32_t tgid = (uint32_t)m->cfg->workload_pid;
+
+		if (simple_do(m, GPUPROBE_CMD_TGID_ADD, put_tgid, &tgid, why, sizeof(why)))
+			warnf("module will not follow the workload's wake-ups: %s", why);
+	}
+	return 0;
+}
+
+static void module_close(void *src);
+
+static void *module_open(const struct source_config *cfg, char *err, size_t errlen)
+{
+	struct module_source *m = calloc(1, sizeof(*m));
+
+	if (!m) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	m->cfg = cfg;
+	if (conn_open(&m->ctl, err, errlen)) {
+		free(m);
+		return NULL;
+	}
+	if (open_event_socket(m, err, errlen) || add_targets(m, err, errlen)) {
+		module_close(m);
+		return NULL;
+	}
+	return m;
+}
+
+static int module_start(void *src, char *err, size_t errlen)
+{
+	struct module_source *m = src;
+	uint32_t mask = m->cfg->event_mask;
+
+	if (simple_do(m, GPUPROBE_CMD_START, put_event_mask, &mask, err, errlen))
+		return -1;
+	m->started = true;
+	return 0;
+}
+
+static int emit_overrun(struct module_source *m)
+{
+	struct gpuprobe_rec_lost lost = {
+		.hdr = { .type = GPUPROBE_EV_LOST, .size = sizeof(lost),
+			 .flags = TRACEFILE_LOST_COUNT_UNKNOWN },
+	};
+
+	m->counters.lost++;
+	return sink_put(m->sink, &lost.hdr);
+}
+
+/* Read until the socket is empty; ENOBUFS means the kernel dropped messages. */
+static int read_events(struct module_source *m)
+{
+	int ret;
+
+	for (;;) {
+		ret = nl_recvmsgs(m->events, m->events_cb);
+		if (ret == -NLE_AGAIN || ret == 0)
+			return 0;
+		if (ret == -NLE_NOMEM) {
+			emit_overrun(m);
+			continue;
+		}
+		if (ret < 0) {
+			warnf("reading module events failed: %s", nl_geterror(ret));
+			return -1;
+		}
+	}
+}
+
+static int module_poll(void *src, int timeout_ms, const struct record_sink *sink)
+{
+	struct module_source *m = src;
+	struct pollfd pfd = { .fd = nl_socket_get_fd(m->events), .events = POLLIN };
+
+	m->sink = sink;
+	if (poll(&pfd, 1, timeout_ms) <= 0)
+		return 0;
+	if (read_events(m))
+		return -1;
+	return m->sink_error;
+}
+
+static int module_stop(void *src)
+{
+	struct module_source *m = src;
+	char err[200];
+
+	if (!m->started)
+		return 0;
+	m->started = false;
+	if (simple_do(m, GPUPROBE_CMD_STOP, NULL, NULL, err, sizeof(err))) {
+		warnf("stopping the module failed: %s", err);
+		return -1;
+	}
+	return 0;
+}
+
+struct stats_total {
+	uint64_t captured;
+	uint64_t dropped;
+};
+
+static int on_stats_msg(struct nl_msg *msg, void *arg)
+{
+	struct genlmsghdr *gh = nlmsg_data(nlmsg_hdr(msg));
+	struct nlattr *tb[GPUPROBE_A_STATS_MAX + 1];
+	struct stats_total *total = arg;
+	struct nlattr *a;
+	int rem;
+
+	nla_for_each_attr(a, genlmsg_attrdata(gh, 0), genlmsg_attrlen(gh, 0), rem) {
+		if (nla_type(a) != GPUPROBE_A_STATS ||
+		    nla_parse_nested(tb, GPUPROBE_A_STATS_MAX, a, NULL) < 0)
+			continue;
+		if (tb[GPUPROBE_A_STATS_CAPTURED] && nla_len(tb[GPUPROBE_A_STATS_CAPTURED]) >= 8)
+			total->captured += nla_get_u64(tb[GPUPROBE_A_STATS_CAPTURED]);
+		if (tb[GPUPROBE_A_STATS_DROPPED] && nla_len(tb[GPUPROBE_A_STATS_DROPPED]) >= 8)
+			total->dropped += nla_get_u64(tb[GPUPROBE_A_STATS_DROPPED]);
+	}
+	return NL_OK;
+}
+
+/* Drops the module counted but never reported in-band become one LOST record. */
+static int reconcile_drops(struct module_source *m)
+{
+	struct stats_total total = { 0 };
+	struct request req = { .on_msg = on_stats_msg, .arg = &total };
+	struct gpuprobe_rec_lost lost = {
+		.hdr = { .type = GPUPROBE_EV_LOST, .size = sizeof(lost), .ts_ns = mono_now_ns() },
+	};
+	char err[200];
+
+	if (nl_do(&m->ctl, GPUPROBE_CMD_STATS_GET, NULL, NULL, &req, err, sizeof(err))) {
+		warnf("cannot read the module's drop counters: %s", err);
+		return 0;
+	}
+	if (total.dropped <= m->inband_lost)
+		return 0;
+	lost.count = total.dropped - m->inband_lost;
+	m->counters.lost += lost.count;
+	return sink_put(m->sink, &lost.hdr);
+}
+
+static int module_drain(void *src, const struct record_sink *sink)
+{
+	struct module_source *m = src;
+	struct pollfd pfd = { .fd = nl_socket_get_fd(m->events), .events = POLLIN };
+
+	m->sink = sink;
+	/* The module flushes its per-CPU buffers on STOP; wait for the tail. */
+	while (poll(&pfd, 1, DRAIN_QUIET_MS) > 0)
+		if (read_events(m))
+			break;
+	if (reconcile_drops(m))
+		m->sink_error = -1;
+	return m->sink_error;
+}
+
+static void module_close(void *src)
+{
+	struct module_source *m = src;
+	char err[200];
+
+	module_stop(m);
+	if (m->ctl.sock && m->cfg->targets)
+		for (unsigned int i = 0; i < m->cfg->targets->count; i++)
+			simple_do(m, GPUPROBE_CMD_TARGET_DEL, put_bdf,
+				  &m->cfg->targets->t[i].bdf, err, sizeof(err));
+	if (m->events_cb)
+		nl_cb_put(m->events_cb);
+	if (m->events)
+		nl_socket_free(m->events);
+	conn_close(&m->ctl);
+	free(m);
+}
+
+static void module_counters(void *src, struct source_counters *out)
+{
+	*out = ((struct module_source *)src)->counters;
+}
+
+const struct trace_source module_source = {
+	.name = "module",
+	.file_source = TRACE_SOURCE_MODULE,
+	.open = module_open,
+	.start = module_start,
+	.poll = module_poll,
+	.stop = module_stop,
+	.drain = module_drain,
+	.close = module_close,
+	.counters = module_counters,
+};

@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The JSON view of a report (Documentation/report-json.md). */
+#ifndef GPUPROBE_REPORT_H
+#define GPUPROBE_REPORT_H
+
+#include <stdio.h>
+
+#include "agg.h"
+
+#define REPORT_JSON_VERSION	1
+
+void report_print_json(FILE *out, const char *path, const struct agg *a);
+
+#endif /* GPUPROBE_REPORT_H */

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Trace sources: the gpuprobe module (nl.c, libnl-genl) and tracefs
+ * (tracefs.c, libtracefs).  Both deliver uapi records to a sink; record.c
+ * drives either through struct trace_source.
+ */
+#ifndef GPUPROBE_SOURCE_H
+#define GPUPROBE_SOURCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <linux/gpuprobe.h>
+
+#include "target.h"
+
+struct record_sink {
+	int (*put)(void *ctx, const struct gpuprobe_rec_hdr *rec);
+	void *ctx;
+};
+
+static inline int sink_put(const struct record_sink *sink,
+			   const struct gpuprobe_rec_hdr *rec)
+{
+	return sink->put(sink->ctx, rec);
+}
+
+struct source_config {
+	const struct target_set *targets;
+	pid_t workload_pid;		/* 0: no workload, no sched events */
+	uint32_t event_mask;		/* GPUPROBE_EVMASK() bits */
+};
+
+struct source_counters {
+	uint64_t events;		/* records delivered */
+	uint64_t lost;			/* records the kernel dropped */
+};
+
+struct trace_source {
+	const char *name;
+	uint32_t file_source;		/* enum tracefile_source */
+	void *(*open)(const struct source_config *cfg, char *err, size_t errlen);
+	int (*start)(void *src, char *err, size_t errlen);
+	/* Deliver what is ready, waiting at most timeout_ms for it. */
+	int (*poll)(void *src, int timeout_ms, const struct record_sink *sink);
+	int (*stop)(void *src);
+	/* After stop: deliver everything still buffered. */
+	int (*drain)(void *src, const struct record_sink *sink);
+	void (*close)(void *src);
+	void (*counters)(void *src, struct source_counters *out);
+};
+
+extern const struct trace_source tracefs_source;
+extern const struct trace_source module_source;
+
+/* ---- nl.c: the module over generic netlink ---- */
+
+#define MODULE_MAX_HOOKS	32
+
+struct module_hook {
+	char name[48];
+	bool attached;
+	char reason[128];
+};
+
+struct module_info {
+	char version[64];
+	char kernel_release[72];
+	uint32_t clock_id;
+	uint64_t caps;
+	uint32_t record_version;
+	unsigned int nhooks;
+	struct module_hook hooks[MODULE_MAX_HOOKS];
+};
+
+/* 1: family "gpuprobe" registered, 0: absent, -1: netlink unusable (err). */
+int module_family_present(char *err, size_t errlen);
+int module_get_info(struct module_info *info, char *err, size_t errlen);
+
+/* ---- tracefs.c: what tracefs offers ---- */
+
+#define TRACEFS_EVENT_COUNT	24
+
+struct tracefs_event_state {
+	const char *system;
+	const char *name;
+	bool present;
+};
+
+struct tracefs_state {
+	bool mounted;
+	char dir[256];
+	unsigned int nevents;
+	struct tracefs_event_state events[TRACEFS_EVENT_COUNT];
+};
+
+int tracefs_probe_state(struct tracefs_state *state);
+
+#endif /* GPUPROBE_SOURCE_H */

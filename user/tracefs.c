@@ -1,0 +1,636 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The tracefs source: a private tracefs instance ("gpuprobe-<pid>", never
+ * the shared top-level buffer), trace_clock mono, events filtered in the
+ * kernel to the targets' irqs and device names, binary per-CPU buffers read
+ * through libtracefs and decoded with libtraceevent into uapi records.
+ * This is the only file that touches libtracefs/libtraceevent.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event-parse.h>
+#include <tracefs.h>
+
+#include "irqpair.h"
+#include "source.h"
+#include "tracefile.h"
+#include "util.h"
+
+#define INSTANCE_PREFIX		"gpuprobe-"
+#define BUFFER_KB_PER_CPU	8192
+#define FILTER_MAX		4096
+
+enum field_role {
+	F_IRQ, F_RET, F_PID, F_TARGET_CPU, F_PREV_PID, F_NEXT_PID, F_DEVICE,
+	F_IOVA, F_PADDR, F_SIZE, F_DMA_ADDR, F_DIR, F_NENTS, F_LENGTHS, F_DMA_ADDRS,
+	F_COUNT
+};
+
+/* Candidate field names per role, newest kernel first. */
+static const char *const field_names[F_COUNT][3] = {
+	[F_IRQ] = { "irq" }, [F_RET] = { "ret" }, [F_PID] = { "pid" },
+	[F_TARGET_CPU] = { "target_cpu" }, [F_PREV_PID] = { "prev_pid" },
+	[F_NEXT_PID] = { "next_pid" }, [F_DEVICE] = { "device", "dev_name" },
+	[F_IOVA] = { "iova" }, [F_PADDR] = { "paddr", "phys_addr" },
+	[F_SIZE] = { "unmapped_size", "size" }, [F_DMA_ADDR] = { "dma_addr", "addr" },
+	[F_DIR] = { "dir" }, [F_NENTS] = { "full_ents", "ents" },
+	[F_LENGTHS] = { "lengths" }, [F_DMA_ADDRS] = { "dma_addrs", "addrs" },
+};
+
+enum event_kind { K_IRQ_ENTRY, K_IRQ_EXIT, K_WAKEUP, K_SWITCH, K_IOMMU, K_SWIOTLB, K_DMA };
+enum filter_kind { BY_NOTHING, BY_IRQ, BY_DEVICE, BY_WAKEUP_PID, BY_SWITCH_PID };
+
+struct event_spec {
+	const char *system;
+	const char *name;
+	enum event_kind kind;
+	enum filter_kind filter;
+	uint16_t rec_type;	/* enum gpuprobe_event_type, for the event mask */
+	uint16_t op;		/* enum gpuprobe_dma_op / gpuprobe_iommu_op */
+};
+
+static const struct event_spec specs[] = {
+	{ "irq", "irq_handler_entry", K_IRQ_ENTRY, BY_IRQ, GPUPROBE_EV_IRQ, 0 },
+	{ "irq", "irq_handler_exit", K_IRQ_EXIT, BY_IRQ, GPUPROBE_EV_IRQ, 0 },
+	{ "sched", "sched_wakeup", K_WAKEUP, BY_WAKEUP_PID, GPUPROBE_EV_WAKEUP, 0 },
+	{ "sched", "sched_switch", K_SWITCH, BY_SWITCH_PID, GPUPROBE_EV_SWITCH, 0 },
+	{ "iommu", "map", K_IOMMU, BY_NOTHING, GPUPROBE_EV_IOMMU, GPUPROBE_IOMMU_MAP },
+	{ "iommu", "unmap", K_IOMMU, BY_NOTHING, GPUPROBE_EV_IOMMU, GPUPROBE_IOMMU_UNMAP },
+	{ "iommu", "io_page_fault", K_IOMMU, BY_DEVICE, GPUPROBE_EV_IOMMU, GPUPROBE_IOMMU_FAULT },
+	{ "swiotlb", "swiotlb_bounced", K_SWIOTLB, BY_DEVICE, GPUPROBE_EV_SWIOTLB, 0 },
+	{ "dma", "dma_map_phys", K_DMA, BY_DEVICE, GPUPROBE_EV_DMA, GPUPROBE_DMA_MAP_PAGE },
+	{ "dma", "dma_unmap_phys", K_DMA, BY_DEVICE, GPUPROBE_EV_DMA, GPUPROBE_DMA_UNMAP_PAGE },
+	{ "dma", "dma_map_page", K_DMA, BY_DEVICE, GPUPROBE_EV_DMA, GPUPROBE_DMA_MAP_PAGE },
+	{ "dma", "dma_unmap_page", K_DMA, BY_DEVICE, GPUPROBE_EV_DMA, GPUPROBE_DMA_UNMAP_PAGE },
+	{ "dma", "dma_map_resource", K_DMA, BY_DEVICE, GPUPROBE_EV_DMA, GPUPROBE_DMA_MAP_RESOURCE },
+	{ "dma", "dma_unmap_resource", K_DMA, BY_DEVICE, GPUPROBE_EV_DMA, GPUPROBE_DMA_UNMAP_RESOURCE },
+	{ "dma", "dma_map_sg", K_DMA, BY_DEVICE, GPUPROBE_EV_DMA, GPUPROBE_DMA_MAP_SG },
+	{ "dma", "dma_unmap_sg", K_DMA, BY_DEVICE, GPUPROBE_EV_DMA, GPUPROBE_DMA_UNMAP_SG },
+	{ "dma", "dma_alloc", K_DMA, BY_DEVICE, GPUPROBE_EV_DMA, GPUPROBE_DMA_ALLOC },
+	{ "dma", "dma_free", K_DMA, BY_DEVICE, GPUPROBE_EV_DMA, GPUPROBE_DMA_FREE },
+};
+
+#define NSPECS ARRAY_SIZE(specs)
+_Static_assert(ARRAY_SIZE(specs) <= TRACEFS_EVENT_COUNT, "TRACEFS_EVENT_COUNT too small");
+
+struct bound_event {
+	const struct event_spec *spec;
+	struct tep_event *event;
+	struct tep_format_field *field[F_COUNT];
+	bool enabled;
+};
+
+struct tracefs_source {
+	const struct source_config *cfg;
+	struct tracefs_instance *instance;
+	char name[32];
+	struct tep_handle *tep;
+	struct bound_event events[NSPECS];
+	struct irq_pairer pairer;
+	const struct record_sink *sink;
+	struct source_counters counters;
+	uint64_t lost_inband;
+	int sink_error;
+	unsigned int ncpus;
+};
+
+/* ---- what tracefs offers (for `info`) ---- */
+
+int tracefs_probe_state(struct tracefs_state *state)
+{
+	const char *dir = tracefs_tracing_dir();
+
+	memset(state, 0, sizeof(*state));
+	state->mounted = dir != NULL;
+	copy_string(state->dir, sizeof(state->dir), dir ? dir : "");
+	for (size_t i = 0; i < NSPECS; i++) {
+		struct tracefs_event_state *e = &state->events[state->nevents++];
+
+		e->system = specs[i].system;
+		e->name = specs[i].name;
+		e->present = dir && tracefs_event_file_exists(NULL, specs[i].system,
+							      specs[i].name, "format");
+	}
+	return state->mounted ? 0 : -1;
+}
+
+/* ---- decoding ---- */
+
+static uint64_t field_u64(const struct tep_record *rec, struct tep_format_field *f)
+{
+	unsigned long long v = 0;
+
+	if (f && tep_read_number_field(f, rec->data, &v))
+		v = 0;
+	return v;
+}
+
+/* A __data_loc field's bytes, bounds-checked against the record. */
+static const void *field_dynamic(const struct tep_record *rec,
+				 struct tep_format_field *f, unsigned int *len)
+{
+	unsigned int loc, off;
+
+	*len = 0;
+	if (!f || !(f->flags & TEP_FIELD_IS_DYNAMIC) || f->offset + 4 > rec->size)
+		return NULL;
+	memcpy(&loc, (const char *)rec->data + f->offset, 4);
+	off = loc & 0xffff;
+	if (f->flags & TEP_FIELD_IS_RELATIVE)
+		off += f->offset + f->size;
+	*len = loc >> 16;
+	if (off + *len > (unsigned int)rec->size) {
+		*len = 0;
+		return NULL;
+	}
+	return (const char *)rec->data + off;
+}
+
+/* bdf of the device named in the record; false if it is no PCI function. */
+static bool record_bdf(const struct tep_record *rec, struct bound_event *be, uint32_t *bdf)
+{
+	char name[64];
+	unsigned int len;
+	const char *s = field_dynamic(rec, be->field[F_DEVICE], &len);
+
+	if (!s || !len)
+		return false;
+	snprintf(name, sizeof(name), "%.*s", (int)len, s);
+	return bdf_parse(name, bdf) == 0;
+}
+
+static void put(struct tracefs_source *ts, const struct gpuprobe_rec_hdr *rec)
+{
+	ts->counters.events++;
+	if (sink_put(ts->sink, rec))
+		ts->sink_error = -1;
+}
+
+static void decode_sched(struct tracefs_source *ts, struct bound_event *be,
+			 const struct tep_record *r, uint16_t cpu)
+{
+	struct gpuprobe_rec_sched rec = {
+		.hdr = { .size = sizeof(rec), .cpu = cpu, .ts_ns = r->ts },
+		.tgid = (uint32_t)ts->cfg->workload_pid,
+	};
+
+	if (be->spec->kind == K_WAKEUP) {
+		rec.hdr.type = GPUPROBE_EV_WAKEUP;
+		rec.pid = (uint32_t)field_u64(r, be->field[F_PID]);
+		rec.target_cpu = (uint32_t)field_u64(r, be->field[F_TARGET_CPU]);
+	} else {
+		rec.hdr.type = GPUPROBE_EV_SWITCH;
+		rec.pid = (uint32_t)field_u64(r, be->field[F_NEXT_PID]);
+		rec.prev_pid = (uint32_t)field_u64(r, be->field[F_PREV_PID]);
+		rec.target_cpu = cpu;
+	}
+	put(ts, &rec.hdr);
+}
+
+static void decode_iommu(struct tracefs_source *ts, struct bound_event *be,
+			 const struct tep_record *r, uint16_t cpu)
+{
+	struct gpuprobe_rec_iommu rec = {
+		.hdr = { .type = GPUPROBE_EV_IOMMU, .size = sizeof(rec), .cpu = cpu, .ts_ns = r->ts },
+		.bdf = GPUPROBE_BDF_NONE,
+		.op = be->spec->op,
+		.iova = field_u64(r, be->field[F_IOVA]),
+		.paddr = field_u64(r, be->field[F_PADDR]),
+		.size = field_u64(r, be->field[F_SIZE]),
+	};
+
+	if (be->field[F_DEVICE] && !record_bdf(r, be, &rec.bdf))
+		return;
+	put(ts, &rec.hdr);
+}
+
+static void decode_swiotlb(struct tracefs_source *ts, struct bound_event *be,
+			   const struct tep_record *r, uint16_t cpu)
+{
+	struct gpuprobe_rec_swiotlb rec = {
+		.hdr = { .type = GPUPROBE_EV_SWIOTLB, .size = sizeof(rec), .cpu = cpu, .ts_ns = r->ts },
+		.dir = 3,	/* the tracepoint carries no direction: DMA_NONE */
+		.bytes = field_u64(r, be->field[F_SIZE]),
+	};
+
+	if (record_bdf(r, be, &rec.bdf))
+		put(ts, &rec.hdr);
+}
+
+/* Scatterlist events carry arrays: sum the lengths, count the entries. */
+static void decode_dma_arrays(const struct tep_record *r, struct bound_event *be,
+			      struct gpuprobe_rec_dma *rec)
+{
+	unsigned int len;
+	const unsigned char *p = field_dynamic(r, be->field[F_LENGTHS], &len);
+
+	for (unsigned int i = 0; p && i + 4 <= len; i += 4) {
+		uint32_t seg;
+
+		memcpy(&seg, p + i, 4);
+		rec->bytes += seg;
+	}
+	if (p)
+		rec->nents = len / 4;
+	p = field_dynamic(r, be->field[F_DMA_ADDRS], &len);
+	if (p && len >= 8) {
+		memcpy(&rec->dma_addr, p, 8);
+		if (!rec->nents)
+			rec->nents = len / 8;
+	}
+	if (be->field[F_NENTS])
+		rec->nents = (uint32_t)field_u64(r, be->field[F_NENTS]);
+}
+
+static void decode_dma(struct tracefs_source *ts, struct bound_event *be,
+		       const struct tep_record *r, uint16_t cpu)
+{
+	struct gpuprobe_rec_dma rec = {
+		.hdr = { .type = GPUPROBE_EV_DMA, .size = sizeof(rec), .cpu = cpu, .ts_ns = r->ts },
+		.op = be->spec->op,
+		.dir = (uint8_t)field_u64(r, be->field[F_DIR]),
+		.bytes = field_u64(r, be->field[F_SIZE]),
+		.dma_addr = field_u64(r, be->field[F_DMA_ADDR]),
+		.nents = 1,
+	};
+
+	if (!record_bdf(r, be, &rec.bdf))
+		return;
+	if (be->field[F_LENGTHS] || be->field[F_DMA_ADDRS]) {
+		rec.nents = 0;
+		decode_dma_arrays(r, be, &rec);
+	}
+	put(ts, &rec.hdr);
+}
+
+static struct bound_event *bound_for(struct tracefs_source *ts, struct tep_event *event)
+{
+	for (size_t i = 0; i < NSPECS; i++)
+		if (ts->events[i].event == event)
+			return &ts->events[i];
+	return NULL;
+}
+
+static void note_missed(struct tracefs_source *ts, const struct tep_record *r, uint16_t cpu)
+{
+	struct gpuprobe_rec_lost lost = {
+		.hdr = { .type = GPUPROBE_EV_LOST, .size = sizeof(lost), .cpu = cpu, .ts_ns = r->ts },
+	};
+
+	if (r->missed_events > 0)
+		lost.count = (uint64_t)r->missed_events;
+	else
+		lost.hdr.flags = TRACEFILE_LOST_COUNT_UNKNOWN;
+	ts->lost_inband += lost.count;
+	ts->counters.lost += lost.count;
+	put(ts, &lost.hdr);
+}
+
+static int on_raw_event(struct tep_event *event, struct tep_record *r, int cpu, void *ctx)
+{
+	struct tracefs_source *ts = ctx;
+	struct bound_event *be = bound_for(ts, event);
+	uint16_t c = (uint16_t)cpu;
+
+	if (r->missed_events)
+		note_missed(ts, r, c);
+	if (!be)
+		return 0;
+	switch (be->spec->kind) {
+	case K_IRQ_ENTRY:
+		if (irq_pairer_entry(&ts->pairer, c, r->ts,
+				     (uint32_t)field_u64(r, be->field[F_IRQ]), ts->sink))
+			ts->sink_error = -1;
+		ts->counters.events++;
+		break;
+	case K_IRQ_EXIT:
+		if (irq_pairer_exit(&ts->pairer, c, r->ts, (uint32_t)field_u64(r, be->field[F_IRQ]),
+				    field_u64(r, be->field[F_RET]) != 0, ts->sink))
+			ts->sink_error = -1;
+		break;
+	case K_WAKEUP:
+	case K_SWITCH:
+		decode_sched(ts, be, r, c);
+		break;
+	case K_IOMMU:
+		decode_iommu(ts, be, r, c);
+		break;
+	case K_SWIOTLB:
+		decode_swiotlb(ts, be, r, c);
+		break;
+	case K_DMA:
+		decode_dma(ts, be, r, c);
+		break;
+	}
+	return 0;
+}
+
+/* ---- instance lifecycle ---- */
+
+/* Instances of gpuprobe-trace runs that were killed with SIGKILL. */
+static void remove_stale_instances(void)
+{
+	char **names = tracefs_instances("^" INSTANCE_PREFIX "[0-9]+$");
+
+	for (char **n = names; n && *n; n++) {
+		long pid = strtol(*n + strlen(INSTANCE_PREFIX), NULL, 10);
+		struct tracefs_instance *old;
+
+		if (pid <= 0 || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		old = tracefs_instance_alloc(NULL, *n);
+		if (old && tracefs_instance_destroy(old) == 0)
+			warnf("removed tracefs instance %s left by a killed run", *n);
+		tracefs_instance_free(old);
+	}
+	tracefs_list_free(names);
+}
+
+static void bind_fields(struct bound_event *be)
+{
+	for (int role = 0; role < F_COUNT; role++)
+		for (int i = 0; i < 3 && field_names[role][i] && !be->field[role]; i++)
+			be->field[role] = tep_find_field(be->event, field_names[role][i]);
+}
+
+static int append_clause(char *buf, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int append_clause(char *buf, size_t size, const char *fmt, ...)
+{
+	size_t used = strlen(buf);
+	va_list ap;
+	int n;
+
+	if (used && used + 2 < size)
+		strcat(buf, "||"), used += 2;
+	va_start(ap, fmt);
+	n = vsnprintf(buf + used, size - used, fmt, ap);
+	va_end(ap);
+	return (n < 0 || (size_t)n >= size - used) ? -1 : 0;
+}
+
+/* Kernel-side filter so only the targets' events reach the buffer. */
+static int build_filter(struct tracefs_source *ts, struct bound_event *be,
+			char *buf, size_t size)
+{
+	const struct target_set *set = ts->cfg->targets;
+	pid_t pid = ts->cfg->workload_pid;
+	int err = 0;
+
+	buf[0] = '\0';
+	switch (be->spec->filter) {
+	case BY_NOTHING:
+		return 0;
+	case BY_IRQ:
+		for (unsigned int i = 0; i < set->count; i++)
+			for (uint32_t j = 0; j < set->t[i].nvec; j++)
+				err |= append_clause(buf, size, "irq==%u", set->t[i].vec[j].irq);
+		break;
+	case BY_DEVICE:
+		if (!be->field[F_DEVICE])
+			return -1;
+		for (unsigned int i = 0; i < set->count; i++)
+			err |= append_clause(buf, size, "%s==\"%s\"", be->field[F_DEVICE]->name,
+					     set->t[i].name);
+		break;
+	case BY_WAKEUP_PID:
+		err = append_clause(buf, size, "pid==%d", (int)pid);
+		break;
+	case BY_SWITCH_PID:
+		err = append_clause(buf, size, "prev_pid==%d||next_pid==%d", (int)pid, (int)pid);
+		break;
+	}
+	return err || !buf[0] ? -1 : 0;
+}
+
+static bool wanted(const struct tracefs_source *ts, const struct event_spec *spec)
+{
+	if (!(ts->cfg->event_mask & GPUPROBE_EVMASK(spec->rec_type)))
+		return false;
+	if (spec->filter == BY_WAKEUP_PID || spec->filter == BY_SWITCH_PID)
+		return ts->cfg->workload_pid > 0;
+	return true;
+}
+
+static int enable_event(struct tracefs_source *ts, struct bound_event *be)
+{
+	const struct event_spec *spec = be->spec;
+	char filter[FILTER_MAX];
+
+	if (build_filter(ts, be, filter, sizeof(filter))) {
+		if (spec->filter == BY_IRQ)
+			warnf("the targets have no MSI/MSI-X vectors (driver not bound?): no interrupts will be recorded");
+		return -1;
+	}
+	if (filter[0] &&
+	    tracefs_event_file_write(ts->instance, spec->system, spec->name, "filter", filter) < 0) {
+		warnf("tracefs refused filter '%s' on %s/%s: event left off", filter,
+		      spec->system, spec->name);
+		return -1;
+	}
+	if (tracefs_event_file_write(ts->instance, spec->system, spec->name, "enable", "1") < 0) {
+		warnf("cannot enable %s/%s: %s", spec->system, spec->name, strerror(errno));
+		return -1;
+	}
+	be->enabled = true;
+	return 0;
+}
+
+static void bind_events(struct tracefs_source *ts)
+{
+	for (size_t i = 0; i < NSPECS; i++) {
+		struct bound_event *be = &ts->events[i];
+
+		be->spec = &specs[i];
+		be->event = tep_find_event_by_name(ts->tep, specs[i].system, specs[i].name);
+		if (!be->event || !wanted(ts, be->spec))
+			continue;
+		bind_fields(be);
+		enable_event(ts, be);
+	}
+}
+
+static void tracefs_close(void *src);
+
+static int setup_instance(struct tracefs_source *ts, char *err, size_t errlen)
+{
+	snprintf(ts->name, sizeof(ts->name), INSTANCE_PREFIX "%d", (int)getpid());
+	ts->instance = tracefs_instance_create(ts->name);
+	if (!ts->instance) {
+		snprintf(err, errlen, "cannot create tracefs instance %s: %s (needs root)",
+			 ts->name, strerror(errno));
+		return -1;
+	}
+	/* A new instance traces at once: keep it off until start. */
+	tracefs_trace_off(ts->instance);
+	if (tracefs_instance_file_write(ts->instance, "trace_clock", "mono") < 0) {
+		snprintf(err, errlen, "tracefs refused trace_clock mono: this kernel cannot timestamp on CLOCK_MONOTONIC");
+		return -1;
+	}
+	/* Drop new events when full rather than overwrite unread ones; both are counted. */
+	tracefs_option_disable(ts->instance, TRACEFS_OPTION_OVERWRITE);
+	if (tracefs_instance_set_buffer_size(ts->instance, BUFFER_KB_PER_CPU, -1) < 0)
+		warnf("cannot grow the trace buffer to %d KiB per CPU: drops more likely",
+		      BUFFER_KB_PER_CPU);
+	return 0;
+}
+
+static void *tracefs_open(const struct source_config *cfg, char *err, size_t errlen)
+{
+	static const char *const systems[] = { "irq", "sched", "iommu", "swiotlb", "dma", NULL };
+	struct tracefs_source *ts = calloc(1, sizeof(*ts));
+
+	if (!ts) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	ts->cfg = cfg;
+	ts->ncpus = (unsigned int)sysconf(_SC_NPROCESSORS_CONF);
+	if (!tracefs_tracing_dir()) {
+		snprintf(err, errlen, "tracefs is not mounted and could not be: mount -t tracefs nodev /sys/kernel/tracing");
+		goto err_free;
+	}
+	remove_stale_instances();
+	ts->tep = tracefs_local_events_system(NULL, (const char *const *)systems);
+	if (!ts->tep) {
+		snprintf(err, errlen, "cannot read tracefs event formats (needs root)");
+		goto err_free;
+	}
+	if (irq_pairer_init(&ts->pairer, ts->ncpus, cfg->targets)) {
+		snprintf(err, errlen, "out of memory");
+		goto err_free;
+	}
+	if (setup_instance(ts, err, errlen))
+		goto err_free;
+	bind_events(ts);
+	return ts;
+
+err_free:
+	tracefs_close(ts);
+	return NULL;
+}
+
+static int tracefs_start(void *src, char *err, size_t errlen)
+{
+	struct tracefs_source *ts = src;
+
+	if (tracefs_trace_on(ts->instance) < 0) {
+		snprintf(err, errlen, "cannot switch tracing on in instance %s: %s",
+			 ts->name, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int read_buffers(struct tracefs_source *ts, const struct record_sink *sink)
+{
+	ts->sink = sink;
+	if (tracefs_iterate_raw_events(ts->tep, ts->instance, NULL, 0, on_raw_event, ts) < 0) {
+		warnf("reading the trace buffers of %s failed", ts->name);
+		return -1;
+	}
+	return ts->sink_error;
+}
+
+static int tracefs_poll(void *src, int timeout_ms, const struct record_sink *sink)
+{
+	struct timespec delay = { timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000L };
+
+	nanosleep(&delay, NULL);	/* a signal cuts it short, as wanted */
+	return read_buffers(src, sink);
+}
+
+static int tracefs_stop(void *src)
+{
+	struct tracefs_source *ts = src;
+
+	return tracefs_trace_off(ts->instance) < 0 ? -1 : 0;
+}
+
+/* "overrun" and "dropped events" of per_cpu/cpuN/stats, summed. */
+static uint64_t kernel_drop_count(struct tracefs_source *ts)
+{
+	uint64_t total = 0;
+
+	for (unsigned int cpu = 0; cpu < ts->ncpus; cpu++) {
+		char path[64], *text, *p;
+
+		snprintf(path, sizeof(path), "per_cpu/cpu%u/stats", cpu);
+		text = tracefs_instance_file_read(ts->instance, path, NULL);
+		if (!text)
+			continue;
+		if ((p = strstr(text, "overrun:")))
+			total += strtoull(p + 8, NULL, 10);
+		if ((p = strstr(text, "dropped events:")))
+			total += strtoull(p + 15, NULL, 10);
+		free(text);
+	}
+	return total;
+}
+
+static int tracefs_drain(void *src, const struct record_sink *sink)
+{
+	struct tracefs_source *ts = src;
+	uint64_t before, dropped;
+	int err = 0;
+
+	do {
+		before = ts->counters.events;
+		err |= read_buffers(ts, sink);
+	} while (!err && ts->counters.events != before);
+	err |= irq_pairer_flush(&ts->pairer, sink);
+	dropped = kernel_drop_count(ts);
+	if (dropped > ts->lost_inband) {
+		struct gpuprobe_rec_lost lost = {
+			.hdr = { .type = GPUPROBE_EV_LOST, .size = sizeof(lost), .ts_ns = mono_now_ns() },
+			.count = dropped - ts->lost_inband,
+		};
+
+		ts->counters.lost += lost.count;
+		put(ts, &lost.hdr);
+	}
+	return err | ts->sink_error;
+}
+
+static void tracefs_close(void *src)
+{
+	struct tracefs_source *ts = src;
+
+	if (ts->instance) {
+		tracefs_trace_off(ts->instance);
+		if (tracefs_instance_destroy(ts->instance) < 0)
+			warnf("could not remove tracefs instance %s: rmdir %s/instances/%s",
+			      ts->name, tracefs_tracing_dir(), ts->name);
+		tracefs_instance_free(ts->instance);
+	}
+	if (ts->tep)
+		tep_free(ts->tep);
+	irq_pairer_free(&ts->pairer);
+	free(ts);
+}
+
+static void tracefs_counters(void *src, struct source_counters *out)
+{
+	*out = ((struct tracefs_source *)src)->counters;
+}
+
+const struct trace_source tracefs_source = {
+	.name = "tracefs",
+	.file_source = TRACE_SOURCE_TRACEFS,
+	.open = tracefs_open,
+	.start = tracefs_start,
+	.poll = tracefs_poll,
+	.stop = tracefs_stop,
+	.drain = tracefs_drain,
+	.close = tracefs_close,
+	.counters = tracefs_counters,
+};
