@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * gpuprobe: everything that depends on the kernel version lives here, chosen
- * by feature tests (Kbuild greps the headers) rather than version numbers.
+ * gpuprobe: everything that depends on the kernel version lives here and in
+ * compat.c, chosen by feature tests (Kbuild greps the headers) rather than
+ * version numbers.
  */
 #ifndef _GPUPROBE_COMPAT_H
 #define _GPUPROBE_COMPAT_H
@@ -11,9 +12,11 @@
 #include <uapi/linux/gpuprobe.h>
 
 /*
- * GENL_MCAST_CAP_SYS_ADMIN (6.8, backported to some stable trees) makes the
- * core refuse to let an unprivileged socket join the events group.  Without
- * it, events go only to the socket of the privileged caller of START.
+ * GENL_MCAST_CAP_SYS_ADMIN (6.8, backported to some stable trees, Debian's
+ * 6.1.192 among them) makes the core refuse to let a socket without
+ * CAP_SYS_ADMIN join the events group.  Without it, 6.1 has no bind hook to
+ * check with, so events go only to the socket that sent START (privileged:
+ * START needs CAP_NET_ADMIN), as taskstats does.
  */
 #ifdef GPUPROBE_HAVE_GENL_MCAST_CAP
 #define GPUPROBE_COMPAT_MCGRP_FLAGS	GENL_MCAST_CAP_SYS_ADMIN
@@ -22,5 +25,8 @@
 #define GPUPROBE_COMPAT_MCGRP_FLAGS	0
 #define GPUPROBE_COMPAT_MCAST_CAPS	0
 #endif
+
+void gpuprobe_compat_set_listener(u32 portid, struct net *net);
+int gpuprobe_compat_send(const struct genl_family *family, struct sk_buff *msg);
 
 #endif /* _GPUPROBE_COMPAT_H */

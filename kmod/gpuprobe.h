@@ -7,29 +7,105 @@
 
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/netlink.h>
 #include <linux/pci.h>
+#include <linux/rcupdate.h>
 #include <linux/types.h>
 #include <uapi/linux/gpuprobe.h>
 
-#define GPUPROBE_VERSION "0.1.0"
+#define GPUPROBE_VERSION "0.2.0"
+
+/* Vectors one target can have resolved; MSI-X allows 2048, GPUs use few. */
+#define GPUPROBE_MAX_VECTORS	64
+
+struct gpuprobe_vector {
+	unsigned int irq;
+	u32 index;		/* MSI/MSI-X index; 0 for INTx */
+	bool msix;
+};
 
 /* One PCI function being watched. */
 struct gpuprobe_target {
 	struct list_head node;
 	struct pci_dev *pdev;		/* reference held */
 	u32 bdf;
+	unsigned int nvec;
+	struct gpuprobe_vector vec[GPUPROBE_MAX_VECTORS];
 };
 
-/* Serialises every control operation and the target list. */
+/* What the interrupt probes see of one Linux irq, indexed by irq number. */
+struct gpuprobe_irq_entry {
+	u32 bdf;
+	u32 vector;
+	u8 watched;
+};
+
+struct gpuprobe_irqmap {
+	struct rcu_head rcu;
+	unsigned int nr;		/* entries: highest watched irq + 1 */
+	struct gpuprobe_irq_entry ent[];
+};
+
+/*
+ * gpuprobe_lock serialises control operations, target changes and start/stop.
+ * Lock order: device_lock (bus notifier) -> gpuprobe_lock -> msi descriptors.
+ * Never take device_lock while holding gpuprobe_lock.
+ */
 extern struct mutex gpuprobe_lock;
 extern struct list_head gpuprobe_targets;
+extern struct gpuprobe_irqmap __rcu *gpuprobe_irqmap;
+extern bool gpuprobe_running;	/* under gpuprobe_lock */
 
+/* target.c */
 int gpuprobe_parse_bdf(const char *s, u32 *bdf);
+void gpuprobe_format_bdf(u32 bdf, char *buf, size_t len);
 int gpuprobe_target_add(u32 bdf);
+int gpuprobe_target_del(u32 bdf);
 void gpuprobe_targets_free(void);
 int gpuprobe_targets_from_param(const char *param);
+void gpuprobe_targets_rescan(void);
+int gpuprobe_notifier_init(void);
+void gpuprobe_notifier_exit(void);
 
+/* ring.c: per-CPU record buffers and their delivery */
+struct gpuprobe_cpu_stats {
+	u64 captured;
+	u64 dropped;
+	u64 messages;
+	u64 bytes;
+	u64 undelivered;	/* records in messages no listener took */
+};
+
+int gpuprobe_rings_alloc(void);
+void gpuprobe_rings_free(void);
+void gpuprobe_emit(struct gpuprobe_rec_hdr *rec);
+void gpuprobe_drain_start(void);
+void gpuprobe_drain_stop(void);
+void gpuprobe_stats(int cpu, struct gpuprobe_cpu_stats *st);
+void gpuprobe_stats_reset(void);
+void gpuprobe_emit_target(u32 bdf, u32 event, u32 nvec);
+
+/* hooks.c: tracepoints */
+int gpuprobe_hooks_init(void);
+int gpuprobe_hooks_attach(u32 mask, bool summary);
+void gpuprobe_hooks_detach(void);
+void gpuprobe_hooks_exit(void);
+u64 gpuprobe_hooks_caps(void);
+int gpuprobe_hooks_fill(struct sk_buff *skb);
+int gpuprobe_tgid_add(u32 tgid);
+int gpuprobe_tgid_del(u32 tgid);
+void gpuprobe_tgid_clear(void);
+int gpuprobe_summary_fill(struct sk_buff *skb);
+
+/* session.c */
+int gpuprobe_start(u32 mask, bool summary, struct netlink_ext_ack *extack);
+int gpuprobe_stop(void);
+void gpuprobe_shutdown(void);
+void gpuprobe_irqmap_publish(void);
+
+/* netlink.c */
 int gpuprobe_netlink_init(void);
 void gpuprobe_netlink_exit(void);
+int gpuprobe_send_events(const void *recs, size_t len);
 
 #endif /* _GPUPROBE_H */

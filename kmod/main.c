@@ -18,9 +18,17 @@ static int __init gpuprobe_init(void)
 {
 	int err;
 
-	err = gpuprobe_targets_from_param(target);
+	err = gpuprobe_hooks_init();
 	if (err)
 		return err;
+
+	err = gpuprobe_notifier_init();
+	if (err)
+		return err;
+
+	err = gpuprobe_targets_from_param(target);
+	if (err)
+		goto err_notifier_exit;
 
 	err = gpuprobe_netlink_init();
 	if (err)
@@ -31,12 +39,16 @@ static int __init gpuprobe_init(void)
 
 err_free_targets:
 	gpuprobe_targets_free();
+err_notifier_exit:
+	gpuprobe_notifier_exit();
 	return err;
 }
 
 static void __exit gpuprobe_exit(void)
 {
+	gpuprobe_shutdown();
 	gpuprobe_netlink_exit();
+	gpuprobe_notifier_exit();
 	gpuprobe_targets_free();
 }
 

@@ -2,6 +2,10 @@
 /*
  * gpuprobe: the "gpuprobe" generic netlink family.
  * Documentation/netlink/specs/gpuprobe.yaml is the ABI.
+ *
+ * Queries (GET_INFO, TARGET_GET, STATS_GET, SUMMARY_GET) are open to all:
+ * they carry PCI addresses, irq numbers and counters, never a kernel address.
+ * Control ops need CAP_NET_ADMIN.  Joining "events" needs CAP_SYS_ADMIN.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -14,12 +18,48 @@
 
 static struct genl_family gpuprobe_family;
 
-static const struct nla_policy gpuprobe_get_info_policy[GPUPROBE_A_MAX + 1] = {
+/* "DDDD:BB:DD.F" is 12 characters. */
+#define GPUPROBE_BDF_MAXLEN	16
+
+static const struct nla_policy gpuprobe_target_policy[GPUPROBE_A_MAX + 1] = {
+	[GPUPROBE_A_BDF] = { .type = NLA_NUL_STRING,
+			     .len = GPUPROBE_BDF_MAXLEN - 1 },
 };
 
-static u64 gpuprobe_caps(void)
+static const struct nla_policy gpuprobe_start_policy[GPUPROBE_A_MAX + 1] = {
+	[GPUPROBE_A_EVENT_MASK] = NLA_POLICY_MASK(NLA_U32, GPUPROBE_EVMASK_ALL),
+	[GPUPROBE_A_SUMMARY] = { .type = NLA_FLAG },
+};
+
+static const struct nla_policy gpuprobe_tgid_policy[GPUPROBE_A_MAX + 1] = {
+	[GPUPROBE_A_TGID] = NLA_POLICY_MIN(NLA_U32, 1),
+};
+
+static struct sk_buff *gpuprobe_reply_new(struct genl_info *info, u8 cmd,
+					  void **hdr)
 {
-	return GPUPROBE_COMPAT_MCAST_CAPS;
+	struct sk_buff *msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+
+	if (!msg)
+		return NULL;
+	*hdr = genlmsg_put_reply(msg, info, &gpuprobe_family, 0, cmd);
+	if (!*hdr) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	return msg;
+}
+
+static int gpuprobe_reply_send(struct sk_buff *msg, void *hdr, int err,
+			       struct genl_info *info)
+{
+	if (err) {
+		nlmsg_free(msg);
+		NL_SET_ERR_MSG_MOD(info->extack, "reply does not fit one message");
+		return err;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
 }
 
 static int gpuprobe_fill_info(struct sk_buff *skb)
@@ -27,11 +67,13 @@ static int gpuprobe_fill_info(struct sk_buff *skb)
 	if (nla_put_string(skb, GPUPROBE_A_VERSION, GPUPROBE_VERSION) ||
 	    nla_put_string(skb, GPUPROBE_A_KERNEL_RELEASE, init_utsname()->release) ||
 	    nla_put_u32(skb, GPUPROBE_A_CLOCK, CLOCK_MONOTONIC) ||
-	    nla_put_u64_64bit(skb, GPUPROBE_A_CAPS, gpuprobe_caps(),
+	    nla_put_u64_64bit(skb, GPUPROBE_A_CAPS,
+			      gpuprobe_hooks_caps() | GPUPROBE_COMPAT_MCAST_CAPS,
 			      GPUPROBE_A_PAD) ||
-	    nla_put_u32(skb, GPUPROBE_A_RECORD_VERSION, GPUPROBE_RECORD_VERSION))
+	    nla_put_u32(skb, GPUPROBE_A_RECORD_VERSION, GPUPROBE_RECORD_VERSION) ||
+	    nla_put_u8(skb, GPUPROBE_A_RUNNING, gpuprobe_running))
 		return -EMSGSIZE;
-	return 0;
+	return gpuprobe_hooks_fill(skb);
 }
 
 static int gpuprobe_nl_get_info(struct sk_buff *skb, struct genl_info *info)
@@ -40,37 +82,321 @@ static int gpuprobe_nl_get_info(struct sk_buff *skb, struct genl_info *info)
 	void *hdr;
 	int err;
 
-	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	msg = gpuprobe_reply_new(info, GPUPROBE_CMD_GET_INFO, &hdr);
 	if (!msg)
 		return -ENOMEM;
-
-	hdr = genlmsg_put_reply(msg, info, &gpuprobe_family, 0,
-				GPUPROBE_CMD_GET_INFO);
-	if (!hdr) {
-		err = -EMSGSIZE;
-		goto err_free_msg;
-	}
-
 	mutex_lock(&gpuprobe_lock);
 	err = gpuprobe_fill_info(msg);
 	mutex_unlock(&gpuprobe_lock);
-	if (err) {
-		NL_SET_ERR_MSG_MOD(info->extack, "reply does not fit one message");
-		goto err_free_msg;
+	return gpuprobe_reply_send(msg, hdr, err, info);
+}
+
+static int gpuprobe_get_bdf(struct genl_info *info, u32 *bdf)
+{
+	if (GENL_REQ_ATTR_CHECK(info, GPUPROBE_A_BDF))
+		return -EINVAL;
+	if (gpuprobe_parse_bdf(nla_data(info->attrs[GPUPROBE_A_BDF]), bdf)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[GPUPROBE_A_BDF],
+				    "not a PCI address: want DDDD:BB:DD.F in hex");
+		return -EINVAL;
 	}
+	return 0;
+}
 
-	genlmsg_end(msg, hdr);
-	return genlmsg_reply(msg, info);
+static int gpuprobe_nl_target_add(struct sk_buff *skb, struct genl_info *info)
+{
+	u32 bdf;
+	int err;
 
-err_free_msg:
-	nlmsg_free(msg);
+	err = gpuprobe_get_bdf(info, &bdf);
+	if (err)
+		return err;
+	/* takes gpuprobe_lock itself, after the device lock */
+	err = gpuprobe_target_add(bdf);
+	if (err == -ENODEV)
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[GPUPROBE_A_BDF],
+				    "no PCI device at this address");
+	else if (err == -EEXIST)
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[GPUPROBE_A_BDF],
+				    "already a target");
 	return err;
 }
 
-static const struct genl_small_ops gpuprobe_ops[] = {
+static int gpuprobe_nl_target_del(struct sk_buff *skb, struct genl_info *info)
+{
+	u32 bdf;
+	int err;
+
+	err = gpuprobe_get_bdf(info, &bdf);
+	if (err)
+		return err;
+	err = gpuprobe_target_del(bdf);
+	if (err == -ENOENT)
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[GPUPROBE_A_BDF],
+				    "not a target");
+	return err;
+}
+
+static int gpuprobe_fill_target(struct sk_buff *skb,
+				const struct gpuprobe_target *t)
+{
+	struct pci_dev *pdev = t->pdev;
+	struct nlattr *nest, *vnest;
+	const char *drv;
+	char bdf[GPUPROBE_BDF_MAXLEN];
+	unsigned int i;
+
+	gpuprobe_format_bdf(t->bdf, bdf, sizeof(bdf));
+	nest = nla_nest_start(skb, GPUPROBE_A_TARGET);
+	if (!nest ||
+	    nla_put_string(skb, GPUPROBE_A_TARGET_BDF, bdf) ||
+	    nla_put_u16(skb, GPUPROBE_A_TARGET_VENDOR, pdev->vendor) ||
+	    nla_put_u16(skb, GPUPROBE_A_TARGET_DEVICE, pdev->device) ||
+	    nla_put_u32(skb, GPUPROBE_A_TARGET_CLASS, pdev->class))
+		return -EMSGSIZE;
+	drv = t->nvec ? dev_driver_string(&pdev->dev) : NULL;
+	if (drv && *drv && nla_put_string(skb, GPUPROBE_A_TARGET_DRIVER, drv))
+		return -EMSGSIZE;
+	for (i = 0; i < t->nvec; i++) {
+		vnest = nla_nest_start(skb, GPUPROBE_A_TARGET_VECTOR);
+		if (!vnest ||
+		    nla_put_u32(skb, GPUPROBE_A_VECTOR_INDEX, t->vec[i].index) ||
+		    nla_put_u32(skb, GPUPROBE_A_VECTOR_IRQ, t->vec[i].irq) ||
+		    nla_put_u8(skb, GPUPROBE_A_VECTOR_MSIX, t->vec[i].msix))
+			return -EMSGSIZE;
+		nla_nest_end(skb, vnest);
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+static int gpuprobe_nl_target_dump(struct sk_buff *skb,
+				   struct netlink_callback *cb)
+{
+	struct gpuprobe_target *t;
+	long idx = 0, start = cb->args[0];
+	void *hdr;
+	int err = 0;
+
+	if (!start)
+		gpuprobe_targets_rescan();
+	mutex_lock(&gpuprobe_lock);
+	list_for_each_entry(t, &gpuprobe_targets, node) {
+		if (idx++ < start)
+			continue;
+		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
+				  cb->nlh->nlmsg_seq, &gpuprobe_family,
+				  NLM_F_MULTI, GPUPROBE_CMD_TARGET_GET);
+		if (!hdr) {
+			err = -EMSGSIZE;
+			break;
+		}
+		err = gpuprobe_fill_target(skb, t);
+		if (err) {
+			genlmsg_cancel(skb, hdr);
+			break;
+		}
+		genlmsg_end(skb, hdr);
+		cb->args[0] = idx;
+	}
+	mutex_unlock(&gpuprobe_lock);
+	/* a full skb ends this part of the dump; the next resumes at args[0] */
+	if (err == -EMSGSIZE && skb->len)
+		return skb->len;
+	return err ? err : skb->len;
+}
+
+static int gpuprobe_nl_start(struct sk_buff *skb, struct genl_info *info)
+{
+	u32 mask = GPUPROBE_EVMASK(GPUPROBE_EV_IRQ);
+	bool summary = nla_get_flag(info->attrs[GPUPROBE_A_SUMMARY]);
+	int err;
+
+	if (info->attrs[GPUPROBE_A_EVENT_MASK])
+		mask = nla_get_u32(info->attrs[GPUPROBE_A_EVENT_MASK]);
+	mask &= ~(GPUPROBE_EVMASK(GPUPROBE_EV_LOST) |
+		  GPUPROBE_EVMASK(GPUPROBE_EV_TARGET));
+	if (!mask) {
+		NL_SET_ERR_MSG_ATTR(info->extack,
+				    info->attrs[GPUPROBE_A_EVENT_MASK],
+				    "event mask selects nothing to capture");
+		return -EINVAL;
+	}
+	if (summary && mask != GPUPROBE_EVMASK(GPUPROBE_EV_IRQ)) {
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "summary mode covers interrupt events only");
+		return -EINVAL;
+	}
+
+	mutex_lock(&gpuprobe_lock);
+	err = gpuprobe_start(mask, summary, info->extack);
+	if (!err)
+		gpuprobe_compat_set_listener(info->snd_portid,
+					     genl_info_net(info));
+	mutex_unlock(&gpuprobe_lock);
+	if (err == -EOPNOTSUPP)
+		NL_SET_ERR_MSG_ATTR(info->extack,
+				    info->attrs[GPUPROBE_A_EVENT_MASK],
+				    "event mask asks for events this kernel cannot hook (see GET_INFO hooks)");
+	return err;
+}
+
+static int gpuprobe_nl_stop(struct sk_buff *skb, struct genl_info *info)
+{
+	int err;
+
+	mutex_lock(&gpuprobe_lock);
+	err = gpuprobe_stop();
+	mutex_unlock(&gpuprobe_lock);
+	if (err)
+		NL_SET_ERR_MSG_MOD(info->extack, "not started");
+	return err;
+}
+
+static int gpuprobe_fill_stats(struct sk_buff *skb)
+{
+	struct gpuprobe_cpu_stats st;
+	struct nlattr *nest;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		gpuprobe_stats(cpu, &st);
+		nest = nla_nest_start(skb, GPUPROBE_A_STATS);
+		if (!nest ||
+		    nla_put_u32(skb, GPUPROBE_A_STATS_CPU, cpu) ||
+		    nla_put_u64_64bit(skb, GPUPROBE_A_STATS_CAPTURED,
+				      st.captured, GPUPROBE_A_STATS_PAD) ||
+		    nla_put_u64_64bit(skb, GPUPROBE_A_STATS_DROPPED,
+				      st.dropped, GPUPROBE_A_STATS_PAD) ||
+		    nla_put_u64_64bit(skb, GPUPROBE_A_STATS_MESSAGES,
+				      st.messages, GPUPROBE_A_STATS_PAD) ||
+		    nla_put_u64_64bit(skb, GPUPROBE_A_STATS_BYTES,
+				      st.bytes, GPUPROBE_A_STATS_PAD) ||
+		    nla_put_u64_64bit(skb, GPUPROBE_A_STATS_UNDELIVERED,
+				      st.undelivered, GPUPROBE_A_STATS_PAD))
+			return -EMSGSIZE;
+		nla_nest_end(skb, nest);
+	}
+	return nla_put_u8(skb, GPUPROBE_A_RUNNING, gpuprobe_running);
+}
+
+static int gpuprobe_nl_stats_get(struct sk_buff *skb, struct genl_info *info)
+{
+	struct sk_buff *msg;
+	void *hdr;
+	int err;
+
+	msg = gpuprobe_reply_new(info, GPUPROBE_CMD_STATS_GET, &hdr);
+	if (!msg)
+		return -ENOMEM;
+	mutex_lock(&gpuprobe_lock);
+	err = gpuprobe_fill_stats(msg);
+	mutex_unlock(&gpuprobe_lock);
+	return gpuprobe_reply_send(msg, hdr, err, info);
+}
+
+static int gpuprobe_nl_tgid(struct sk_buff *skb, struct genl_info *info)
+{
+	bool add = info->genlhdr->cmd == GPUPROBE_CMD_TGID_ADD;
+	u32 tgid;
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, GPUPROBE_A_TGID))
+		return -EINVAL;
+	tgid = nla_get_u32(info->attrs[GPUPROBE_A_TGID]);
+	err = add ? gpuprobe_tgid_add(tgid) : gpuprobe_tgid_del(tgid);
+	if (err == -ENOSPC)
+		NL_SET_ERR_MSG_MOD(info->extack, "too many thread groups followed");
+	else if (err == -EEXIST)
+		NL_SET_ERR_MSG_MOD(info->extack, "thread group already followed");
+	else if (err == -ENOENT)
+		NL_SET_ERR_MSG_MOD(info->extack, "thread group not followed");
+	return err;
+}
+
+static int gpuprobe_nl_summary_get(struct sk_buff *skb, struct genl_info *info)
+{
+	struct sk_buff *msg;
+	void *hdr;
+	int err;
+
+	msg = genlmsg_new(GENLMSG_DEFAULT_SIZE * 8, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &gpuprobe_family, 0,
+				GPUPROBE_CMD_SUMMARY_GET);
+	if (!hdr) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	mutex_lock(&gpuprobe_lock);
+	err = gpuprobe_summary_fill(msg);
+	mutex_unlock(&gpuprobe_lock);
+	if (err == -ENODATA) {
+		nlmsg_free(msg);
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "no summary: START with the SUMMARY flag first");
+		return err;
+	}
+	return gpuprobe_reply_send(msg, hdr, err, info);
+}
+
+static const struct genl_ops gpuprobe_ops[] = {
 	{
 		.cmd = GPUPROBE_CMD_GET_INFO,
 		.doit = gpuprobe_nl_get_info,
+	},
+	{
+		.cmd = GPUPROBE_CMD_TARGET_ADD,
+		.doit = gpuprobe_nl_target_add,
+		.policy = gpuprobe_target_policy,
+		.maxattr = GPUPROBE_A_BDF,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = GPUPROBE_CMD_TARGET_DEL,
+		.doit = gpuprobe_nl_target_del,
+		.policy = gpuprobe_target_policy,
+		.maxattr = GPUPROBE_A_BDF,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = GPUPROBE_CMD_TARGET_GET,
+		.dumpit = gpuprobe_nl_target_dump,
+	},
+	{
+		.cmd = GPUPROBE_CMD_START,
+		.doit = gpuprobe_nl_start,
+		.policy = gpuprobe_start_policy,
+		.maxattr = GPUPROBE_A_SUMMARY,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = GPUPROBE_CMD_STOP,
+		.doit = gpuprobe_nl_stop,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = GPUPROBE_CMD_STATS_GET,
+		.doit = gpuprobe_nl_stats_get,
+	},
+	{
+		.cmd = GPUPROBE_CMD_TGID_ADD,
+		.doit = gpuprobe_nl_tgid,
+		.policy = gpuprobe_tgid_policy,
+		.maxattr = GPUPROBE_A_TGID,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = GPUPROBE_CMD_TGID_DEL,
+		.doit = gpuprobe_nl_tgid,
+		.policy = gpuprobe_tgid_policy,
+		.maxattr = GPUPROBE_A_TGID,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = GPUPROBE_CMD_SUMMARY_GET,
+		.doit = gpuprobe_nl_summary_get,
 	},
 };
 
@@ -84,16 +410,38 @@ static const struct genl_multicast_group gpuprobe_mcgrps[] = {
 static struct genl_family gpuprobe_family __ro_after_init = {
 	.name = GPUPROBE_FAMILY_NAME,
 	.version = GPUPROBE_FAMILY_VERSION,
-	.maxattr = GPUPROBE_A_MAX,
-	.policy = gpuprobe_get_info_policy,
 	.netnsok = false,
 	.module = THIS_MODULE,
-	.small_ops = gpuprobe_ops,
-	.n_small_ops = ARRAY_SIZE(gpuprobe_ops),
-	.resv_start_op = GPUPROBE_CMD_MAX + 1,
+	.ops = gpuprobe_ops,
+	.n_ops = ARRAY_SIZE(gpuprobe_ops),
 	.mcgrps = gpuprobe_mcgrps,
 	.n_mcgrps = ARRAY_SIZE(gpuprobe_mcgrps),
 };
+
+/* From the drain work: one message of packed records to the listeners. */
+int gpuprobe_send_events(const void *recs, size_t len)
+{
+	struct sk_buff *msg;
+	struct nlattr *nla;
+	void *hdr;
+
+	msg = genlmsg_new(nla_total_size(len), GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put(msg, 0, 0, &gpuprobe_family, 0, GPUPROBE_CMD_EVENTS);
+	if (!hdr)
+		goto err_free;
+	nla = nla_reserve(msg, GPUPROBE_A_RECORDS, len);
+	if (!nla)
+		goto err_free;
+	memcpy(nla_data(nla), recs, len);
+	genlmsg_end(msg, hdr);
+	return gpuprobe_compat_send(&gpuprobe_family, msg);
+
+err_free:
+	nlmsg_free(msg);
+	return -EMSGSIZE;
+}
 
 int gpuprobe_netlink_init(void)
 {

@@ -1,10 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * gpuprobe: the set of PCI functions being watched.
+ * gpuprobe: the set of PCI functions being watched, their interrupt vectors,
+ * and the irq -> target map the interrupt probes read.
+ *
+ * Vectors come from the device's MSI descriptors, which may only be walked
+ * with the device lock held (they are freed when the driver unbinds).  The
+ * driver core holds that lock around the bus notifier's bind/unbind events;
+ * everywhere else we take it ourselves, never while holding gpuprobe_lock.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/ctype.h>
+#include <linux/device.h>
+#include <linux/msi.h>
 #include <linux/pci.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -14,6 +21,7 @@
 /* Control ops, target changes and start/stop never run concurrently. */
 DEFINE_MUTEX(gpuprobe_lock);
 LIST_HEAD(gpuprobe_targets);
+struct gpuprobe_irqmap __rcu *gpuprobe_irqmap;
 
 /*
  * Parses "DDDD:BB:DD.F" (domain optional) strictly: hex digits and
@@ -40,24 +48,130 @@ int gpuprobe_parse_bdf(const char *s, u32 *bdf)
 	return 0;
 }
 
+void gpuprobe_format_bdf(u32 bdf, char *buf, size_t len)
+{
+	u32 devfn = GPUPROBE_BDF_DEVFN(bdf);
+
+	snprintf(buf, len, "%04x:%02x:%02x.%x", GPUPROBE_BDF_DOMAIN(bdf),
+		 GPUPROBE_BDF_BUS(bdf), PCI_SLOT(devfn), PCI_FUNC(devfn));
+}
+
+static u32 gpuprobe_pdev_bdf(struct pci_dev *pdev)
+{
+	return GPUPROBE_BDF(pci_domain_nr(pdev->bus), pdev->bus->number,
+			    pdev->devfn);
+}
+
 static struct gpuprobe_target *gpuprobe_target_find(u32 bdf)
 {
 	struct gpuprobe_target *t;
 
+	lockdep_assert_held(&gpuprobe_lock);
 	list_for_each_entry(t, &gpuprobe_targets, node)
 		if (t->bdf == bdf)
 			return t;
 	return NULL;
 }
 
-/* Caller holds gpuprobe_lock (or is module init). */
+/* The device's vectors while a driver is bound; caller holds device_lock. */
+static unsigned int gpuprobe_read_vectors(struct pci_dev *pdev,
+					  struct gpuprobe_vector *vec)
+{
+	struct msi_desc *desc;
+	unsigned int n = 0, i;
+
+	device_lock_assert(&pdev->dev);
+	if (!pdev->dev.driver)
+		return 0;
+	if (!pdev->msi_enabled && !pdev->msix_enabled) {
+		if (!pdev->irq)
+			return 0;
+		vec[0] = (struct gpuprobe_vector){ .irq = pdev->irq };
+		return 1;
+	}
+	if (!pdev->dev.msi.data)
+		return 0;
+
+	msi_lock_descs(&pdev->dev);
+	msi_for_each_desc(desc, &pdev->dev, MSI_DESC_ASSOCIATED) {
+		for (i = 0; i < desc->nvec_used && n < GPUPROBE_MAX_VECTORS; i++) {
+			vec[n].irq = desc->irq + i;
+			vec[n].index = desc->msi_index + i;
+			vec[n].msix = pdev->msix_enabled;
+			n++;
+		}
+	}
+	msi_unlock_descs(&pdev->dev);
+	return n;
+}
+
+/*
+ * Rebuilds the irq map from the target list.  The probes see the old or the
+ * new map, never a partial one; the old one is freed after a grace period.
+ */
+void gpuprobe_irqmap_publish(void)
+{
+	struct gpuprobe_irqmap *map, *old;
+	struct gpuprobe_target *t;
+	unsigned int nr = 0, i;
+
+	lockdep_assert_held(&gpuprobe_lock);
+	list_for_each_entry(t, &gpuprobe_targets, node)
+		for (i = 0; i < t->nvec; i++)
+			nr = max(nr, t->vec[i].irq + 1);
+
+	map = kzalloc(struct_size(map, ent, nr), GFP_KERNEL);
+	if (!map)
+		return;	/* keep the old map; the next change or rescan retries */
+	map->nr = nr;
+	list_for_each_entry(t, &gpuprobe_targets, node) {
+		for (i = 0; i < t->nvec; i++) {
+			struct gpuprobe_irq_entry *e = &map->ent[t->vec[i].irq];
+
+			e->bdf = t->bdf;
+			e->vector = t->vec[i].index;
+			e->watched = 1;
+		}
+	}
+	old = rcu_replace_pointer(gpuprobe_irqmap, map,
+				  lockdep_is_held(&gpuprobe_lock));
+	if (old)
+		kfree_rcu(old, rcu);
+}
+
+static bool gpuprobe_vectors_equal(const struct gpuprobe_target *t,
+				   const struct gpuprobe_vector *vec,
+				   unsigned int nvec)
+{
+	return t->nvec == nvec &&
+	       !memcmp(t->vec, vec, nvec * sizeof(*vec));
+}
+
+/* Stores freshly read vectors; caller holds gpuprobe_lock. */
+static void gpuprobe_target_set_vectors(struct gpuprobe_target *t,
+					const struct gpuprobe_vector *vec,
+					unsigned int nvec, u32 event)
+{
+	if (event == GPUPROBE_TARGET_VECTORS &&
+	    gpuprobe_vectors_equal(t, vec, nvec))
+		return;
+	memcpy(t->vec, vec, nvec * sizeof(*vec));
+	t->nvec = nvec;
+	gpuprobe_emit_target(t->bdf, event, nvec);
+	gpuprobe_irqmap_publish();
+}
+
+static void gpuprobe_target_release(struct gpuprobe_target *t)
+{
+	pci_dev_put(t->pdev);
+	kfree(t);
+}
+
+/* Called without gpuprobe_lock: takes the device lock to read vectors. */
 int gpuprobe_target_add(u32 bdf)
 {
 	struct gpuprobe_target *t;
 	struct pci_dev *pdev;
-
-	if (gpuprobe_target_find(bdf))
-		return -EEXIST;
 
 	pdev = pci_get_domain_bus_and_slot(GPUPROBE_BDF_DOMAIN(bdf),
 					   GPUPROBE_BDF_BUS(bdf),
@@ -72,19 +186,60 @@ int gpuprobe_target_add(u32 bdf)
 	}
 	t->pdev = pdev;
 	t->bdf = bdf;
+	device_lock(&pdev->dev);
+	t->nvec = gpuprobe_read_vectors(pdev, t->vec);
+	device_unlock(&pdev->dev);
+
+	mutex_lock(&gpuprobe_lock);
+	if (gpuprobe_target_find(bdf)) {
+		mutex_unlock(&gpuprobe_lock);
+		gpuprobe_target_release(t);
+		return -EEXIST;
+	}
 	list_add_tail(&t->node, &gpuprobe_targets);
+	gpuprobe_emit_target(bdf, GPUPROBE_TARGET_ADDED, t->nvec);
+	gpuprobe_irqmap_publish();
+	mutex_unlock(&gpuprobe_lock);
+	return 0;
+}
+
+static void gpuprobe_target_unlink(struct gpuprobe_target *t)
+{
+	list_del(&t->node);
+	gpuprobe_emit_target(t->bdf, GPUPROBE_TARGET_REMOVED, 0);
+	gpuprobe_irqmap_publish();
+}
+
+int gpuprobe_target_del(u32 bdf)
+{
+	struct gpuprobe_target *t;
+
+	mutex_lock(&gpuprobe_lock);
+	t = gpuprobe_target_find(bdf);
+	if (t)
+		gpuprobe_target_unlink(t);
+	mutex_unlock(&gpuprobe_lock);
+	if (!t)
+		return -ENOENT;
+	gpuprobe_target_release(t);
 	return 0;
 }
 
 void gpuprobe_targets_free(void)
 {
 	struct gpuprobe_target *t, *tmp;
+	struct gpuprobe_irqmap *map;
 
+	mutex_lock(&gpuprobe_lock);
 	list_for_each_entry_safe(t, tmp, &gpuprobe_targets, node) {
 		list_del(&t->node);
-		pci_dev_put(t->pdev);
-		kfree(t);
+		gpuprobe_target_release(t);
 	}
+	map = rcu_replace_pointer(gpuprobe_irqmap, NULL,
+				  lockdep_is_held(&gpuprobe_lock));
+	mutex_unlock(&gpuprobe_lock);
+	synchronize_rcu();
+	kfree(map);
 }
 
 static int gpuprobe_targets_default(void)
@@ -95,9 +250,7 @@ static int gpuprobe_targets_default(void)
 	for_each_pci_dev(pdev) {
 		if ((pdev->class >> 16) != PCI_BASE_CLASS_DISPLAY)
 			continue;
-		err = gpuprobe_target_add(GPUPROBE_BDF(pci_domain_nr(pdev->bus),
-						       pdev->bus->number,
-						       pdev->devfn));
+		err = gpuprobe_target_add(gpuprobe_pdev_bdf(pdev));
 		if (err && err != -EEXIST) {
 			pci_dev_put(pdev);
 			return err;
@@ -142,4 +295,115 @@ int gpuprobe_targets_from_param(const char *param)
 	if (err)
 		gpuprobe_targets_free();
 	return err;
+}
+
+/*
+ * Re-reads every target's vectors: catches drivers that free and request
+ * vectors again without unbinding, and VFIO users enabling MSI at run time.
+ * Skips a device whose lock is busy (it is mid-probe; the notifier follows).
+ */
+void gpuprobe_targets_rescan(void)
+{
+	struct gpuprobe_vector *vec;
+	struct gpuprobe_target *t;
+	struct pci_dev *pdev;
+	unsigned int nvec;
+	u32 bdf = 0;
+
+	vec = kcalloc(GPUPROBE_MAX_VECTORS, sizeof(*vec), GFP_KERNEL);
+	if (!vec)
+		return;
+	for (;;) {
+		/* next target after bdf, by reference so the lock can drop */
+		pdev = NULL;
+		mutex_lock(&gpuprobe_lock);
+		list_for_each_entry(t, &gpuprobe_targets, node) {
+			if (t->bdf >= bdf && (!pdev || t->bdf <
+					      gpuprobe_pdev_bdf(pdev)))
+				pdev = t->pdev;
+		}
+		if (pdev)
+			pci_dev_get(pdev);
+		mutex_unlock(&gpuprobe_lock);
+		if (!pdev)
+			break;
+		bdf = gpuprobe_pdev_bdf(pdev);
+
+		if (device_trylock(&pdev->dev)) {
+			nvec = gpuprobe_read_vectors(pdev, vec);
+			device_unlock(&pdev->dev);
+			mutex_lock(&gpuprobe_lock);
+			t = gpuprobe_target_find(bdf);
+			if (t && t->pdev == pdev)
+				gpuprobe_target_set_vectors(t, vec, nvec,
+							    GPUPROBE_TARGET_VECTORS);
+			mutex_unlock(&gpuprobe_lock);
+		}
+		pci_dev_put(pdev);
+		if (bdf == U32_MAX)
+			break;
+		bdf++;
+	}
+	kfree(vec);
+}
+
+/* Driver core calls this with the device lock held for bind and unbind. */
+static int gpuprobe_bus_notify(struct notifier_block *nb,
+			       unsigned long action, void *data)
+{
+	struct pci_dev *pdev = to_pci_dev(data);
+	u32 bdf = gpuprobe_pdev_bdf(pdev);
+	struct gpuprobe_vector *vec = NULL;
+	struct gpuprobe_target *t;
+	unsigned int nvec = 0;
+
+	if (action == BUS_NOTIFY_BOUND_DRIVER) {
+		vec = kcalloc(GPUPROBE_MAX_VECTORS, sizeof(*vec), GFP_KERNEL);
+		if (!vec)
+			return NOTIFY_DONE;
+		nvec = gpuprobe_read_vectors(pdev, vec);
+	}
+
+	mutex_lock(&gpuprobe_lock);
+	t = gpuprobe_target_find(bdf);
+	if (t && t->pdev == pdev) {
+		switch (action) {
+		case BUS_NOTIFY_BOUND_DRIVER:
+			gpuprobe_target_set_vectors(t, vec, nvec,
+						    GPUPROBE_TARGET_VECTORS);
+			break;
+		case BUS_NOTIFY_UNBIND_DRIVER:
+			/* before remove(): the vectors are about to be freed */
+			gpuprobe_target_set_vectors(t, NULL, 0,
+						    GPUPROBE_TARGET_UNBOUND);
+			break;
+		case BUS_NOTIFY_DEL_DEVICE:
+			gpuprobe_target_unlink(t);
+			break;
+		default:
+			t = NULL;
+		}
+	} else {
+		t = NULL;
+	}
+	mutex_unlock(&gpuprobe_lock);
+
+	if (t && action == BUS_NOTIFY_DEL_DEVICE)
+		gpuprobe_target_release(t);
+	kfree(vec);
+	return NOTIFY_OK;
+}
+
+static struct notifier_block gpuprobe_pci_nb = {
+	.notifier_call = gpuprobe_bus_notify,
+};
+
+int gpuprobe_notifier_init(void)
+{
+	return bus_register_notifier(&pci_bus_type, &gpuprobe_pci_nb);
+}
+
+void gpuprobe_notifier_exit(void)
+{
+	bus_unregister_notifier(&pci_bus_type, &gpuprobe_pci_nb);
 }

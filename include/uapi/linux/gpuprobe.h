@@ -246,6 +246,7 @@ enum gpuprobe_stats_attr {
 	GPUPROBE_A_STATS_DROPPED,	/* u64: records lost */
 	GPUPROBE_A_STATS_MESSAGES,	/* u64: netlink messages sent */
 	GPUPROBE_A_STATS_BYTES,		/* u64: record bytes sent */
+	GPUPROBE_A_STATS_UNDELIVERED,	/* u64: records no listener took */
 
 	__GPUPROBE_A_STATS_MAX,
 };

@@ -1,0 +1,453 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gpuprobe: the tracepoints we attach to and what the probes record.
+ *
+ * The irq and sched tracepoints are not exported to modules, so they are
+ * found by name with for_each_kernel_tracepoint().  Each probe filters first
+ * (a bounds check and one load for another device's interrupt) and writes
+ * through gpuprobe_emit() only.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/interrupt.h>
+#include <linux/percpu.h>
+#include <linux/sched.h>
+#include <linux/tracepoint.h>
+#include <net/genetlink.h>
+
+#include "gpuprobe.h"
+
+enum gpuprobe_hook_id {
+	HOOK_IRQ_ENTRY,
+	HOOK_IRQ_EXIT,
+	HOOK_SCHED_WAKEUP,
+	HOOK_SCHED_SWITCH,
+	HOOK_SCHED_FORK,
+	HOOK_COUNT,
+};
+
+struct gpuprobe_hook {
+	const char *name;
+	void *probe;
+	u32 evmask;		/* attached when START asks for these events */
+	struct tracepoint *tp;
+	bool attached;
+};
+
+/* Handler entry time, per CPU: hard-irq handlers do not nest. */
+struct gpuprobe_irq_pending {
+	u64 ts;
+	int irq;
+};
+
+static DEFINE_PER_CPU(struct gpuprobe_irq_pending, gpuprobe_pending) = {
+	.irq = -1,
+};
+
+/* Thread groups whose wake-ups and switches are recorded; 0 = free slot. */
+#define GPUPROBE_MAX_TGIDS	64
+static atomic_t gpuprobe_tgids[GPUPROBE_MAX_TGIDS];
+static bool gpuprobe_summary;
+
+/* Summary mode: log2(ns) histograms of handler time per CPU and slot. */
+#define GPUPROBE_HIST_SLOTS	64
+#define GPUPROBE_HIST_BUCKETS	64
+struct gpuprobe_hist {
+	u32 bdf[GPUPROBE_HIST_SLOTS];
+	u32 vector[GPUPROBE_HIST_SLOTS];
+	u64 count[GPUPROBE_HIST_SLOTS][GPUPROBE_HIST_BUCKETS];
+};
+
+static struct gpuprobe_hist __percpu *gpuprobe_hists;
+
+static const struct gpuprobe_irq_entry *gpuprobe_irq_lookup(int irq)
+{
+	const struct gpuprobe_irqmap *map = rcu_dereference_sched(gpuprobe_irqmap);
+
+	if (!map || (unsigned int)irq >= map->nr || !map->ent[irq].watched)
+		return NULL;
+	return &map->ent[irq];
+}
+
+static void gpuprobe_irq_entry(void *data, int irq, struct irqaction *action)
+{
+	struct gpuprobe_irq_pending *p;
+
+	if (likely(!gpuprobe_irq_lookup(irq)))
+		return;
+	p = this_cpu_ptr(&gpuprobe_pending);
+	p->irq = irq;
+	p->ts = ktime_get_mono_fast_ns();
+}
+
+static void gpuprobe_hist_add(const struct gpuprobe_irq_entry *e, u64 ns)
+{
+	struct gpuprobe_hist *h = this_cpu_ptr(gpuprobe_hists);
+	unsigned int slot, bucket = ns ? fls64(ns) : 0;
+
+	/* slots are claimed per CPU; a full table loses the sample */
+	for (slot = 0; slot < GPUPROBE_HIST_SLOTS; slot++) {
+		if (h->bdf[slot] == e->bdf && h->vector[slot] == e->vector)
+			break;
+		if (h->bdf[slot] == GPUPROBE_BDF_NONE) {
+			h->bdf[slot] = e->bdf;
+			h->vector[slot] = e->vector;
+			break;
+		}
+	}
+	if (slot < GPUPROBE_HIST_SLOTS)
+		h->count[slot][min(bucket, GPUPROBE_HIST_BUCKETS - 1U)]++;
+}
+
+static void gpuprobe_irq_exit(void *data, int irq, struct irqaction *action,
+			      int ret)
+{
+	const struct gpuprobe_irq_entry *e = gpuprobe_irq_lookup(irq);
+	struct gpuprobe_irq_pending *p;
+	struct gpuprobe_rec_irq rec;
+	u64 now;
+
+	if (likely(!e))
+		return;
+	now = ktime_get_mono_fast_ns();
+	p = this_cpu_ptr(&gpuprobe_pending);
+	if (p->irq != irq)
+		return;	/* attached between entry and exit */
+	p->irq = -1;
+
+	if (gpuprobe_summary) {
+		unsigned long flags;
+
+		local_irq_save(flags);
+		gpuprobe_hist_add(e, now - p->ts);
+		local_irq_restore(flags);
+		return;
+	}
+
+	rec = (struct gpuprobe_rec_irq){
+		.hdr.type = GPUPROBE_EV_IRQ,
+		.hdr.size = sizeof(rec),
+		.hdr.ts_ns = p->ts,
+		.bdf = e->bdf,
+		.irq = irq,
+		.vector = e->vector,
+		.duration_ns = now - p->ts,
+	};
+	if (ret & IRQ_HANDLED)
+		rec.hdr.flags |= GPUPROBE_IRQ_HANDLED;
+	if (action && action->name && !strncmp(action->name, "vfio-", 5))
+		rec.hdr.flags |= GPUPROBE_IRQ_VFIO;
+	gpuprobe_emit(&rec.hdr);
+}
+
+static bool gpuprobe_tgid_watched(pid_t tgid)
+{
+	int i;
+
+	for (i = 0; i < GPUPROBE_MAX_TGIDS; i++)
+		if (atomic_read(&gpuprobe_tgids[i]) == tgid)
+			return true;
+	return false;
+}
+
+static void gpuprobe_sched_emit(u16 type, struct task_struct *p,
+				u32 prev_pid, u32 cpu)
+{
+	struct gpuprobe_rec_sched rec = {
+		.hdr.type = type,
+		.hdr.size = sizeof(rec),
+		.hdr.ts_ns = ktime_get_mono_fast_ns(),
+		.pid = p->pid,
+		.tgid = p->tgid,
+		.prev_pid = prev_pid,
+		.target_cpu = cpu,
+	};
+
+	gpuprobe_emit(&rec.hdr);
+}
+
+static void gpuprobe_sched_wakeup(void *data, struct task_struct *p)
+{
+	if (likely(!gpuprobe_tgid_watched(p->tgid)))
+		return;
+	gpuprobe_sched_emit(GPUPROBE_EV_WAKEUP, p, 0, task_cpu(p));
+}
+
+static void gpuprobe_sched_switch(void *data, bool preempt,
+				  struct task_struct *prev,
+				  struct task_struct *next,
+				  unsigned int prev_state)
+{
+	if (likely(!gpuprobe_tgid_watched(next->tgid) &&
+		   !gpuprobe_tgid_watched(prev->tgid)))
+		return;
+	gpuprobe_sched_emit(GPUPROBE_EV_SWITCH, next, prev->pid,
+			    smp_processor_id());
+}
+
+/* A new process forked by a watched one is watched too. */
+static void gpuprobe_sched_fork(void *data, struct task_struct *parent,
+				struct task_struct *child)
+{
+	if (child->tgid == parent->tgid || !gpuprobe_tgid_watched(parent->tgid))
+		return;
+	gpuprobe_tgid_add(child->tgid);
+}
+
+static struct gpuprobe_hook gpuprobe_hooks[HOOK_COUNT] = {
+	[HOOK_IRQ_ENTRY] = { "irq_handler_entry", gpuprobe_irq_entry,
+			     GPUPROBE_EVMASK(GPUPROBE_EV_IRQ) },
+	[HOOK_IRQ_EXIT] = { "irq_handler_exit", gpuprobe_irq_exit,
+			    GPUPROBE_EVMASK(GPUPROBE_EV_IRQ) },
+	[HOOK_SCHED_WAKEUP] = { "sched_wakeup", gpuprobe_sched_wakeup,
+				GPUPROBE_EVMASK(GPUPROBE_EV_WAKEUP) },
+	[HOOK_SCHED_SWITCH] = { "sched_switch", gpuprobe_sched_switch,
+				GPUPROBE_EVMASK(GPUPROBE_EV_SWITCH) },
+	[HOOK_SCHED_FORK] = { "sched_process_fork", gpuprobe_sched_fork,
+			      GPUPROBE_EVMASK(GPUPROBE_EV_WAKEUP) |
+			      GPUPROBE_EVMASK(GPUPROBE_EV_SWITCH) },
+};
+
+/* Event sources planned but not yet built, reported so users know. */
+static const char * const gpuprobe_hooks_missing[] = {
+	"dma_map", "iommu_map", "io_page_fault", "swiotlb_bounced",
+};
+
+static void gpuprobe_find_tp(struct tracepoint *tp, void *priv)
+{
+	int i;
+
+	for (i = 0; i < HOOK_COUNT; i++)
+		if (!strcmp(tp->name, gpuprobe_hooks[i].name))
+			gpuprobe_hooks[i].tp = tp;
+}
+
+int gpuprobe_hooks_init(void)
+{
+	for_each_kernel_tracepoint(gpuprobe_find_tp, NULL);
+	if (!gpuprobe_hooks[HOOK_IRQ_ENTRY].tp ||
+	    !gpuprobe_hooks[HOOK_IRQ_EXIT].tp) {
+		pr_err("irq_handler_entry/exit tracepoints not found\n");
+		return -ENOENT;
+	}
+	return 0;
+}
+
+/* Events START may ask for: those whose hooks all exist. */
+static u32 gpuprobe_hooks_available(void)
+{
+	u32 mask = GPUPROBE_EVMASK(GPUPROBE_EV_LOST) |
+		   GPUPROBE_EVMASK(GPUPROBE_EV_TARGET);
+	int i;
+
+	for (i = 0; i < HOOK_COUNT; i++)
+		if (gpuprobe_hooks[i].tp)
+			mask |= gpuprobe_hooks[i].evmask;
+	for (i = 0; i < HOOK_COUNT; i++)
+		if (!gpuprobe_hooks[i].tp)
+			mask &= ~gpuprobe_hooks[i].evmask;
+	return mask;
+}
+
+u64 gpuprobe_hooks_caps(void)
+{
+	u32 avail = gpuprobe_hooks_available();
+	u64 caps = GPUPROBE_CAP_SUMMARY;
+
+	if (avail & GPUPROBE_EVMASK(GPUPROBE_EV_IRQ))
+		caps |= GPUPROBE_CAP_IRQ;
+	if (avail & GPUPROBE_EVMASK(GPUPROBE_EV_WAKEUP))
+		caps |= GPUPROBE_CAP_SCHED;
+	return caps;
+}
+
+static void gpuprobe_hooks_detach_locked(void)
+{
+	int i;
+
+	for (i = HOOK_COUNT - 1; i >= 0; i--) {
+		struct gpuprobe_hook *h = &gpuprobe_hooks[i];
+
+		if (h->attached)
+			tracepoint_probe_unregister(h->tp, h->probe, NULL);
+		h->attached = false;
+	}
+	/* no probe runs, or will run, past this point */
+	tracepoint_synchronize_unregister();
+}
+
+/* Module exit: the histograms outlive STOP so SUMMARY_GET can read them. */
+void gpuprobe_hooks_exit(void)
+{
+	free_percpu(gpuprobe_hists);
+	gpuprobe_hists = NULL;
+}
+
+int gpuprobe_hooks_attach(u32 mask, bool summary)
+{
+	int i, err, cpu;
+
+	if (mask & ~gpuprobe_hooks_available())
+		return -EOPNOTSUPP;
+	gpuprobe_summary = summary;
+	gpuprobe_hooks_exit();
+	if (summary) {
+		gpuprobe_hists = alloc_percpu(struct gpuprobe_hist);
+		if (!gpuprobe_hists)
+			return -ENOMEM;
+		for_each_possible_cpu(cpu)
+			memset(per_cpu_ptr(gpuprobe_hists, cpu)->bdf, 0xff,
+			       sizeof(gpuprobe_hists->bdf));
+	}
+	for (i = 0; i < HOOK_COUNT; i++) {
+		struct gpuprobe_hook *h = &gpuprobe_hooks[i];
+
+		if (!(mask & h->evmask))
+			continue;
+		err = tracepoint_probe_register(h->tp, h->probe, NULL);
+		if (err) {
+			pr_err("cannot attach to %s: %d\n", h->name, err);
+			gpuprobe_hooks_detach_locked();
+			return err;
+		}
+		h->attached = true;
+	}
+	return 0;
+}
+
+void gpuprobe_hooks_detach(void)
+{
+	int cpu;
+
+	gpuprobe_hooks_detach_locked();
+	for_each_possible_cpu(cpu)
+		per_cpu_ptr(&gpuprobe_pending, cpu)->irq = -1;
+}
+
+static int gpuprobe_hook_fill_one(struct sk_buff *skb, const char *name,
+				  bool attached, const char *reason)
+{
+	struct nlattr *nest = nla_nest_start(skb, GPUPROBE_A_HOOK);
+
+	if (!nest ||
+	    nla_put_string(skb, GPUPROBE_A_HOOK_NAME, name) ||
+	    nla_put_u8(skb, GPUPROBE_A_HOOK_ATTACHED, attached) ||
+	    (reason && nla_put_string(skb, GPUPROBE_A_HOOK_REASON, reason)))
+		return -EMSGSIZE;
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/* One HOOK nest per hook: attached now?  If it cannot be, why not. */
+int gpuprobe_hooks_fill(struct sk_buff *skb)
+{
+	int i;
+
+	for (i = 0; i < HOOK_COUNT; i++) {
+		const struct gpuprobe_hook *h = &gpuprobe_hooks[i];
+
+		if (gpuprobe_hook_fill_one(skb, h->name, h->attached,
+					   h->tp ? NULL :
+					   "tracepoint not in this kernel"))
+			return -EMSGSIZE;
+	}
+	for (i = 0; i < ARRAY_SIZE(gpuprobe_hooks_missing); i++)
+		if (gpuprobe_hook_fill_one(skb, gpuprobe_hooks_missing[i], false,
+					   "not supported by this version of gpuprobe"))
+			return -EMSGSIZE;
+	return 0;
+}
+
+int gpuprobe_tgid_add(u32 tgid)
+{
+	int i;
+
+	if (gpuprobe_tgid_watched(tgid))
+		return -EEXIST;
+	for (i = 0; i < GPUPROBE_MAX_TGIDS; i++)
+		if (atomic_cmpxchg(&gpuprobe_tgids[i], 0, tgid) == 0)
+			return 0;
+	return -ENOSPC;
+}
+
+int gpuprobe_tgid_del(u32 tgid)
+{
+	int i;
+
+	for (i = 0; i < GPUPROBE_MAX_TGIDS; i++)
+		if (atomic_cmpxchg(&gpuprobe_tgids[i], tgid, 0) == tgid)
+			return 0;
+	return -ENOENT;
+}
+
+void gpuprobe_tgid_clear(void)
+{
+	int i;
+
+	for (i = 0; i < GPUPROBE_MAX_TGIDS; i++)
+		atomic_set(&gpuprobe_tgids[i], 0);
+}
+
+static int gpuprobe_hist_fill_slot(struct sk_buff *skb, u32 bdf, u32 vector,
+				   const u64 *buckets)
+{
+	struct nlattr *nest = nla_nest_start(skb, GPUPROBE_A_HIST);
+	u64 total = 0;
+	int b;
+
+	for (b = 0; b < GPUPROBE_HIST_BUCKETS; b++)
+		total += buckets[b];
+	if (!nest ||
+	    nla_put_u32(skb, GPUPROBE_A_HIST_BDF, bdf) ||
+	    nla_put_u32(skb, GPUPROBE_A_HIST_VECTOR, vector) ||
+	    nla_put_u64_64bit(skb, GPUPROBE_A_HIST_COUNT, total,
+			      GPUPROBE_A_HIST_PAD) ||
+	    nla_put(skb, GPUPROBE_A_HIST_BUCKETS,
+		    GPUPROBE_HIST_BUCKETS * sizeof(u64), buckets))
+		return -EMSGSIZE;
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/* Sums the per-CPU histograms by (bdf, vector); caller holds gpuprobe_lock. */
+int gpuprobe_summary_fill(struct sk_buff *skb)
+{
+	struct gpuprobe_hist *sum;
+	int cpu, s, t, b, err = 0;
+
+	if (!gpuprobe_hists)
+		return -ENODATA;
+	sum = kzalloc(sizeof(*sum), GFP_KERNEL);
+	if (!sum)
+		return -ENOMEM;
+	memset(sum->bdf, 0xff, sizeof(sum->bdf));
+	for_each_possible_cpu(cpu) {
+		const struct gpuprobe_hist *h = per_cpu_ptr(gpuprobe_hists, cpu);
+
+		for (s = 0; s < GPUPROBE_HIST_SLOTS; s++) {
+			if (READ_ONCE(h->bdf[s]) == GPUPROBE_BDF_NONE)
+				break;
+			for (t = 0; t < GPUPROBE_HIST_SLOTS; t++) {
+				if (sum->bdf[t] == GPUPROBE_BDF_NONE) {
+					sum->bdf[t] = h->bdf[s];
+					sum->vector[t] = h->vector[s];
+				}
+				if (sum->bdf[t] == h->bdf[s] &&
+				    sum->vector[t] == h->vector[s])
+					break;
+			}
+			if (t == GPUPROBE_HIST_SLOTS)
+				continue;
+			for (b = 0; b < GPUPROBE_HIST_BUCKETS; b++)
+				sum->count[t][b] += READ_ONCE(h->count[s][b]);
+		}
+	}
+	for (t = 0; t < GPUPROBE_HIST_SLOTS && !err; t++) {
+		if (sum->bdf[t] == GPUPROBE_BDF_NONE)
+			break;
+		err = gpuprobe_hist_fill_slot(skb, sum->bdf[t], sum->vector[t],
+					      sum->count[t]);
+	}
+	kfree(sum);
+	return err;
+}
