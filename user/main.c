@@ -46,7 +46,7 @@ static const struct subcommand subcommands[] = {
 		"  -o, --output FILE    trace file (default gpuprobe.trace)\n"
 		"  -s, --source SRC     auto (module if loaded, else tracefs), module or tracefs\n"
 		"  -D, --duration SEC   stop after SEC seconds\n"
-		"  -q, --quiet          no live status line\n"
+		"  -q, --quiet          no status line, no summary on stderr\n"
 		"\n"
 		"EXAMPLES\n"
 		"  gpuprobe-trace record -d 0000:00:06.0 -- python3 train.py\n"

@@ -157,7 +157,7 @@ static int parse_record_options(int argc, char **argv, struct record_options *o)
 	return -1;
 }
 
-static const struct trace_source *choose_source(enum source_choice choice)
+static const struct trace_source *choose_source(enum source_choice choice, bool quiet)
 {
 	char why[256], err[256];
 	int present;
@@ -175,7 +175,9 @@ static const struct trace_source *choose_source(enum source_choice choice)
 		errorf("--source module: %s", why);
 		return NULL;
 	}
-	fprintf(stderr, "%s: module source unavailable (%s); using tracefs\n", progname, why);
+	if (!quiet)
+		fprintf(stderr, "%s: module source unavailable (%s); using tracefs\n",
+			progname, why);
 	return &tracefs_source;
 }
 
@@ -229,7 +231,8 @@ static void show_status(struct recorder *r, uint64_t start_ns)
 	if (!r->status_line)
 		return;
 	r->src_ops->counters(r->src, &c);
-	fprintf(stderr, "\r%s: %.1f s, %llu events (%.0f/s), %llu lost   ", progname, secs,
+	if (!r->opts.quiet)
+		fprintf(stderr, "\r%s: %.1f s, %llu events (%.0f/s), %llu lost   ", progname, secs,
 		(unsigned long long)c.events, secs > 0 ? c.events / secs : 0.0,
 		(unsigned long long)c.lost);
 }
@@ -302,7 +305,8 @@ static int finish_recording(struct recorder *r)
 		r->write_errno = errno ? errno : EIO;
 	}
 	r->src_ops->counters(r->src, &c);
-	fprintf(stderr, "%s: %llu records (%llu lost) in %.2f s from %s to %s\n", progname,
+	if (!r->opts.quiet)
+		fprintf(stderr, "%s: %llu records (%llu lost) in %.2f s from %s to %s\n", progname,
 		(unsigned long long)records, (unsigned long long)c.lost,
 		(double)(stop_ns - r->info.start_ns) / 1e9, r->src_ops->name, r->opts.output);
 	return r->write_errno ? -1 : 0;
@@ -333,7 +337,7 @@ static int prepare(struct recorder *r)
 		errorf("no target: this machine has no PCI display-class device; pass -d BDF (lspci -D lists them)");
 		return -1;
 	}
-	r->src_ops = choose_source(o->source);
+	r->src_ops = choose_source(o->source, o->quiet);
 	if (!r->src_ops)
 		return -1;
 	fill_info(r, &r->info.targets);

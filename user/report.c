@@ -170,7 +170,7 @@ static void print_target(FILE *out, const struct agg *a, const struct agg_target
 			t->target_events);
 }
 
-static void print_text(FILE *out, const char *path, const struct agg *a)
+void report_print_text(FILE *out, const char *path, const struct agg *a)
 {
 	print_trace_summary(out, path, a);
 	for (unsigned int i = 0; i < a->ntargets; i++)
@@ -212,7 +212,7 @@ int report_file(const char *path, bool json, FILE *out)
 	if (json)
 		report_print_json(out, path, a);
 	else
-		print_text(out, path, a);
+		report_print_text(out, path, a);
 	ret = 0;
 out_close:
 	trace_reader_close(&r);

@@ -10,5 +10,6 @@
 #define REPORT_JSON_VERSION	1
 
 void report_print_json(FILE *out, const char *path, const struct agg *a);
+void report_print_text(FILE *out, const char *path, const struct agg *a);
 
 #endif /* GPUPROBE_REPORT_H */

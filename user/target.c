@@ -23,6 +23,8 @@ int bdf_parse(const char *s, uint32_t *bdf)
 	unsigned int domain = 0, bus, dev, fn;
 	char tail;
 
+	if (!*s || s[strspn(s, "0123456789abcdefABCDEF:.")])
+		return -1;
 	if (sscanf(s, "%x:%x:%x.%x%c", &domain, &bus, &dev, &fn, &tail) != 4) {
 		domain = 0;
 		if (sscanf(s, "%x:%x.%x%c", &bus, &dev, &fn, &tail) != 3)

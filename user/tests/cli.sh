@@ -1,0 +1,41 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Command-line behaviour that needs no tracing: help, errors, corrupt files.
+. "$(dirname "$0")/common.sh"
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+GEN="$(dirname "$0")/gentrace"
+
+for cmd in info record report export; do
+	out=$("$GPT" "$cmd" --help 2>&1)
+	check "$cmd --help exits 0 with EXAMPLES" \
+		sh -c '[ $? -eq 0 ] && printf "%s" "$1" | grep -q EXAMPLES' _ "$out"
+done
+"$GPT" frobnicate >/dev/null 2>&1
+check "unknown command exits 2" [ $? -eq 2 ]
+
+"$GEN" known "$T/known.trace"
+check "report on a known trace" sh -c '"$1" report "$2" >"$3/report.txt"' _ "$GPT" "$T/known.trace" "$T"
+check "report --json is valid JSON" sh -c \
+	'"$1" report "$2" --json | python3 -c "import json,sys; d=json.load(sys.stdin); assert d[\"targets\"][0][\"irq_count\"]==1012"' \
+	_ "$GPT" "$T/known.trace"
+
+out=$("$GPT" report "$T/missing.trace" 2>&1)
+rc=$?
+check "missing file: exit 1, says how to record" \
+	sh -c '[ "$1" -eq 1 ] && printf "%s" "$2" | grep -q "gpuprobe-trace record -o"' _ "$rc" "$out"
+
+size=$(stat -c %s "$T/known.trace")
+bad=0
+for cut in 1 17 239 240 300 415 416 430 457 $((size / 2)) $((size - 32)) $((size - 1)); do
+	head -c "$cut" "$T/known.trace" >"$T/cut.trace"
+	msg=$("$GPT" report "$T/cut.trace" 2>&1 >/dev/null)
+	rc=$?
+	if [ $rc -ne 1 ] || ! printf '%s' "$msg" | grep -q "offset"; then
+		echo "    cut at $cut: rc $rc: $msg"
+		bad=$((bad + 1))
+	fi
+done
+check "truncated files: exit 1 naming an offset (12 cuts)" [ $bad -eq 0 ]
+
+finish

@@ -1,0 +1,36 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Runs every user/ test suite and prints one final "N passed, N failed" line.
+cd "$(dirname "$0")" || exit 2
+total_pass=0
+total_fail=0
+
+run_suite() {
+	name=$1
+	shift
+	echo "== $name"
+	out=$("$@" 2>&1)
+	rc=$?
+	printf '%s\n' "$out" | grep -v '^[0-9]* passed, [0-9]* failed$'
+	summary=$(printf '%s\n' "$out" | grep '^[0-9]* passed, [0-9]* failed$' | tail -1)
+	if [ -z "$summary" ]; then
+		echo "FAIL $name: no summary line (exit $rc)"
+		total_fail=$((total_fail + 1))
+		return
+	fi
+	p=${summary%% passed*}
+	f=${summary#*passed, }
+	f=${f%% failed*}
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		f=1
+	fi
+	total_pass=$((total_pass + p))
+	total_fail=$((total_fail + f))
+}
+
+run_suite unit ./test_unit
+run_suite cli ./cli.sh
+run_suite native-tracefs ./native_tracefs.sh
+
+echo "$total_pass passed, $total_fail failed"
+[ "$total_fail" -eq 0 ]

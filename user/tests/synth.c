@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Synthetic traces for tests and the benchmark. */
+#include <string.h>
+
+#include "synth.h"
+#include "util.h"
+
+void synth_info(struct trace_info *info)
+{
+	struct target *t = &info->targets.t[0];
+
+	memset(info, 0, sizeof(*info));
+	info->format_version = TRACEFILE_VERSION;
+	info->record_version = GPUPROBE_RECORD_VERSION;
+	info->clock_id = 1;	/* CLOCK_MONOTONIC */
+	info->source = TRACE_SOURCE_SYNTHETIC;
+	info->start_ns = 1000000000ull;
+	info->start_realtime_ns = 1767225600000000000ull;
+	copy_string(info->host, sizeof(info->host), "synthetic-host");
+	copy_string(info->kernel_release, sizeof(info->kernel_release), "6.1.0-synthetic");
+	copy_string(info->tool_version, sizeof(info->tool_version), "test");
+	info->targets.count = 1;
+	t->bdf = SYNTH_GPU_BDF;
+	t->vendor = 0x10de;
+	t->device = 0x2335;
+	t->class = 0x030200;
+	bdf_format(t->bdf, t->name);
+	copy_string(t->driver, sizeof(t->driver), "nvidia");
+	t->nvec = SYNTH_NVEC;
+	for (uint32_t i = 0; i < SYNTH_NVEC; i++)
+		t->vec[i] = (struct target_vector){ i, SYNTH_IRQ_BASE + i, VECTOR_MSIX };
+}
+
+void synth_irq(struct gpuprobe_rec_irq *r, uint64_t ts, uint16_t cpu, uint32_t vector,
+	       uint64_t duration, bool handled)
+{
+	*r = (struct gpuprobe_rec_irq){
+		.hdr = { .type = GPUPROBE_EV_IRQ, .size = sizeof(*r), .cpu = cpu,
+			 .flags = handled ? GPUPROBE_IRQ_HANDLED : 0, .ts_ns = ts },
+		.bdf = SYNTH_GPU_BDF, .irq = SYNTH_IRQ_BASE + vector, .vector = vector,
+		.duration_ns = duration,
+	};
+}
+
+void synth_dma(struct gpuprobe_rec_dma *r, uint64_t ts, uint16_t op, uint64_t bytes,
+	       uint32_t nents, uint64_t duration)
+{
+	*r = (struct gpuprobe_rec_dma){
+		.hdr = { .type = GPUPROBE_EV_DMA, .size = sizeof(*r), .ts_ns = ts },
+		.bdf = SYNTH_GPU_BDF, .op = op, .bytes = bytes, .nents = nents,
+		.dma_addr = 0x100000000ull, .duration_ns = duration,
+	};
+}
+
+void synth_iommu(struct gpuprobe_rec_iommu *r, uint64_t ts, uint32_t bdf, uint32_t op,
+		 uint64_t size, uint64_t duration)
+{
+	*r = (struct gpuprobe_rec_iommu){
+		.hdr = { .type = GPUPROBE_EV_IOMMU, .size = sizeof(*r), .ts_ns = ts },
+		.bdf = bdf, .op = op, .iova = 0xfff00000ull, .paddr = 0x2000000ull,
+		.size = size, .duration_ns = duration,
+	};
+}
+
+void synth_irq_count(struct tracefile_rec_irq_count *r, uint64_t ts, uint32_t irq,
+		     uint32_t phase, uint64_t count)
+{
+	*r = (struct tracefile_rec_irq_count){
+		.hdr = { .type = TRACEFILE_REC_IRQ_COUNT, .size = sizeof(*r), .ts_ns = ts },
+		.bdf = SYNTH_GPU_BDF, .irq = irq, .phase = phase, .count = count,
+	};
+}
+
+static int put_irqs(struct trace_writer *w)
+{
+	struct gpuprobe_rec_irq r;
+	int err = 0;
+
+	/* vector 0: durations 1..1000 ns, all handled, inside the count window */
+	for (uint64_t i = 0; i < 1000; i++) {
+		synth_irq(&r, 1000001000ull + i * 1000, (uint16_t)(i % 2), 0, i + 1, true);
+		err |= trace_writer_put(w, &r.hdr);
+	}
+	/* vector 1: 10 in the window (5 handled), one before it, one after it */
+	for (uint64_t i = 0; i < 10; i++) {
+		synth_irq(&r, 1000500000ull + i, 0, 1, 5000, i % 2 == 0);
+		err |= trace_writer_put(w, &r.hdr);
+	}
+	synth_irq(&r, 1000000050ull, 1, 1, 5000, false);
+	err |= trace_writer_put(w, &r.hdr);
+	return err;
+}
+
+static int put_dma_iommu(struct trace_writer *w)
+{
+	struct gpuprobe_rec_iommu io;
+	struct gpuprobe_rec_dma d;
+	int err = 0;
+
+	for (int i = 0; i < 7; i++) {
+		synth_dma(&d, 1001000000ull + i, GPUPROBE_DMA_MAP_SG, 12288, 3, 2000);
+		err |= trace_writer_put(w, &d.hdr);
+		synth_dma(&d, 1001100000ull + i, GPUPROBE_DMA_UNMAP_SG, 12288, 3, 1000);
+		err |= trace_writer_put(w, &d.hdr);
+	}
+	synth_dma(&d, 1001200000ull, GPUPROBE_DMA_MAP_PAGE, 4096, 1, 500);
+	err |= trace_writer_put(w, &d.hdr);
+	for (int i = 0; i < 4; i++) {
+		synth_iommu(&io, 1001300000ull + i, SYNTH_GPU_BDF, GPUPROBE_IOMMU_MAP, 8192, 100);
+		err |= trace_writer_put(w, &io.hdr);
+		synth_iommu(&io, 1001400000ull + i, SYNTH_GPU_BDF, GPUPROBE_IOMMU_UNMAP, 8192, 50);
+		err |= trace_writer_put(w, &io.hdr);
+	}
+	synth_iommu(&io, 1001500000ull, SYNTH_GPU_BDF, GPUPROBE_IOMMU_FAULT, 0, 0);
+	err |= trace_writer_put(w, &io.hdr);
+	for (int i = 0; i < 2; i++) {
+		synth_iommu(&io, 1001600000ull + i, GPUPROBE_BDF_NONE, GPUPROBE_IOMMU_MAP, 4096, 80);
+		err |= trace_writer_put(w, &io.hdr);
+	}
+	return err;
+}
+
+static int put_misc(struct trace_writer *w)
+{
+	struct gpuprobe_rec_swiotlb sw = {
+		.hdr = { .type = GPUPROBE_EV_SWIOTLB, .size = sizeof(sw), .ts_ns = 1001700000ull },
+		.bdf = SYNTH_GPU_BDF, .dir = 1, .bytes = 512,
+	};
+	struct gpuprobe_rec_lost lost = {
+		.hdr = { .type = GPUPROBE_EV_LOST, .size = sizeof(lost), .ts_ns = 1001800000ull },
+	};
+	struct gpuprobe_rec_sched s = {
+		.hdr = { .size = sizeof(s), .ts_ns = 1001900000ull }, .pid = 4242, .tgid = 4242,
+	};
+	struct gpuprobe_rec_target t = {
+		.hdr = { .type = GPUPROBE_EV_TARGET, .size = sizeof(t), .ts_ns = 1000000010ull },
+		.bdf = SYNTH_GPU_BDF, .event = GPUPROBE_TARGET_ADDED, .nvec = SYNTH_NVEC,
+	};
+	uint64_t unknown[3] = { 0 };
+	struct gpuprobe_rec_hdr uh = { .type = 0x7777, .size = 24, .ts_ns = 1001950000ull };
+	int err = 0;
+
+	for (int i = 0; i < 2; i++)
+		err |= trace_writer_put(w, &sw.hdr);
+	lost.count = 3;
+	err |= trace_writer_put(w, &lost.hdr);
+	lost.count = 4;
+	err |= trace_writer_put(w, &lost.hdr);
+	s.hdr.type = GPUPROBE_EV_WAKEUP;
+	for (int i = 0; i < 5; i++)
+		err |= trace_writer_put(w, &s.hdr);
+	s.hdr.type = GPUPROBE_EV_SWITCH;
+	for (int i = 0; i < 6; i++)
+		err |= trace_writer_put(w, &s.hdr);
+	err |= trace_writer_put(w, &t.hdr);
+	memcpy(unknown, &uh, sizeof(uh));
+	err |= trace_writer_put(w, (const struct gpuprobe_rec_hdr *)unknown);
+	return err;
+}
+
+int synth_write_known(const char *path)
+{
+	static struct trace_info info;
+	struct tracefile_rec_irq_count c;
+	struct gpuprobe_rec_irq late;
+	struct trace_writer w;
+	int err = 0;
+
+	synth_info(&info);
+	if (trace_writer_open(&w, path, &info))
+		return -1;
+	synth_irq_count(&c, 1000000100ull, 100, IRQ_COUNT_START, 5000);
+	err |= trace_writer_put(&w, &c.hdr);
+	synth_irq_count(&c, 1000000100ull, 101, IRQ_COUNT_START, 70);
+	err |= trace_writer_put(&w, &c.hdr);
+	err |= put_irqs(&w) | put_dma_iommu(&w) | put_misc(&w);
+	synth_irq_count(&c, 1002000000ull, 100, IRQ_COUNT_STOP, 6000);
+	err |= trace_writer_put(&w, &c.hdr);
+	synth_irq_count(&c, 1002000000ull, 101, IRQ_COUNT_STOP, 80);
+	err |= trace_writer_put(&w, &c.hdr);
+	synth_irq(&late, 1002000500ull, 0, 1, 5000, false);
+	err |= trace_writer_put(&w, &late.hdr);
+	err |= trace_writer_finish(&w, 1003000000ull, 0);
+	return err ? -1 : 0;
+}
+
+static uint32_t xorshift32(uint32_t *state)
+{
+	uint32_t x = *state;
+
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	return *state = x;
+}
+
+static int put_mixed_record(struct trace_writer *w, uint64_t ts, uint32_t *rng)
+{
+	uint32_t r = xorshift32(rng), pick = r % 100;
+	struct gpuprobe_rec_iommu io;
+	struct gpuprobe_rec_dma d;
+	struct gpuprobe_rec_irq q;
+
+	if (pick < 90) {
+		synth_irq(&q, ts, (uint16_t)(r >> 8 & 1), (r >> 9) % SYNTH_NVEC,
+			  800 + (xorshift32(rng) % 16384), true);
+		return trace_writer_put(w, &q.hdr);
+	}
+	if (pick < 96) {
+		synth_dma(&d, ts, (uint16_t)(GPUPROBE_DMA_MAP_SG + (r >> 8 & 1)),
+			  4096ull << (r >> 10 & 7), 1 + (r >> 13 & 15), 500 + (r >> 17 & 4095));
+		return trace_writer_put(w, &d.hdr);
+	}
+	synth_iommu(&io, ts, SYNTH_GPU_BDF, GPUPROBE_IOMMU_MAP + (r >> 8 & 1), 4096, 100 + (r >> 9 & 511));
+	return trace_writer_put(w, &io.hdr);
+}
+
+int synth_write_mix(const char *path, uint64_t n, uint32_t seed)
+{
+	static struct trace_info info;
+	struct trace_writer w;
+	uint32_t rng = seed ? seed : 1;
+	uint64_t ts = 1000000000ull;
+	int err = 0;
+
+	synth_info(&info);
+	if (trace_writer_open(&w, path, &info))
+		return -1;
+	for (uint64_t i = 0; i < n && !err; i++) {
+		ts += 1 + xorshift32(&rng) % 20000;
+		err |= put_mixed_record(&w, ts, &rng);
+	}
+	err |= trace_writer_finish(&w, ts + 1, 0);
+	return err ? -1 : 0;
+}

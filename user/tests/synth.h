@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Synthetic traces for tests and the benchmark. */
+#ifndef GPUPROBE_SYNTH_H
+#define GPUPROBE_SYNTH_H
+
+#include <stdint.h>
+
+#include "tracefile.h"
+
+#define SYNTH_GPU_BDF	GPUPROBE_BDF(0, 0x01, 0x00)	/* 0000:01:00.0 */
+#define SYNTH_NVEC	8
+#define SYNTH_IRQ_BASE	100
+
+/* Header: one NVIDIA H200-like target with SYNTH_NVEC MSI-X vectors. */
+void synth_info(struct trace_info *info);
+
+void synth_irq(struct gpuprobe_rec_irq *r, uint64_t ts, uint16_t cpu, uint32_t vector,
+	       uint64_t duration, bool handled);
+void synth_dma(struct gpuprobe_rec_dma *r, uint64_t ts, uint16_t op, uint64_t bytes,
+	       uint32_t nents, uint64_t duration);
+void synth_iommu(struct gpuprobe_rec_iommu *r, uint64_t ts, uint32_t bdf, uint32_t op,
+		 uint64_t size, uint64_t duration);
+void synth_irq_count(struct tracefile_rec_irq_count *r, uint64_t ts, uint32_t irq,
+		     uint32_t phase, uint64_t count);
+
+/*
+ * The report test's trace, whose exact totals are listed in
+ * tests/test_unit.c (test_report_maths).  Returns 0 on success.
+ */
+int synth_write_known(const char *path);
+
+/* n records in a realistic mix (irq-heavy), for fuzzing and benchmarks. */
+int synth_write_mix(const char *path, uint64_t n, uint32_t seed);
+
+#endif /* GPUPROBE_SYNTH_H */

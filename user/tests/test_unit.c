@@ -1,0 +1,416 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host unit tests: record codec, histogram maths, report maths on a trace
+ * with known totals, JSON validity, corrupt-file handling and fuzzing.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "agg.h"
+#include "cmds.h"
+#include "hist.h"
+#include "json.h"
+#include "report.h"
+#include "synth.h"
+#include "testlib.h"
+#include "tests.h"
+#include "util.h"
+
+/* report.c wants it; the tests never print usage. */
+void usage_of(const char *cmd, FILE *out)
+{
+	(void)cmd;
+	(void)out;
+}
+
+/* Read path fully into a fresh agg; NULL (and err filled) on reader error. */
+struct agg *load_agg(const char *path, struct trace_info *info, char *err, size_t errlen)
+{
+	const struct gpuprobe_rec_hdr *rec;
+	struct trace_reader r;
+	struct agg *a;
+	int n;
+
+	if (trace_reader_open(&r, path, info)) {
+		snprintf(err, errlen, "%s", r.error);
+		trace_reader_close(&r);
+		return NULL;
+	}
+	a = agg_new(info);
+	while ((n = trace_reader_next(&r, &rec)) > 0)
+		agg_add(a, rec);
+	if (n < 0) {
+		snprintf(err, errlen, "%s", r.error);
+		agg_free(a);
+		trace_reader_close(&r);
+		return NULL;
+	}
+	agg_finish(a, &r);
+	trace_reader_close(&r);
+	return a;
+}
+
+/* ---- histogram maths ---- */
+
+static void test_hist_small_values_exact(void)
+{
+	static struct hist h;
+
+	hist_init(&h);
+	for (uint64_t v = 1; v <= 100; v++)
+		hist_add(&h, v);
+	CHECK_EQ_U64(h.count, 100);
+	CHECK_EQ_U64(h.min, 1);
+	CHECK_EQ_U64(h.max, 100);
+	CHECK_EQ_U64(hist_mean(&h), 50);	/* 5050 / 100 */
+	CHECK_EQ_U64(hist_percentile(&h, 50), 50);
+	CHECK_EQ_U64(hist_percentile(&h, 99), 99);
+	CHECK_EQ_U64(hist_percentile(&h, 100), 100);
+	CHECK_EQ_U64(hist_percentile(&h, 1), 1);
+}
+
+static void test_hist_bucket_edges(void)
+{
+	static struct hist h;
+
+	/* 1..1000: p50 = 500 (a bucket edge), p99 = 990 -> bucket [984, 992) */
+	hist_init(&h);
+	for (uint64_t v = 1; v <= 1000; v++)
+		hist_add(&h, v);
+	CHECK_EQ_U64(hist_percentile(&h, 50), 500);
+	CHECK_EQ_U64(hist_percentile(&h, 99), 984);
+	CHECK_EQ_U64(hist_percentile(&h, 90), 896);	/* 900 -> [896, 904) */
+	/* one value: every percentile is that value (clamped to min/max) */
+	hist_init(&h);
+	hist_add(&h, 12345);
+	CHECK_EQ_U64(hist_percentile(&h, 50), 12345);
+	CHECK_EQ_U64(hist_percentile(&h, 99), 12345);
+	/* empty */
+	hist_init(&h);
+	CHECK_EQ_U64(hist_percentile(&h, 50), 0);
+}
+
+static void test_hist_relative_error(void)
+{
+	uint32_t x = 12345;
+
+	for (int i = 0; i < 100000; i++) {
+		uint64_t v, low, next;
+		unsigned int idx;
+
+		x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+		v = ((uint64_t)x << (i % 32)) | (i & 7);
+		idx = hist_index(v);
+		low = hist_bucket_low(idx);
+		next = idx + 1 < HIST_BUCKETS ? hist_bucket_low(idx + 1) : UINT64_MAX;
+		CHECK(idx < HIST_BUCKETS, "index %u out of range for %llu", idx, (unsigned long long)v);
+		CHECK(low <= v && v < next, "%llu not in bucket [%llu, %llu)",
+		      (unsigned long long)v, (unsigned long long)low, (unsigned long long)next);
+		CHECK((v - low) * 64 <= v, "relative error over 1/64 for %llu", (unsigned long long)v);
+		if (test_failed_checks)
+			return;
+	}
+	CHECK_EQ_U64(hist_index(UINT64_MAX), HIST_BUCKETS - 1);
+}
+
+static void test_hist_log2_slots(void)
+{
+	uint64_t slots[HIST_LOG2_SLOTS];
+	static struct hist h;
+
+	hist_init(&h);
+	hist_add(&h, 0);
+	hist_add(&h, 1);
+	hist_add(&h, 2);
+	hist_add(&h, 3);
+	hist_add(&h, 1024);
+	hist_add(&h, 2047);
+	hist_add(&h, 1ull << 40);
+	hist_log2(&h, slots);
+	CHECK_EQ_U64(slots[0], 2);	/* 0 and 1, as bcc */
+	CHECK_EQ_U64(slots[1], 2);	/* 2..3 */
+	CHECK_EQ_U64(slots[10], 2);	/* 1024..2047 */
+	CHECK_EQ_U64(slots[40], 1);
+	CHECK_EQ_U64(slots[11], 0);
+}
+
+static void test_hist_merge(void)
+{
+	static struct hist a, b;
+
+	hist_init(&a);
+	hist_init(&b);
+	for (uint64_t v = 1; v <= 50; v++)
+		hist_add(&a, v);
+	for (uint64_t v = 51; v <= 100; v++)
+		hist_add(&b, v);
+	hist_merge(&a, &b);
+	CHECK_EQ_U64(a.count, 100);
+	CHECK_EQ_U64(a.min, 1);
+	CHECK_EQ_U64(a.max, 100);
+	CHECK_EQ_U64(hist_percentile(&a, 50), 50);
+}
+
+/* ---- codec ---- */
+
+static void test_codec_round_trip(void)
+{
+	const char *path = test_tmp_path("codec.trace");
+	static struct trace_info in, out;
+	struct gpuprobe_rec_irq irq;
+	struct gpuprobe_rec_dma dma;
+	const struct gpuprobe_rec_hdr *rec;
+	struct trace_writer w;
+	struct trace_reader r;
+
+	synth_info(&in);
+	in.targets.count = 2;
+	in.targets.t[1] = in.targets.t[0];
+	in.targets.t[1].bdf = GPUPROBE_BDF(1, 0x41, 0x08);
+	in.targets.t[1].nvec = 1;
+	copy_string(in.targets.t[1].driver, sizeof(in.targets.t[1].driver), "");
+	synth_irq(&irq, 1234567, 3, 5, 4321, true);
+	synth_dma(&dma, 7654321, GPUPROBE_DMA_MAP_SG, 1 << 20, 17, 999);
+	CHECK(trace_writer_open(&w, path, &in) == 0, "cannot write %s", path);
+	CHECK(trace_writer_put(&w, &irq.hdr) == 0, "put irq");
+	CHECK(trace_writer_put(&w, &dma.hdr) == 0, "put dma");
+	CHECK(trace_writer_finish(&w, 9999999, 7) == 0, "finish");
+
+	CHECK(trace_reader_open(&r, path, &out) == 0, "open: %s", r.error);
+	CHECK(!strcmp(out.host, "synthetic-host") && !strcmp(out.kernel_release, "6.1.0-synthetic"),
+	      "strings differ");
+	CHECK_EQ_U64(out.start_ns, in.start_ns);
+	CHECK_EQ_U64(out.source, TRACE_SOURCE_SYNTHETIC);
+	CHECK_EQ_U64(out.targets.count, 2);
+	CHECK_EQ_U64(out.targets.t[0].nvec, SYNTH_NVEC);
+	CHECK_EQ_U64(out.targets.t[0].vec[7].irq, SYNTH_IRQ_BASE + 7);
+	CHECK(!strcmp(out.targets.t[0].driver, "nvidia"), "driver");
+	CHECK(!strcmp(out.targets.t[1].name, "0001:41:01.0"), "bdf %s", out.targets.t[1].name);
+	CHECK(trace_reader_next(&r, &rec) == 1 && !memcmp(rec, &irq, sizeof(irq)), "irq differs");
+	CHECK(trace_reader_next(&r, &rec) == 1 && !memcmp(rec, &dma, sizeof(dma)), "dma differs");
+	CHECK(trace_reader_next(&r, &rec) == 0, "clean end: %s", r.error);
+	CHECK(r.seen_end && r.end.exit_status == 7 && r.end.hdr.ts_ns == 9999999, "end record");
+	trace_reader_close(&r);
+	unlink(path);
+}
+
+static void test_bdf_parse_format(void)
+{
+	char name[BDF_STRLEN];
+	uint32_t bdf;
+
+	CHECK(bdf_parse("0000:00:06.0", &bdf) == 0 && bdf == GPUPROBE_BDF(0, 0, 0x30), "full form");
+	CHECK(bdf_parse("41:00.1", &bdf) == 0 && bdf == GPUPROBE_BDF(0, 0x41, 1), "short form");
+	CHECK(bdf_parse("0000:00:20.0", &bdf) < 0, "device 0x20 accepted");
+	CHECK(bdf_parse("virtio1", &bdf) < 0, "name accepted");
+	CHECK(bdf_parse("0000:00:06.0x", &bdf) < 0, "trailing junk accepted");
+	bdf_format(GPUPROBE_BDF(0x10, 0xaf, (0x1f << 3) | 7), name);
+	CHECK(!strcmp(name, "0010:af:1f.7"), "format %s", name);
+}
+
+/* ---- report maths on the known trace (totals listed in synth.c) ---- */
+
+static void check_known_vectors(const struct agg *a)
+{
+	const struct agg_vector *v0 = NULL, *v1 = NULL;
+
+	for (unsigned int i = 0; i < a->nvectors; i++) {
+		if (a->vectors[i].irq == 100)
+			v0 = &a->vectors[i];
+		if (a->vectors[i].irq == 101)
+			v1 = &a->vectors[i];
+	}
+	CHECK(v0 && v1, "vectors 0 and 1 missing");
+	if (!v0 || !v1)
+		return;
+	CHECK_EQ_U64(v0->count, 1000);
+	CHECK_EQ_U64(v0->handled, 1000);
+	CHECK_EQ_U64(v0->in_window, 1000);
+	CHECK_EQ_U64(v0->kstop - v0->kstart, 1000);
+	CHECK_EQ_U64(hist_percentile(v0->handler_ns, 50), 500);
+	CHECK_EQ_U64(hist_percentile(v0->handler_ns, 99), 984);
+	CHECK_EQ_U64(v0->handler_ns->max, 1000);
+	CHECK_EQ_U64(v1->count, 12);
+	CHECK_EQ_U64(v1->handled, 5);
+	CHECK_EQ_U64(v1->in_window, 10);
+	CHECK_EQ_U64(v1->kstop - v1->kstart, 10);
+	CHECK_EQ_U64(v1->index, 1);
+	CHECK(v1->in_header && (v1->flags & VECTOR_MSIX), "vector 1 header data");
+}
+
+static void check_known_target(const struct agg *a)
+{
+	const struct agg_target *gpu = NULL, *none = NULL;
+
+	for (unsigned int i = 0; i < a->ntargets; i++) {
+		if (a->targets[i].bdf == SYNTH_GPU_BDF)
+			gpu = &a->targets[i];
+		if (a->targets[i].bdf == GPUPROBE_BDF_NONE)
+			none = &a->targets[i];
+	}
+	CHECK(gpu && none, "targets missing");
+	if (!gpu || !none)
+		return;
+	CHECK_EQ_U64(gpu->irq_count, 1012);
+	CHECK(gpu->dma[GPUPROBE_DMA_MAP_SG] && gpu->dma[GPUPROBE_DMA_UNMAP_SG] &&
+	      gpu->dma[GPUPROBE_DMA_MAP_PAGE], "dma ops missing");
+	if (!gpu->dma[GPUPROBE_DMA_MAP_SG] || !gpu->dma[GPUPROBE_DMA_MAP_PAGE])
+		return;
+	CHECK_EQ_U64(gpu->dma[GPUPROBE_DMA_MAP_SG]->calls, 7);
+	CHECK_EQ_U64(gpu->dma[GPUPROBE_DMA_MAP_SG]->bytes, 7 * 12288);
+	CHECK_EQ_U64(gpu->dma[GPUPROBE_DMA_MAP_SG]->segments, 21);
+	CHECK_EQ_U64(hist_percentile(&gpu->dma[GPUPROBE_DMA_MAP_SG]->latency_ns, 50), 2000);
+	CHECK_EQ_U64(gpu->dma[GPUPROBE_DMA_MAP_PAGE]->bytes, 4096);
+	CHECK_EQ_U64(gpu->iommu[GPUPROBE_IOMMU_MAP].count, 4);
+	CHECK_EQ_U64(gpu->iommu[GPUPROBE_IOMMU_MAP].bytes, 4 * 8192);
+	CHECK_EQ_U64(gpu->iommu[GPUPROBE_IOMMU_MAP].time_ns->sum, 400);
+	CHECK_EQ_U64(gpu->iommu[GPUPROBE_IOMMU_UNMAP].time_ns->sum, 200);
+	CHECK_EQ_U64(gpu->iommu[GPUPROBE_IOMMU_FAULT].count, 1);
+	CHECK_EQ_U64(none->iommu[GPUPROBE_IOMMU_MAP].count, 2);
+	CHECK_EQ_U64(gpu->swiotlb_bounces, 2);
+	CHECK_EQ_U64(gpu->swiotlb_bytes, 1024);
+	CHECK_EQ_U64(gpu->target_events, 1);
+}
+
+static void test_report_maths(void)
+{
+	const char *path = test_tmp_path("known.trace");
+	static struct trace_info info;
+	char err[512] = "";
+	struct agg *a;
+
+	CHECK(synth_write_known(path) == 0, "cannot write %s", path);
+	a = load_agg(path, &info, err, sizeof(err));
+	CHECK(a, "load: %s", err);
+	if (!a)
+		return;
+	/* 4 irq counts + 1012 irq + 15 dma + 11 iommu + 2 swiotlb + 2 lost + 11 sched + 1 target */
+	CHECK_EQ_U64(a->records, 1058);
+	CHECK_EQ_U64(a->unknown_records, 1);
+	CHECK_EQ_U64(a->lost, 7);
+	CHECK_EQ_U64(a->lost_reports, 2);
+	CHECK_EQ_U64(a->wakeups, 5);
+	CHECK_EQ_U64(a->switches, 6);
+	CHECK_EQ_U64(a->overflow, 0);
+	CHECK(a->complete && a->exit_status == 0, "end record");
+	CHECK(agg_duration_s(a) > 0.0029999 && agg_duration_s(a) < 0.0030001,
+	      "duration %f", agg_duration_s(a));
+	check_known_vectors(a);
+	check_known_target(a);
+	agg_free(a);
+	unlink(path);
+}
+
+/* ---- JSON ---- */
+
+static int python_check(const char *json_path, const char *assertions)
+{
+	char cmd[2048];
+
+	snprintf(cmd, sizeof(cmd),
+		 "python3 -c 'import json,sys\nd=json.load(open(sys.argv[1]))\n%s' %s",
+		 assertions, json_path);
+	return system(cmd);
+}
+
+static void test_report_json_valid(void)
+{
+	const char *trace = test_tmp_path("json.trace"), *json = test_tmp_path("report.json");
+	FILE *out;
+
+	CHECK(synth_write_known(trace) == 0, "cannot write %s", trace);
+	out = fopen(json, "w");
+	CHECK(out && report_file(trace, true, out) == 0, "report --json failed");
+	if (out)
+		fclose(out);
+	CHECK(python_check(json,
+		"t=d[\"targets\"][0]\n"
+		"assert d[\"schema\"]==\"gpuprobe-report\" and d[\"version\"]==1\n"
+		"assert t[\"bdf\"]==\"0000:01:00.0\" and t[\"irq_count\"]==1012, t[\"irq_count\"]\n"
+		"v=[x for x in t[\"vectors\"] if x[\"irq\"]==101][0]\n"
+		"assert v[\"kernel_count\"][\"delta\"]==10 and v[\"kernel_count\"][\"match\"]\n"
+		"assert t[\"vectors\"][0][\"handler_ns\"][\"p99\"]==984\n"
+		"assert sum(b[\"count\"] for b in t[\"vectors\"][0][\"handler_ns\"][\"log2\"])==1000\n"
+		"assert d[\"drops\"][\"lost\"]==7 and d[\"trace\"][\"complete\"]\n"
+		"assert t[\"iommu\"][\"faults\"]==1 and t[\"swiotlb\"][\"bytes\"]==1024") == 0,
+	      "python3 rejected %s", json);
+	unlink(trace);
+	unlink(json);
+}
+
+static void test_json_escaping(void)
+{
+	const char *path = test_tmp_path("escape.json");
+	FILE *f = fopen(path, "w");
+	struct json j;
+
+	CHECK(f != NULL, "open %s", path);
+	if (!f)
+		return;
+	json_init(&j, f, false);
+	json_object_begin(&j);
+	json_kv_string(&j, "quote\"back\\slash", "tab\tnl\nctl\x01 high\xff");
+	json_key(&j, "empty_array");
+	json_array_begin(&j);
+	json_array_end(&j);
+	json_key(&j, "nested");
+	json_array_begin(&j);
+	json_object_begin(&j);
+	json_object_end(&j);
+	json_u64(&j, UINT64_MAX);
+	json_double(&j, 1.0 / 0.0);
+	json_array_end(&j);
+	json_object_end(&j);
+	fclose(f);
+	CHECK(python_check(path,
+		"assert d[\"quote\\\"back\\\\slash\"].startswith(\"tab\\tnl\\nctl\\x01\")\n"
+		"assert d[\"nested\"]==[{}, 18446744073709551615, None] and d[\"empty_array\"]==[]") == 0,
+	      "python3 rejected %s", path);
+	unlink(path);
+}
+
+static void test_report_text_runs(void)
+{
+	const char *trace = test_tmp_path("text.trace");
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+
+	CHECK(synth_write_known(trace) == 0, "cannot write %s", trace);
+	CHECK(report_file(trace, false, out) == 0, "text report failed");
+	fclose(out);
+	CHECK(buf && strstr(buf, "vector 1 (irq 101, MSI-X): 12 irqs"), "vector line missing:\n%s", buf);
+	CHECK(buf && strstr(buf, "kernel counted 10 (/proc/interrupts delta), trace holds 10 in the same window: match"),
+	      "kernel count line missing");
+	CHECK(buf && strstr(buf, "512 -> 1023"), "log2 histogram missing");
+	free(buf);
+	unlink(trace);
+}
+
+int main(void)
+{
+	static const struct test_case cases[] = {
+		{ "hist: values below 64 are exact", test_hist_small_values_exact },
+		{ "hist: percentiles at bucket edges", test_hist_bucket_edges },
+		{ "hist: relative error below 1/64", test_hist_relative_error },
+		{ "hist: log2 slots as bcc", test_hist_log2_slots },
+		{ "hist: merge", test_hist_merge },
+		{ "codec: write/read round trip", test_codec_round_trip },
+		{ "target: BDF parse and format", test_bdf_parse_format },
+		{ "report: exact totals on a known trace", test_report_maths },
+		{ "report: --json parses and holds the totals", test_report_json_valid },
+		{ "report: text output", test_report_text_runs },
+		{ "json: escaping and nesting", test_json_escaping },
+		{ "reader: bad magic", test_reader_rejects_bad_magic },
+		{ "reader: truncation names the offset", test_reader_names_truncation_offset },
+		{ "reader: bad record sizes", test_reader_rejects_bad_sizes },
+		{ "reader: data after the end record", test_reader_rejects_trailing_data },
+		{ "reader: fuzzed flips and truncations", test_fuzz_flips_and_truncations },
+	};
+	int passed = 0, failed;
+
+	failed = run_tests(cases, (int)(sizeof(cases) / sizeof(cases[0])), &passed);
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}

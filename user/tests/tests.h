@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Shared between the unit test files. */
+#ifndef GPUPROBE_TESTS_H
+#define GPUPROBE_TESTS_H
+
+#include <stddef.h>
+
+#include "agg.h"
+
+struct agg *load_agg(const char *path, struct trace_info *info, char *err, size_t errlen);
+
+void test_reader_rejects_bad_magic(void);
+void test_reader_names_truncation_offset(void);
+void test_reader_rejects_bad_sizes(void);
+void test_reader_rejects_trailing_data(void);
+void test_fuzz_flips_and_truncations(void);
+
+#endif /* GPUPROBE_TESTS_H */
