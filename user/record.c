@@ -306,9 +306,10 @@ static int finish_recording(struct recorder *r)
 	}
 	r->src_ops->counters(r->src, &c);
 	if (!r->opts.quiet)
-		fprintf(stderr, "%s: %llu records (%llu lost) in %.2f s from %s to %s\n", progname,
-		(unsigned long long)records, (unsigned long long)c.lost,
-		(double)(stop_ns - r->info.start_ns) / 1e9, r->src_ops->name, r->opts.output);
+		fprintf(stderr, "%s: %llu records (%llu lost) in %.2f s from %s to %s\n",
+			progname, (unsigned long long)records, (unsigned long long)c.lost,
+			(double)(stop_ns - r->info.start_ns) / 1e9, r->src_ops->name,
+			r->opts.output);
 	return r->write_errno ? -1 : 0;
 }
 

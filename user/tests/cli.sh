@@ -20,6 +20,22 @@ check "report --json is valid JSON" sh -c \
 	'"$1" report "$2" --json | python3 -c "import json,sys; d=json.load(sys.stdin); assert d[\"targets\"][0][\"irq_count\"]==1012"' \
 	_ "$GPT" "$T/known.trace"
 
+check "export --perfetto: valid JSON, 2 slices per irq, DMA and IOMMU spans" sh -c \
+	'"$1" export "$2" --perfetto "$3/p.json" && python3 -c "
+import json,sys
+ev = json.load(open(sys.argv[1]))[\"traceEvents\"]
+x = lambda c: sum(1 for e in ev if e[\"ph\"] == \"X\" and e[\"cat\"] == c)
+assert (x(\"irq\"), x(\"dma\"), x(\"iommu\")) == (2 * 1012, 15, 11), (x(\"irq\"), x(\"dma\"), x(\"iommu\"))
+names = {e[\"args\"][\"name\"] for e in ev if e[\"ph\"] == \"M\" and e[\"name\"] == \"thread_name\"}
+assert {\"CPU 0\", \"CPU 1\", \"vector 0\", \"vector 1\", \"DMA\", \"IOMMU\"} <= names, names
+" "$3/p.json"' _ "$GPT" "$T/known.trace" "$T"
+check "export --csv: header + one row per record" sh -c \
+	'"$1" export "$2" --csv "$3/r.csv" && [ "$(wc -l <"$3/r.csv")" -eq 1059 ] &&
+	 [ "$(grep -c "^irq," "$3/r.csv")" -eq 1012 ]' _ "$GPT" "$T/known.trace" "$T"
+head -c 1000 "$T/known.trace" >"$T/short.trace"
+"$GPT" export "$T/short.trace" --csv "$T/short.csv" 2>/dev/null
+check "export of a truncated file: exit 1, no partial output" sh -c "[ $? -eq 1 ] && [ ! -e '$T/short.csv' ]"
+
 out=$("$GPT" report "$T/missing.trace" 2>&1)
 rc=$?
 check "missing file: exit 1, says how to record" \
