@@ -24,6 +24,7 @@
 
 #define EVENT_SOCKET_BUFFER	(16 << 20)
 #define DRAIN_QUIET_MS		250
+#define REPLY_TIMEOUT_MS	5000
 
 struct nl_conn {
 	struct nl_sock *sock;
@@ -96,6 +97,13 @@ static int valid_cb(struct nl_msg *msg, void *arg)
 	return req->on_msg ? req->on_msg(msg, req->arg) : NL_OK;
 }
 
+static int skip_seq_check(struct nl_msg *msg, void *arg)
+{
+	(void)msg;
+	(void)arg;
+	return NL_OK;
+}
+
 static int ack_cb(struct nl_msg *msg, void *arg)
 {
 	(void)msg;
@@ -141,6 +149,13 @@ static void explain_error(const struct request *req, uint8_t cmd, char *err, siz
 			 strerror(-req->error), hint);
 }
 
+static int wait_readable(struct nl_sock *sock, int timeout_ms)
+{
+	struct pollfd pfd = { .fd = nl_socket_get_fd(sock), .events = POLLIN };
+
+	return poll(&pfd, 1, timeout_ms);
+}
+
 /* Send one do-request; put_attrs adds attributes, parse reads the reply. */
 static int nl_do(struct nl_conn *c, uint8_t cmd,
 		 int (*put_attrs)(struct nl_msg *msg, const void *arg), const void *put_arg,
@@ -160,6 +175,8 @@ static int nl_do(struct nl_conn *c, uint8_t cmd,
 		snprintf(err, errlen, "netlink message for command %u does not fit", cmd);
 		goto out;
 	}
+	/* Replies are matched by ack, and unicast records carry seq 0. */
+	nl_cb_set(cb, NL_CB_SEQ_CHECK, NL_CB_CUSTOM, skip_seq_check, NULL);
 	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, valid_cb, req);
 	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, ack_cb, req);
 	nl_cb_err(cb, NL_CB_CUSTOM, error_cb, req);
@@ -168,8 +185,13 @@ static int nl_do(struct nl_conn *c, uint8_t cmd,
 		snprintf(err, errlen, "cannot send netlink command %u: %s", cmd, nl_geterror(ret));
 		goto out;
 	}
-	while (!req->done && nl_recvmsgs(c->sock, cb) >= 0)
-		;
+	while (!req->done) {
+		ret = nl_recvmsgs(c->sock, cb);
+		if (ret == -NLE_AGAIN && wait_readable(c->sock, REPLY_TIMEOUT_MS) > 0)
+			continue;
+		if (ret < 0)
+			break;
+	}
 	if (!req->done)
 		snprintf(err, errlen, "no answer to netlink command %u", cmd);
 	else if (req->error)
@@ -290,12 +312,20 @@ int module_get_info(struct module_info *info, char *err, size_t errlen)
 
 /* ---- the module as a record source ---- */
 
+/*
+ * START goes out on the event socket: kernels without privileged multicast
+ * groups make the module unicast records to the port that sent START, and
+ * newer ones multicast to "events", which the same socket has joined.
+ */
 struct module_source {
 	struct nl_conn ctl;
-	struct nl_sock *events;
+	struct nl_conn ev;
 	struct nl_cb *events_cb;
 	const struct source_config *cfg;
-	const struct record_sink *sink;	/* set while delivering */
+	const struct record_sink *sink;
+	uint32_t event_mask;		/* requested & supported */
+	bool added[TARGET_MAX];		/* TARGET_ADD done by us */
+	bool tgid_added;
 	bool started;
 	uint64_t inband_lost;
 	int sink_error;
@@ -320,8 +350,9 @@ static int deliver_blob(struct module_source *m, const unsigned char *p, size_t 
 
 			memcpy(&count, p + offsetof(struct gpuprobe_rec_lost, count), sizeof(count));
 			m->inband_lost += count;
+			m->counters.lost += count;
 		}
-		if (sink_put(m->sink, (const void *)m->align_buf))
+		if (m->sink && sink_put(m->sink, (const void *)m->align_buf))
 			m->sink_error = -1;
 		m->counters.events++;
 		p += h.size;
@@ -349,57 +380,107 @@ static int open_event_socket(struct module_source *m, char *err, size_t errlen)
 {
 	int grp, ret;
 
-	m->events = nl_socket_alloc();
+	if (conn_open(&m->ev, err, errlen))
+		return -1;
 	m->events_cb = nl_cb_alloc(NL_CB_DEFAULT);
-	if (!m->events || !m->events_cb || genl_connect(m->events) < 0) {
-		snprintf(err, errlen, "cannot open the netlink event socket");
+	if (!m->events_cb) {
+		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	nl_socket_disable_seq_check(m->events);
-	nl_socket_set_buffer_size(m->events, EVENT_SOCKET_BUFFER, 0);
-	grp = genl_ctrl_resolve_grp(m->events, GPUPROBE_FAMILY_NAME, GPUPROBE_MCGRP_EVENTS);
+	nl_socket_disable_seq_check(m->ev.sock);
+	nl_socket_set_buffer_size(m->ev.sock, EVENT_SOCKET_BUFFER, 0);
+	grp = genl_ctrl_resolve_grp(m->ev.sock, GPUPROBE_FAMILY_NAME, GPUPROBE_MCGRP_EVENTS);
 	if (grp < 0) {
 		snprintf(err, errlen, "the gpuprobe module has no \"%s\" multicast group: module and tool versions differ",
 			 GPUPROBE_MCGRP_EVENTS);
 		return -1;
 	}
-	ret = nl_socket_add_membership(m->events, grp);
+	ret = nl_socket_add_membership(m->ev.sock, grp);
 	if (ret < 0) {
 		snprintf(err, errlen, "cannot join the gpuprobe events group (%s): it needs CAP_SYS_ADMIN or CAP_PERFMON, run as root or use --source tracefs",
 			 nl_geterror(ret));
 		return -1;
 	}
-	nl_socket_set_nonblocking(m->events);
+	nl_socket_set_nonblocking(m->ev.sock);
 	nl_cb_set(m->events_cb, NL_CB_VALID, NL_CB_CUSTOM, on_events_msg, m);
 	return 0;
 }
 
-static int simple_do(struct module_source *m, uint8_t cmd,
+static int simple_do(struct nl_conn *c, uint8_t cmd,
 		     int (*put)(struct nl_msg *, const void *), const void *arg,
 		     char *err, size_t errlen)
 {
 	struct request req = { 0 };
 
-	return nl_do(&m->ctl, cmd, put, arg, &req, err, errlen);
+	return nl_do(c, cmd, put, arg, &req, err, errlen);
+}
+
+/* Record types the module can hook here, from its GET_INFO caps. */
+static uint32_t supported_mask(uint64_t caps)
+{
+	uint32_t mask = 0;
+
+	if (caps & GPUPROBE_CAP_IRQ)
+		mask |= GPUPROBE_EVMASK(GPUPROBE_EV_IRQ);
+	if (caps & GPUPROBE_CAP_SCHED)
+		mask |= GPUPROBE_EVMASK(GPUPROBE_EV_WAKEUP) | GPUPROBE_EVMASK(GPUPROBE_EV_SWITCH);
+	if (caps & GPUPROBE_CAP_DMA)
+		mask |= GPUPROBE_EVMASK(GPUPROBE_EV_DMA);
+	if (caps & (GPUPROBE_CAP_IOMMU | GPUPROBE_CAP_IOMMU_FAULT))
+		mask |= GPUPROBE_EVMASK(GPUPROBE_EV_IOMMU);
+	if (caps & GPUPROBE_CAP_SWIOTLB)
+		mask |= GPUPROBE_EVMASK(GPUPROBE_EV_SWIOTLB);
+	return mask;
+}
+
+static int choose_event_mask(struct module_source *m, char *err, size_t errlen)
+{
+	struct module_info info;
+	struct request req = { .on_msg = on_info_msg, .arg = &info };
+
+	memset(&info, 0, sizeof(info));
+	if (nl_do(&m->ctl, GPUPROBE_CMD_GET_INFO, NULL, NULL, &req, err, errlen))
+		return -1;
+	if (info.record_version != GPUPROBE_RECORD_VERSION) {
+		snprintf(err, errlen, "the module writes records version %u, this tool reads %u: build both from one tree",
+			 info.record_version, GPUPROBE_RECORD_VERSION);
+		return -1;
+	}
+	m->event_mask = m->cfg->event_mask & supported_mask(info.caps);
+	if (m->cfg->workload_pid <= 0)
+		m->event_mask &= ~(GPUPROBE_EVMASK(GPUPROBE_EV_WAKEUP) |
+				   GPUPROBE_EVMASK(GPUPROBE_EV_SWITCH));
+	if (!m->event_mask) {
+		snprintf(err, errlen, "the module can hook none of the requested events here (caps 0x%llx): try --source tracefs",
+			 (unsigned long long)info.caps);
+		return -1;
+	}
+	return 0;
 }
 
 static int add_targets(struct module_source *m, char *err, size_t errlen)
 {
 	const struct target_set *set = m->cfg->targets;
+	struct request req = { 0 };
+	uint32_t tgid;
 	char why[200];
 
 	for (unsigned int i = 0; i < set->count; i++) {
-		if (simple_do(m, GPUPROBE_CMD_TARGET_ADD, put_bdf, &set->t[i].bdf,
-			      why, sizeof(why))) {
+		memset(&req, 0, sizeof(req));
+		if (!nl_do(&m->ctl, GPUPROBE_CMD_TARGET_ADD, put_bdf, &set->t[i].bdf, &req,
+			   why, sizeof(why)))
+			m->added[i] = true;
+		else if (req.error != -EEXIST) {	/* EEXIST: loaded with target= */
 			snprintf(err, errlen, "module refused target %s: %s", set->t[i].name, why);
 			return -1;
 		}
 	}
 	if (m->cfg->workload_pid > 0) {
-		uint32_t tgid = (uint32_t)m->cfg->workload_pid;
-
-		if (simple_do(m, GPUPROBE_CMD_TGID_ADD, put_tgid, &tgid, why, sizeof(why)))
+		tgid = (uint32_t)m->cfg->workload_pid;
+		if (simple_do(&m->ctl, GPUPROBE_CMD_TGID_ADD, put_tgid, &tgid, why, sizeof(why)))
 			warnf("module will not follow the workload's wake-ups: %s", why);
+		else
+			m->tgid_added = true;
 	}
 	return 0;
 }
@@ -415,11 +496,9 @@ static void *module_open(const struct source_config *cfg, char *err, size_t errl
 		return NULL;
 	}
 	m->cfg = cfg;
-	if (conn_open(&m->ctl, err, errlen)) {
-		free(m);
-		return NULL;
-	}
-	if (open_event_socket(m, err, errlen) || add_targets(m, err, errlen)) {
+	m->sink = cfg->sink;
+	if (conn_open(&m->ctl, err, errlen) || open_event_socket(m, err, errlen) ||
+	    choose_event_mask(m, err, errlen) || add_targets(m, err, errlen)) {
 		module_close(m);
 		return NULL;
 	}
@@ -429,9 +508,9 @@ static void *module_open(const struct source_config *cfg, char *err, size_t errl
 static int module_start(void *src, char *err, size_t errlen)
 {
 	struct module_source *m = src;
-	uint32_t mask = m->cfg->event_mask;
+	struct request req = { .on_msg = on_events_msg, .arg = m };
 
-	if (simple_do(m, GPUPROBE_CMD_START, put_event_mask, &mask, err, errlen))
+	if (nl_do(&m->ev, GPUPROBE_CMD_START, put_event_mask, &m->event_mask, &req, err, errlen))
 		return -1;
 	m->started = true;
 	return 0;
@@ -440,25 +519,24 @@ static int module_start(void *src, char *err, size_t errlen)
 static int emit_overrun(struct module_source *m)
 {
 	struct gpuprobe_rec_lost lost = {
-		.hdr = { .type = GPUPROBE_EV_LOST, .size = sizeof(lost),
+		.hdr = { .type = GPUPROBE_EV_LOST, .size = sizeof(lost), .ts_ns = mono_now_ns(),
 			 .flags = TRACEFILE_LOST_COUNT_UNKNOWN },
 	};
 
-	m->counters.lost++;
-	return sink_put(m->sink, &lost.hdr);
+	return m->sink ? sink_put(m->sink, &lost.hdr) : 0;
 }
 
-/* Read until the socket is empty; ENOBUFS means the kernel dropped messages. */
+/* Read until the socket is empty; ENOBUFS means the socket overflowed. */
 static int read_events(struct module_source *m)
 {
-	int ret;
-
 	for (;;) {
-		ret = nl_recvmsgs(m->events, m->events_cb);
+		int ret = nl_recvmsgs(m->ev.sock, m->events_cb);
+
 		if (ret == -NLE_AGAIN || ret == 0)
 			return 0;
 		if (ret == -NLE_NOMEM) {
-			emit_overrun(m);
+			if (emit_overrun(m))
+				m->sink_error = -1;
 			continue;
 		}
 		if (ret < 0) {
@@ -471,10 +549,9 @@ static int read_events(struct module_source *m)
 static int module_poll(void *src, int timeout_ms, const struct record_sink *sink)
 {
 	struct module_source *m = src;
-	struct pollfd pfd = { .fd = nl_socket_get_fd(m->events), .events = POLLIN };
 
 	m->sink = sink;
-	if (poll(&pfd, 1, timeout_ms) <= 0)
+	if (wait_readable(m->ev.sock, timeout_ms) <= 0)
 		return 0;
 	if (read_events(m))
 		return -1;
@@ -489,23 +566,24 @@ static int module_stop(void *src)
 	if (!m->started)
 		return 0;
 	m->started = false;
-	if (simple_do(m, GPUPROBE_CMD_STOP, NULL, NULL, err, sizeof(err))) {
+	if (simple_do(&m->ctl, GPUPROBE_CMD_STOP, NULL, NULL, err, sizeof(err))) {
 		warnf("stopping the module failed: %s", err);
 		return -1;
 	}
 	return 0;
 }
 
-struct stats_total {
-	uint64_t captured;
-	uint64_t dropped;
-};
+static uint64_t stats_u64(struct nlattr **tb, int type)
+{
+	return tb[type] && nla_len(tb[type]) >= 8 ? nla_get_u64(tb[type]) : 0;
+}
 
+/* Records the module dropped plus those it had no listener for. */
 static int on_stats_msg(struct nl_msg *msg, void *arg)
 {
 	struct genlmsghdr *gh = nlmsg_data(nlmsg_hdr(msg));
 	struct nlattr *tb[GPUPROBE_A_STATS_MAX + 1];
-	struct stats_total *total = arg;
+	uint64_t *dropped = arg;
 	struct nlattr *a;
 	int rem;
 
@@ -513,10 +591,8 @@ static int on_stats_msg(struct nl_msg *msg, void *arg)
 		if (nla_type(a) != GPUPROBE_A_STATS ||
 		    nla_parse_nested(tb, GPUPROBE_A_STATS_MAX, a, NULL) < 0)
 			continue;
-		if (tb[GPUPROBE_A_STATS_CAPTURED] && nla_len(tb[GPUPROBE_A_STATS_CAPTURED]) >= 8)
-			total->captured += nla_get_u64(tb[GPUPROBE_A_STATS_CAPTURED]);
-		if (tb[GPUPROBE_A_STATS_DROPPED] && nla_len(tb[GPUPROBE_A_STATS_DROPPED]) >= 8)
-			total->dropped += nla_get_u64(tb[GPUPROBE_A_STATS_DROPPED]);
+		*dropped += stats_u64(tb, GPUPROBE_A_STATS_DROPPED) +
+			    stats_u64(tb, GPUPROBE_A_STATS_UNDELIVERED);
 	}
 	return NL_OK;
 }
@@ -524,8 +600,8 @@ static int on_stats_msg(struct nl_msg *msg, void *arg)
 /* Drops the module counted but never reported in-band become one LOST record. */
 static int reconcile_drops(struct module_source *m)
 {
-	struct stats_total total = { 0 };
-	struct request req = { .on_msg = on_stats_msg, .arg = &total };
+	uint64_t dropped = 0;
+	struct request req = { .on_msg = on_stats_msg, .arg = &dropped };
 	struct gpuprobe_rec_lost lost = {
 		.hdr = { .type = GPUPROBE_EV_LOST, .size = sizeof(lost), .ts_ns = mono_now_ns() },
 	};
@@ -535,9 +611,9 @@ static int reconcile_drops(struct module_source *m)
 		warnf("cannot read the module's drop counters: %s", err);
 		return 0;
 	}
-	if (total.dropped <= m->inband_lost)
+	if (dropped <= m->inband_lost)
 		return 0;
-	lost.count = total.dropped - m->inband_lost;
+	lost.count = dropped - m->inband_lost;
 	m->counters.lost += lost.count;
 	return sink_put(m->sink, &lost.hdr);
 }
@@ -545,11 +621,10 @@ static int reconcile_drops(struct module_source *m)
 static int module_drain(void *src, const struct record_sink *sink)
 {
 	struct module_source *m = src;
-	struct pollfd pfd = { .fd = nl_socket_get_fd(m->events), .events = POLLIN };
 
 	m->sink = sink;
-	/* The module flushes its per-CPU buffers on STOP; wait for the tail. */
-	while (poll(&pfd, 1, DRAIN_QUIET_MS) > 0)
+	/* STOP flushes the per-CPU rings; wait until the tail has arrived. */
+	while (wait_readable(m->ev.sock, DRAIN_QUIET_MS) > 0)
 		if (read_events(m))
 			break;
 	if (reconcile_drops(m))
@@ -560,17 +635,24 @@ static int module_drain(void *src, const struct record_sink *sink)
 static void module_close(void *src)
 {
 	struct module_source *m = src;
+	const struct target_set *set = m->cfg->targets;
 	char err[200];
 
-	module_stop(m);
-	if (m->ctl.sock && m->cfg->targets)
-		for (unsigned int i = 0; i < m->cfg->targets->count; i++)
-			simple_do(m, GPUPROBE_CMD_TARGET_DEL, put_bdf,
-				  &m->cfg->targets->t[i].bdf, err, sizeof(err));
+	if (m->ctl.sock) {
+		module_stop(m);
+		for (unsigned int i = 0; i < set->count; i++)
+			if (m->added[i])
+				simple_do(&m->ctl, GPUPROBE_CMD_TARGET_DEL, put_bdf, &set->t[i].bdf,
+					  err, sizeof(err));
+		if (m->tgid_added) {
+			uint32_t tgid = (uint32_t)m->cfg->workload_pid;
+
+			simple_do(&m->ctl, GPUPROBE_CMD_TGID_DEL, put_tgid, &tgid, err, sizeof(err));
+		}
+	}
 	if (m->events_cb)
 		nl_cb_put(m->events_cb);
-	if (m->events)
-		nl_socket_free(m->events);
+	conn_close(&m->ev);
 	conn_close(&m->ctl);
 	free(m);
 }

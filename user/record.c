@@ -262,19 +262,20 @@ static void record_loop(struct recorder *r, uint64_t start_ns)
 		fputc('\n', stderr);
 }
 
+/* The header goes first: a module may deliver records while START is acked. */
 static int start_recording(struct recorder *r, uint64_t *start_ns)
 {
 	char err[256];
 
-	if (r->src_ops->start(r->src, err, sizeof(err))) {
-		errorf("%s", err);
-		return -1;
-	}
 	*start_ns = mono_now_ns();
 	r->info.start_ns = *start_ns;
 	r->info.start_realtime_ns = realtime_now_ns();
 	if (trace_writer_header(&r->writer, &r->info)) {
 		errorf("cannot write %s: %s", r->opts.output, strerror(errno));
+		return -1;
+	}
+	if (r->src_ops->start(r->src, err, sizeof(err))) {
+		errorf("%s source: %s", r->src_ops->name, err);
 		return -1;
 	}
 	snapshot_irq_counts(r, IRQ_COUNT_START);
@@ -315,8 +316,11 @@ static int finish_recording(struct recorder *r)
 
 static int open_source(struct recorder *r)
 {
+	static struct record_sink sink;
 	char err[256];
 
+	sink = (struct record_sink){ sink_to_file, r };
+	r->cfg.sink = &sink;
 	r->cfg.targets = &r->info.targets;
 	r->cfg.workload_pid = r->have_workload ? r->workload.pid : 0;
 	r->cfg.event_mask = GPUPROBE_EVMASK_ALL;

@@ -31,6 +31,7 @@ struct source_config {
 	const struct target_set *targets;
 	pid_t workload_pid;		/* 0: no workload, no sched events */
 	uint32_t event_mask;		/* GPUPROBE_EVMASK() bits */
+	const struct record_sink *sink;	/* for records that arrive before poll */
 };
 
 struct source_counters {
