@@ -402,6 +402,7 @@ static int open_event_socket(struct module_source *m, char *err, size_t errlen)
 		return -1;
 	}
 	nl_socket_set_nonblocking(m->ev.sock);
+	nl_cb_set(m->events_cb, NL_CB_SEQ_CHECK, NL_CB_CUSTOM, skip_seq_check, NULL);
 	nl_cb_set(m->events_cb, NL_CB_VALID, NL_CB_CUSTOM, on_events_msg, m);
 	return 0;
 }
