@@ -93,8 +93,10 @@ static int gpuprobe_nl_get_info(struct sk_buff *skb, struct genl_info *info)
 
 static int gpuprobe_get_bdf(struct genl_info *info, u32 *bdf)
 {
-	if (GENL_REQ_ATTR_CHECK(info, GPUPROBE_A_BDF))
+	if (GENL_REQ_ATTR_CHECK(info, GPUPROBE_A_BDF)) {
+		NL_SET_ERR_MSG_MOD(info->extack, "missing the PCI address (BDF attribute)");
 		return -EINVAL;
+	}
 	if (gpuprobe_parse_bdf(nla_data(info->attrs[GPUPROBE_A_BDF]), bdf)) {
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[GPUPROBE_A_BDF],
 				    "not a PCI address: want DDDD:BB:DD.F in hex");
@@ -301,8 +303,10 @@ static int gpuprobe_nl_tgid(struct sk_buff *skb, struct genl_info *info)
 	u32 tgid;
 	int err;
 
-	if (GENL_REQ_ATTR_CHECK(info, GPUPROBE_A_TGID))
+	if (GENL_REQ_ATTR_CHECK(info, GPUPROBE_A_TGID)) {
+		NL_SET_ERR_MSG_MOD(info->extack, "missing the thread group id (TGID attribute)");
 		return -EINVAL;
+	}
 	tgid = nla_get_u32(info->attrs[GPUPROBE_A_TGID]);
 	err = add ? gpuprobe_tgid_add(tgid) : gpuprobe_tgid_del(tgid);
 	if (err == -ENOSPC)

@@ -141,6 +141,25 @@ static inline long long proc_irq_count(int irq)
 	return sum;
 }
 
+/* The Linux irqs of a device's MSI/MSI-X vectors, from sysfs msi_irqs/. */
+static inline int pci_msi_irqs(const char *bdf, int *irqs, int max)
+{
+	char path[128];
+	struct dirent *e;
+	DIR *d;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/msi_irqs", bdf);
+	d = opendir(path);
+	if (!d)
+		return -errno;
+	while ((e = readdir(d)) && n < max)
+		if (e->d_name[0] != '.')
+			irqs[n++] = atoi(e->d_name);
+	closedir(d);
+	return n;
+}
+
 /* One "key value" line of the edu driver's stats file; -1 if absent. */
 static inline long long edu_stat(const char *bdf, const char *key)
 {

@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The netlink interface refuses what it must: control and subscription from
+ * unprivileged processes, and malformed requests -- each with an extack
+ * message, and without changing anything.
+ */
+#include <sys/prctl.h>
+#include <sys/wait.h>
+
+#include "kselftest_harness.h"
+#include "session.h"
+
+FIXTURE(policy) {
+	char edu[32];
+	struct genl_sock s;
+	struct genl_msg m;
+};
+
+FIXTURE_SETUP(policy)
+{
+	char param[64];
+
+	ASSERT_EQ(0, edu_find(self->edu, sizeof(self->edu)));
+	if (!mod_loaded("gpuprobe_edu"))
+		ASSERT_EQ(0, mod_load(EDU_KO, NULL));
+	if (mod_loaded("gpuprobe"))
+		mod_unload("gpuprobe");
+	snprintf(param, sizeof(param), "target=%s", self->edu);
+	ASSERT_EQ(0, mod_load(GPUPROBE_KO, param));
+	ASSERT_EQ(0, genl_open(&self->s, GPUPROBE_FAMILY_NAME, NULL));
+}
+
+FIXTURE_TEARDOWN(policy)
+{
+	genl_close(&self->s);
+	mod_unload("gpuprobe");
+	mod_unload("gpuprobe_edu");
+}
+
+/* Nothing changed: same single target, not running. */
+static void assert_unchanged(struct __test_metadata *_metadata,
+			     FIXTURE_DATA(policy) *self)
+{
+	char targets[256];
+	struct gp_stats st;
+
+	ASSERT_EQ(0, gp_targets(&self->s, targets));
+	EXPECT_STREQ(self->edu, targets);
+	ASSERT_EQ(0, gp_stats(&self->s, &st));
+	EXPECT_FALSE(st.running);
+}
+
+static int send_raw(FIXTURE_DATA(policy) *self, uint8_t cmd, uint16_t type,
+		    const void *data, size_t len)
+{
+	genl_msg_init(&self->m, self->s.family, 0, cmd);
+	if (type)
+		genl_put(&self->m, type, data, len);
+	return genl_xfer(&self->s, &self->m, NULL, NULL);
+}
+
+/* Runs fn as nobody with no capabilities; returns its exit status. */
+static int as_nobody(int (*fn)(void *), void *arg)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid == 0) {
+		if (setgid(65534) || setuid(65534))
+			_exit(99);
+		_exit(fn(arg));
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+static int nobody_start(void *arg)
+{
+	struct genl_sock s;
+
+	if (genl_open(&s, GPUPROBE_FAMILY_NAME, NULL))
+		return 98;
+	return -gp_start(&s, GPUPROBE_EVMASK(GPUPROBE_EV_IRQ));
+}
+
+static int nobody_target_add(void *arg)
+{
+	struct genl_sock s;
+
+	if (genl_open(&s, GPUPROBE_FAMILY_NAME, NULL))
+		return 98;
+	return -gp_cmd(&s, GPUPROBE_CMD_TARGET_ADD, arg, 0, 0);
+}
+
+static int nobody_stop(void *arg)
+{
+	struct genl_sock s;
+
+	if (genl_open(&s, GPUPROBE_FAMILY_NAME, NULL))
+		return 98;
+	return -gp_stop(&s);
+}
+
+static int nobody_subscribe(void *arg)
+{
+	struct genl_sock l;
+	int err = gp_listen(&l, 0);
+
+	return err ? -err : 0;
+}
+
+static int nobody_get_info(void *arg)
+{
+	struct genl_sock s;
+	struct genl_msg *m = calloc(1, sizeof(*m));
+
+	if (genl_open(&s, GPUPROBE_FAMILY_NAME, NULL))
+		return 98;
+	genl_msg_init(m, s.family, 0, GPUPROBE_CMD_GET_INFO);
+	return -genl_xfer(&s, m, NULL, NULL);
+}
+
+TEST_F(policy, unprivileged_control_refused)
+{
+	EXPECT_EQ(EPERM, as_nobody(nobody_start, NULL));
+	EXPECT_EQ(EPERM, as_nobody(nobody_target_add, "0000:00:01.0"));
+	EXPECT_EQ(EPERM, as_nobody(nobody_stop, NULL));
+	assert_unchanged(_metadata, self);
+}
+
+TEST_F(policy, unprivileged_subscription_refused)
+{
+	EXPECT_EQ(EPERM, as_nobody(nobody_subscribe, NULL));
+}
+
+TEST_F(policy, unprivileged_query_allowed)
+{
+	EXPECT_EQ(0, as_nobody(nobody_get_info, NULL));
+}
+
+TEST_F(policy, target_add_missing_bdf)
+{
+	EXPECT_EQ(-EINVAL, send_raw(self, GPUPROBE_CMD_TARGET_ADD, 0, NULL, 0));
+	TH_LOG("extack: %s", self->s.extack);
+	EXPECT_NE('\0', self->s.extack[0]);
+	assert_unchanged(_metadata, self);
+}
+
+TEST_F(policy, target_add_wrong_type)
+{
+	uint32_t v = 0x41414141;	/* not NUL-terminated */
+
+	EXPECT_EQ(-EINVAL, send_raw(self, GPUPROBE_CMD_TARGET_ADD,
+				    GPUPROBE_A_BDF, &v, sizeof(v)));
+	TH_LOG("extack: %s", self->s.extack);
+	EXPECT_NE('\0', self->s.extack[0]);
+	assert_unchanged(_metadata, self);
+}
+
+TEST_F(policy, target_add_oversized)
+{
+	char big[200];
+
+	memset(big, '0', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	EXPECT_EQ(-EINVAL, send_raw(self, GPUPROBE_CMD_TARGET_ADD,
+				    GPUPROBE_A_BDF, big, sizeof(big)));
+	TH_LOG("extack: %s", self->s.extack);
+	EXPECT_NE('\0', self->s.extack[0]);
+	assert_unchanged(_metadata, self);
+}
+
+TEST_F(policy, target_add_not_an_address)
+{
+	EXPECT_EQ(-EINVAL, gp_cmd(&self->s, GPUPROBE_CMD_TARGET_ADD,
+				  "0x00:02.0", 0, 0));
+	EXPECT_NE(NULL, strstr(self->s.extack, "not a PCI address: want DDDD:BB:DD.F in hex"));
+	assert_unchanged(_metadata, self);
+}
+
+TEST_F(policy, target_add_unknown_device)
+{
+	EXPECT_EQ(-ENODEV, gp_cmd(&self->s, GPUPROBE_CMD_TARGET_ADD,
+				  "0000:3f:1f.7", 0, 0));
+	EXPECT_NE(NULL, strstr(self->s.extack, "no PCI device at this address"));
+	assert_unchanged(_metadata, self);
+}
+
+TEST_F(policy, target_add_duplicate)
+{
+	EXPECT_EQ(-EEXIST, gp_cmd(&self->s, GPUPROBE_CMD_TARGET_ADD,
+				  self->edu, 0, 0));
+	EXPECT_NE(NULL, strstr(self->s.extack, "already a target"));
+	assert_unchanged(_metadata, self);
+}
+
+TEST_F(policy, target_del_not_a_target)
+{
+	EXPECT_EQ(-ENOENT, gp_cmd(&self->s, GPUPROBE_CMD_TARGET_DEL,
+				  "0000:00:00.0", 0, 0));
+	EXPECT_NE(NULL, strstr(self->s.extack, "not a target"));
+	assert_unchanged(_metadata, self);
+}
+
+TEST_F(policy, unknown_attribute_refused)
+{
+	uint32_t v = 1;
+
+	/* TGID is not part of TARGET_ADD's policy */
+	genl_msg_init(&self->m, self->s.family, 0, GPUPROBE_CMD_TARGET_ADD);
+	genl_put_str(&self->m, GPUPROBE_A_BDF, self->edu);
+	genl_put(&self->m, GPUPROBE_A_TGID, &v, sizeof(v));
+	EXPECT_EQ(-EINVAL, genl_xfer(&self->s, &self->m, NULL, NULL));
+	TH_LOG("extack: %s", self->s.extack);
+	EXPECT_NE('\0', self->s.extack[0]);
+	assert_unchanged(_metadata, self);
+}
+
+TEST_F(policy, start_bad_event_mask)
+{
+	EXPECT_EQ(-EINVAL, gp_start(&self->s, 1U << 31));
+	TH_LOG("extack: %s", self->s.extack);
+	EXPECT_NE('\0', self->s.extack[0]);
+	EXPECT_EQ(-EINVAL, gp_start(&self->s, 0));
+	EXPECT_NE(NULL, strstr(self->s.extack, "event mask selects nothing to capture"));
+	assert_unchanged(_metadata, self);
+}
+
+TEST_F(policy, start_unhooked_events)
+{
+	EXPECT_EQ(-EOPNOTSUPP, gp_start(&self->s, GPUPROBE_EVMASK(GPUPROBE_EV_DMA)));
+	TH_LOG("extack: %s", self->s.extack);
+	EXPECT_NE('\0', self->s.extack[0]);
+	assert_unchanged(_metadata, self);
+}
+
+TEST_F(policy, start_twice_and_stop_twice)
+{
+	ASSERT_EQ(0, gp_start(&self->s, GPUPROBE_EVMASK(GPUPROBE_EV_IRQ)));
+	EXPECT_EQ(-EBUSY, gp_start(&self->s, GPUPROBE_EVMASK(GPUPROBE_EV_IRQ)));
+	EXPECT_NE(NULL, strstr(self->s.extack, "already started: STOP first"));
+	ASSERT_EQ(0, gp_stop(&self->s));
+	EXPECT_EQ(-EALREADY, gp_stop(&self->s));
+	EXPECT_NE(NULL, strstr(self->s.extack, "not started"));
+	assert_unchanged(_metadata, self);
+}
+
+TEST_F(policy, tgid_zero_refused)
+{
+	EXPECT_EQ(-ERANGE, gp_cmd(&self->s, GPUPROBE_CMD_TGID_ADD, NULL,
+				  GPUPROBE_A_TGID, 0));
+	TH_LOG("extack: %s", self->s.extack);
+	EXPECT_NE('\0', self->s.extack[0]);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,242 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Selftest helpers around a gpuprobe capture session: control requests,
+ * an events listener, and tallies of the records it received.
+ */
+#ifndef GPUPROBE_SELFTEST_SESSION_H
+#define GPUPROBE_SELFTEST_SESSION_H
+
+#include <fcntl.h>
+#include <linux/gpuprobe.h>
+#include <stdbool.h>
+
+#include "genl.h"
+#include "vmutil.h"
+
+#ifndef SOL_NETLINK
+#define SOL_NETLINK 270
+#endif
+
+#define MAX_CPUS 64
+
+/* Sends cmd with an optional string BDF and/or u32 attribute. */
+static inline int gp_cmd(struct genl_sock *s, uint8_t cmd, const char *bdf,
+			 uint16_t u32_type, uint32_t u32_val)
+{
+	struct genl_msg *m = calloc(1, sizeof(*m));
+	int err;
+
+	if (!m)
+		return -ENOMEM;
+	genl_msg_init(m, s->family, 0, cmd);
+	if (bdf)
+		genl_put_str(m, GPUPROBE_A_BDF, bdf);
+	if (u32_type)
+		genl_put_u32(m, u32_type, u32_val);
+	err = genl_xfer(s, m, NULL, NULL);
+	free(m);
+	return err;
+}
+
+static inline int gp_start(struct genl_sock *s, uint32_t mask)
+{
+	return gp_cmd(s, GPUPROBE_CMD_START, NULL, GPUPROBE_A_EVENT_MASK, mask);
+}
+
+static inline int gp_stop(struct genl_sock *s)
+{
+	return gp_cmd(s, GPUPROBE_CMD_STOP, NULL, 0, 0);
+}
+
+struct gp_stats {
+	uint64_t captured, dropped, messages, bytes, undelivered;
+	int running;
+};
+
+static inline void gp_stats_cb(struct nlmsghdr *nlh, void *arg)
+{
+	struct gp_stats *st = arg;
+	struct nlattr *nla, *a;
+	int rem, arem;
+
+	for (nla = genl_attrs(nlh, &rem); GENL_ATTR_OK(nla, rem);
+	     nla = GENL_ATTR_NEXT(nla, rem)) {
+		if (nla->nla_type == GPUPROBE_A_RUNNING)
+			st->running = *(uint8_t *)GENL_ATTR_DATA(nla);
+		if ((nla->nla_type & NLA_TYPE_MASK) != GPUPROBE_A_STATS)
+			continue;
+		arem = nla->nla_len - NLA_HDRLEN;
+		for (a = GENL_ATTR_DATA(nla); GENL_ATTR_OK(a, arem);
+		     a = GENL_ATTR_NEXT(a, arem)) {
+			uint64_t v;
+
+			memcpy(&v, GENL_ATTR_DATA(a), sizeof(v));
+			switch (a->nla_type) {
+			case GPUPROBE_A_STATS_CAPTURED: st->captured += v; break;
+			case GPUPROBE_A_STATS_DROPPED: st->dropped += v; break;
+			case GPUPROBE_A_STATS_MESSAGES: st->messages += v; break;
+			case GPUPROBE_A_STATS_BYTES: st->bytes += v; break;
+			case GPUPROBE_A_STATS_UNDELIVERED: st->undelivered += v; break;
+			}
+		}
+	}
+}
+
+static inline int gp_stats(struct genl_sock *s, struct gp_stats *st)
+{
+	struct genl_msg *m = calloc(1, sizeof(*m));
+	int err;
+
+	memset(st, 0, sizeof(*st));
+	genl_msg_init(m, s->family, 0, GPUPROBE_CMD_STATS_GET);
+	err = genl_xfer(s, m, gp_stats_cb, st);
+	free(m);
+	return err;
+}
+
+/* Targets as the TARGET_GET dump lists them: "bdf,bdf,..." */
+static inline void gp_targets_cb(struct nlmsghdr *nlh, void *arg)
+{
+	char *out = arg;
+	struct nlattr *nla, *b;
+	int rem;
+
+	nla = genl_attrs(nlh, &rem);
+	nla = genl_find(nla, rem, GPUPROBE_A_TARGET);
+	if (!nla)
+		return;
+	b = genl_find(GENL_ATTR_DATA(nla), nla->nla_len - NLA_HDRLEN,
+		      GPUPROBE_A_TARGET_BDF);
+	if (!b)
+		return;
+	if (*out)
+		strcat(out, ",");
+	strcat(out, GENL_ATTR_DATA(b));
+}
+
+static inline int gp_targets(struct genl_sock *s, char *out)
+{
+	struct genl_msg *m = calloc(1, sizeof(*m));
+	int err;
+
+	out[0] = '\0';
+	genl_msg_init(m, s->family, NLM_F_DUMP, GPUPROBE_CMD_TARGET_GET);
+	err = genl_xfer(s, m, gp_targets_cb, out);
+	free(m);
+	return err;
+}
+
+/* What a listener received. */
+struct gp_tally {
+	uint64_t irq[2];		/* by match: [0] other, [1] bdf */
+	uint64_t irq_total;
+	uint64_t lost;
+	uint64_t target_events[8];
+	uint64_t unhandled;
+	uint64_t last_ts[MAX_CPUS];
+	uint64_t ts_backwards;
+	uint64_t bad_duration;
+	uint64_t sched;
+	int enobufs;
+	uint32_t bdf;			/* the device being counted */
+	uint32_t irqno;			/* its irq (0: any) */
+	uint64_t irq_wrong_irq;
+};
+
+static inline void gp_tally_records(struct gp_tally *t, const uint8_t *p,
+				    size_t len)
+{
+	while (len >= sizeof(struct gpuprobe_rec_hdr)) {
+		const struct gpuprobe_rec_hdr *h = (const void *)p;
+
+		if (h->size < sizeof(*h) || h->size > len)
+			break;
+		if (h->type == GPUPROBE_EV_IRQ) {
+			const struct gpuprobe_rec_irq *r = (const void *)p;
+			int match = r->bdf == t->bdf;
+
+			t->irq_total++;
+			t->irq[match]++;
+			if (match && t->irqno && r->irq != t->irqno)
+				t->irq_wrong_irq++;
+			if (!(h->flags & GPUPROBE_IRQ_HANDLED))
+				t->unhandled++;
+			if (r->duration_ns > 1000000000ULL)
+				t->bad_duration++;
+			if (h->cpu < MAX_CPUS) {
+				if (h->ts_ns < t->last_ts[h->cpu])
+					t->ts_backwards++;
+				t->last_ts[h->cpu] = h->ts_ns;
+			}
+		} else if (h->type == GPUPROBE_EV_LOST) {
+			t->lost += ((const struct gpuprobe_rec_lost *)p)->count;
+		} else if (h->type == GPUPROBE_EV_TARGET) {
+			const struct gpuprobe_rec_target *r = (const void *)p;
+
+			if (r->event < 8)
+				t->target_events[r->event]++;
+		} else if (h->type == GPUPROBE_EV_WAKEUP ||
+			   h->type == GPUPROBE_EV_SWITCH) {
+			t->sched++;
+		}
+		p += h->size;
+		len -= h->size;
+	}
+}
+
+/* An events listener on its own socket. */
+static inline int gp_listen(struct genl_sock *l, int rcvbuf)
+{
+	int err = genl_open(l, GPUPROBE_FAMILY_NAME, GPUPROBE_MCGRP_EVENTS);
+
+	if (err)
+		return err;
+	if (rcvbuf)
+		setsockopt(l->fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf,
+			   sizeof(rcvbuf));
+	if (setsockopt(l->fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP,
+		       &l->events_group, sizeof(l->events_group)))
+		return -errno;
+	return 0;
+}
+
+/* Reads what is queued (non-blocking) into the tally. */
+static inline void gp_drain(struct genl_sock *l, struct gp_tally *t)
+{
+	static char buf[1 << 17] __attribute__((aligned(8)));
+	struct nlmsghdr *nlh;
+	ssize_t n;
+
+	for (;;) {
+		n = recv(l->fd, buf, sizeof(buf), MSG_DONTWAIT);
+		if (n < 0 && errno == ENOBUFS) {
+			t->enobufs++;
+			continue;
+		}
+		if (n <= 0)
+			return;
+		for (nlh = (void *)buf; NLMSG_OK(nlh, n); nlh = NLMSG_NEXT(nlh, n)) {
+			struct nlattr *nla;
+			int rem;
+
+			if (nlh->nlmsg_type != l->family)
+				continue;
+			nla = genl_attrs(nlh, &rem);
+			nla = genl_find(nla, rem, GPUPROBE_A_RECORDS);
+			if (nla)
+				gp_tally_records(t, GENL_ATTR_DATA(nla),
+						 nla->nla_len - NLA_HDRLEN);
+		}
+	}
+}
+
+static inline uint32_t gp_bdf(const char *s)
+{
+	unsigned int d, b, dev, f;
+
+	if (sscanf(s, "%x:%x:%x.%x", &d, &b, &dev, &f) != 4)
+		return 0;
+	return GPUPROBE_BDF(d, b, (dev << 3) | f);
+}
+
+#endif /* GPUPROBE_SELFTEST_SESSION_H */
