@@ -50,7 +50,7 @@ static atomic_t gpuprobe_tgids[GPUPROBE_MAX_TGIDS];
 static bool gpuprobe_summary;
 
 /* Summary mode: log2(ns) histograms of handler time per CPU and slot. */
-#define GPUPROBE_HIST_SLOTS	64
+#define GPUPROBE_HIST_SLOTS	32	/* 16 KiB per CPU: per-CPU areas are small */
 #define GPUPROBE_HIST_BUCKETS	64
 struct gpuprobe_hist {
 	u32 bdf[GPUPROBE_HIST_SLOTS];
@@ -144,6 +144,8 @@ static bool gpuprobe_tgid_watched(pid_t tgid)
 {
 	int i;
 
+	if (!tgid)	/* the idle tasks; also what marks a free slot */
+		return false;
 	for (i = 0; i < GPUPROBE_MAX_TGIDS; i++)
 		if (atomic_read(&gpuprobe_tgids[i]) == tgid)
 			return true;

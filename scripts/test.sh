@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Runs every test tier and ends with one line "N passed, N failed, N skipped":
-#   1. static: the module builds W=1 warning-free; checkpatch --strict clean
+#   1. static: the module builds W=1 warning-free; checkpatch --strict clean;
+#      the uapi header matches the ynl spec
 #   2. host:   userspace unit tests and tracefs tests on this machine (user/)
 #   3. vm:     the selftests inside the QEMU test VM (scripts/vmtest.sh)
 # Build first (make); `make test` does both.
@@ -52,6 +53,13 @@ if make -s checkpatch >"$LOGDIR/checkpatch.log" 2>&1; then
 else
 	result "checkpatch_strict_clean" fail
 	grep -E 'ERROR|WARNING|CHECK' "$LOGDIR/checkpatch.log" | head -n 10
+fi
+
+if /usr/bin/python3 scripts/check-spec.py >"$LOGDIR/spec.log" 2>&1; then
+	result "uapi_header_matches_ynl_spec" pass
+else
+	result "uapi_header_matches_ynl_spec" fail
+	grep -E '^not ok|Error' "$LOGDIR/spec.log" | head -n 10
 fi
 
 echo "# tier 2: host (unit + tracefs)"

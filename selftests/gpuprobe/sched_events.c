@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The waking side: wake-ups and switches of registered thread groups (and
+ * the processes they fork) are recorded, nobody else's; summary mode keeps
+ * exact histograms in the kernel instead of streaming records.
+ */
+#include <sys/wait.h>
+
+#include "kselftest_harness.h"
+#include "session.h"
+
+FIXTURE(sched) {
+	char edu[32];
+	struct genl_sock s;
+	struct genl_sock l;
+};
+
+FIXTURE_SETUP(sched)
+{
+	char param[64];
+
+	ASSERT_EQ(0, edu_find(self->edu, sizeof(self->edu)));
+	if (!mod_loaded("gpuprobe_edu"))
+		ASSERT_EQ(0, mod_load(EDU_KO, NULL));
+	if (mod_loaded("gpuprobe"))
+		mod_unload("gpuprobe");
+	snprintf(param, sizeof(param), "target=%s", self->edu);
+	ASSERT_EQ(0, mod_load(GPUPROBE_KO, param));
+	ASSERT_EQ(0, genl_open(&self->s, GPUPROBE_FAMILY_NAME, NULL));
+	ASSERT_EQ(0, gp_listen(&self->l, 8 << 20));
+}
+
+FIXTURE_TEARDOWN(sched)
+{
+	genl_close(&self->l);
+	genl_close(&self->s);
+	mod_unload("gpuprobe");
+	mod_unload("gpuprobe_edu");
+}
+
+struct sched_tally {
+	uint32_t watched[2];	/* child, grandchild */
+	int wakeups[2], switches[2];
+	int foreign;
+};
+
+static void foreign(struct sched_tally *t, const struct gpuprobe_rec_sched *r)
+{
+	if (t->foreign++ < 5)
+		fprintf(stderr, "# foreign: type %u pid %u tgid %u prev %u cpu %u\n",
+		       r->hdr.type, r->pid, r->tgid, r->prev_pid, r->target_cpu);
+}
+
+static int which(const struct sched_tally *t, uint32_t tgid)
+{
+	return tgid == t->watched[0] ? 0 : tgid == t->watched[1] ? 1 : -1;
+}
+
+static void sched_cb(struct sched_tally *t, const uint8_t *p, size_t len)
+{
+	while (len >= sizeof(struct gpuprobe_rec_hdr)) {
+		const struct gpuprobe_rec_hdr *h = (const void *)p;
+		const struct gpuprobe_rec_sched *r = (const void *)p;
+
+		if (h->size < sizeof(*h) || h->size > len)
+			return;
+		if (h->type == GPUPROBE_EV_WAKEUP) {
+			if (which(t, r->tgid) < 0)
+				foreign(t, r);
+			else
+				t->wakeups[which(t, r->tgid)]++;
+		} else if (h->type == GPUPROBE_EV_SWITCH) {
+			/* in: next is watched; out: prev is (prev_pid) */
+			if (which(t, r->tgid) >= 0)
+				t->switches[which(t, r->tgid)]++;
+			else if (r->prev_pid != t->watched[0] &&
+				 r->prev_pid != t->watched[1])
+				foreign(t, r);
+		}
+		p += h->size;
+		len -= h->size;
+	}
+}
+
+static void read_sched(struct genl_sock *l, struct sched_tally *t)
+{
+	static char buf[1 << 17] __attribute__((aligned(8)));
+	struct nlmsghdr *nlh;
+	ssize_t n;
+
+	while ((n = recv(l->fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0) {
+		for (nlh = (void *)buf; NLMSG_OK(nlh, n); nlh = NLMSG_NEXT(nlh, n)) {
+			struct nlattr *nla;
+			int rem;
+
+			nla = genl_attrs(nlh, &rem);
+			nla = genl_find(nla, rem, GPUPROBE_A_RECORDS);
+			if (nla)
+				sched_cb(t, GENL_ATTR_DATA(nla),
+					 nla->nla_len - NLA_HDRLEN);
+		}
+	}
+}
+
+TEST_F(sched, watched_groups_and_their_forks_only)
+{
+	struct sched_tally t = {};
+	int go[2], report[2], status;
+	pid_t child, grandchild = 0;
+	char c = 'x';
+
+	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, pipe(report));
+	child = fork();
+	ASSERT_GE(child, 0);
+	if (child == 0) {
+		pid_t g;
+
+		/* blocks until the parent writes: a wake-up to record */
+		if (read(go[0], &c, 1) != 1)
+			_exit(1);
+		g = fork();
+		if (g == 0) {
+			usleep(20000);
+			_exit(0);
+		}
+		if (write(report[1], &g, sizeof(g)) != sizeof(g))
+			_exit(1);
+		waitpid(g, NULL, 0);
+		_exit(0);
+	}
+	t.watched[0] = child;
+	ASSERT_EQ(0, gp_cmd(&self->s, GPUPROBE_CMD_TGID_ADD, NULL,
+			    GPUPROBE_A_TGID, child));
+	ASSERT_EQ(0, gp_start(&self->s, GPUPROBE_EVMASK(GPUPROBE_EV_WAKEUP) |
+			      GPUPROBE_EVMASK(GPUPROBE_EV_SWITCH)));
+	usleep(50000);
+	ASSERT_EQ(1, write(go[1], &c, 1));
+	ASSERT_EQ(sizeof(grandchild), read(report[0], &grandchild,
+					   sizeof(grandchild)));
+	t.watched[1] = grandchild;
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	ASSERT_EQ(0, gp_stop(&self->s));
+	read_sched(&self->l, &t);
+
+	TH_LOG("child %d: %d wakeups %d switches; grandchild %d: %d wakeups %d switches; foreign %d",
+	       child, t.wakeups[0], t.switches[0], grandchild, t.wakeups[1],
+	       t.switches[1], t.foreign);
+	EXPECT_GE(t.wakeups[0], 1);
+	EXPECT_GE(t.switches[0], 1);
+	EXPECT_GE(t.switches[1], 1);
+	EXPECT_EQ(0, t.foreign);
+}
+
+TEST_F(sched, summary_mode_histogram_exact)
+{
+	struct gp_tally tally = {};
+	struct genl_msg *m = calloc(1, sizeof(*m));
+	const int n = 1500;
+	long long before, delta;
+	int irq = (int)edu_stat(self->edu, "irq");
+	uint64_t count = 0, bucket_sum = 0;
+	uint32_t bdf = 0;
+	char cmd[16];
+
+	genl_msg_init(m, self->s.family, 0, GPUPROBE_CMD_START);
+	genl_put_u32(m, GPUPROBE_A_EVENT_MASK, GPUPROBE_EVMASK(GPUPROBE_EV_IRQ));
+	genl_put(m, GPUPROBE_A_SUMMARY, NULL, 0);
+	ASSERT_EQ(0, genl_xfer(&self->s, m, NULL, NULL));
+	before = proc_irq_count(irq);
+	snprintf(cmd, sizeof(cmd), "%d", n);
+	ASSERT_EQ(0, edu_ctl(self->edu, "irq", cmd));
+	delta = proc_irq_count(irq) - before;
+	ASSERT_EQ(0, gp_stop(&self->s));
+	gp_drain(&self->l, &tally);
+	EXPECT_EQ(0, tally.irq_total);	/* no records in summary mode */
+
+	genl_msg_init(m, self->s.family, 0, GPUPROBE_CMD_SUMMARY_GET);
+	{
+		static char rbuf[65536] __attribute__((aligned(8)));
+		struct nlmsghdr *nlh = (struct nlmsghdr *)m->buf;
+		struct nlattr *nla, *a;
+		int rem, arem;
+		ssize_t len;
+
+		nlh->nlmsg_len = m->len;
+		nlh->nlmsg_flags = NLM_F_REQUEST;
+		ASSERT_EQ((ssize_t)m->len, send(self->s.fd, m->buf, m->len, 0));
+		len = recv(self->s.fd, rbuf, sizeof(rbuf), 0);
+		ASSERT_GT(len, 0);
+		nlh = (struct nlmsghdr *)rbuf;
+		ASSERT_EQ(self->s.family, nlh->nlmsg_type);
+		for (nla = genl_attrs(nlh, &rem); GENL_ATTR_OK(nla, rem);
+		     nla = GENL_ATTR_NEXT(nla, rem)) {
+			if ((nla->nla_type & NLA_TYPE_MASK) != GPUPROBE_A_HIST)
+				continue;
+			arem = nla->nla_len - NLA_HDRLEN;
+			for (a = GENL_ATTR_DATA(nla); GENL_ATTR_OK(a, arem);
+			     a = GENL_ATTR_NEXT(a, arem)) {
+				uint64_t *b = GENL_ATTR_DATA(a);
+
+				if (a->nla_type == GPUPROBE_A_HIST_BDF)
+					bdf = *(uint32_t *)b;
+				if (a->nla_type == GPUPROBE_A_HIST_COUNT)
+					memcpy(&count, b, 8);
+				if (a->nla_type == GPUPROBE_A_HIST_BUCKETS)
+					for (int i = 0; i < 64; i++)
+						bucket_sum += b[i];
+			}
+		}
+	}
+	free(m);
+	EXPECT_EQ(n, delta);
+	EXPECT_EQ(gp_bdf(self->edu), bdf);
+	EXPECT_EQ(n, count);
+	EXPECT_EQ(n, bucket_sum);
+}
+
+TEST_HARNESS_MAIN
