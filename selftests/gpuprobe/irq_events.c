@@ -178,7 +178,7 @@ TEST_F(irq, ring_overflow_counted_exactly)
  * A reader too slow for the interrupt rate (each interrupt is raised as soon
  * as the last was handled; the edu "storm" file raises faster, but the APIC
  * merges most of those): every record is received or counted. */
-TEST_F(irq, slow_reader_loss_counted_exactly)
+TEST_F_TIMEOUT(irq, slow_reader_loss_counted_exactly, 120)
 {
 	struct gp_stats st;
 	long long before, delta;
@@ -290,7 +290,7 @@ TEST_F(irq, unload_while_streaming)
 }
 
 /* 200 load / start / unload cycles while the device interrupts. */
-TEST_F(irq, load_unload_200_under_load)
+TEST_F_TIMEOUT(irq, load_unload_200_under_load, 300)
 {
 	char param[64];
 	pid_t child;
