@@ -22,64 +22,19 @@
 #include "irqpair.h"
 #include "source.h"
 #include "tracefile.h"
+#include "tracefs_events.h"
 #include "util.h"
 
 #define INSTANCE_PREFIX		"gpuprobe-"
+#define SCHED_SUFFIX		"-sched"
+#define SCHED_BUFFER_KB		2048
 #define BUFFER_KB_PER_CPU	8192
 #define FILTER_MAX		4096
 
-enum field_role {
-	F_IRQ, F_RET, F_PID, F_TARGET_CPU, F_PREV_PID, F_NEXT_PID, F_DEVICE,
-	F_IOVA, F_PADDR, F_SIZE, F_DMA_ADDR, F_DIR, F_NENTS, F_LENGTHS, F_DMA_ADDRS,
-	F_COUNT
-};
+#define NSPECS			TRACEFS_NSPECS
+#define specs			event_specs
 
-/* Candidate field names per role, newest kernel first. */
-static const char *const field_names[F_COUNT][3] = {
-	[F_IRQ] = { "irq" }, [F_RET] = { "ret" }, [F_PID] = { "pid" },
-	[F_TARGET_CPU] = { "target_cpu" }, [F_PREV_PID] = { "prev_pid" },
-	[F_NEXT_PID] = { "next_pid" }, [F_DEVICE] = { "device", "dev_name" },
-	[F_IOVA] = { "iova" }, [F_PADDR] = { "paddr", "phys_addr" },
-	[F_SIZE] = { "unmapped_size", "size" }, [F_DMA_ADDR] = { "dma_addr", "addr" },
-	[F_DIR] = { "dir" }, [F_NENTS] = { "full_ents", "ents" },
-	[F_LENGTHS] = { "lengths" }, [F_DMA_ADDRS] = { "dma_addrs", "addrs" },
-};
-
-enum event_kind { K_IRQ_ENTRY, K_IRQ_EXIT, K_WAKEUP, K_SWITCH, K_IOMMU, K_SWIOTLB, K_DMA };
-enum filter_kind { BY_NOTHING, BY_IRQ, BY_DEVICE, BY_WAKEUP_PID, BY_SWITCH_PID };
-
-struct event_spec {
-	const char *system;
-	const char *name;
-	enum event_kind kind;
-	enum filter_kind filter;
-	uint16_t rec_type;	/* enum gpuprobe_event_type, for the event mask */
-	uint16_t op;		/* enum gpuprobe_dma_op / gpuprobe_iommu_op */
-};
-
-static const struct event_spec specs[] = {
-	{ "irq", "irq_handler_entry", K_IRQ_ENTRY, BY_IRQ, GPUPROBE_EV_IRQ, 0 },
-	{ "irq", "irq_handler_exit", K_IRQ_EXIT, BY_IRQ, GPUPROBE_EV_IRQ, 0 },
-	{ "sched", "sched_wakeup", K_WAKEUP, BY_WAKEUP_PID, GPUPROBE_EV_WAKEUP, 0 },
-	{ "sched", "sched_switch", K_SWITCH, BY_SWITCH_PID, GPUPROBE_EV_SWITCH, 0 },
-	{ "iommu", "map", K_IOMMU, BY_NOTHING, GPUPROBE_EV_IOMMU, GPUPROBE_IOMMU_MAP },
-	{ "iommu", "unmap", K_IOMMU, BY_NOTHING, GPUPROBE_EV_IOMMU, GPUPROBE_IOMMU_UNMAP },
-	{ "iommu", "io_page_fault", K_IOMMU, BY_DEVICE, GPUPROBE_EV_IOMMU, GPUPROBE_IOMMU_FAULT },
-	{ "swiotlb", "swiotlb_bounced", K_SWIOTLB, BY_DEVICE, GPUPROBE_EV_SWIOTLB, 0 },
-	{ "dma", "dma_map_phys", K_DMA, BY_DEVICE, GPUPROBE_EV_DMA, GPUPROBE_DMA_MAP_PAGE },
-	{ "dma", "dma_unmap_phys", K_DMA, BY_DEVICE, GPUPROBE_EV_DMA, GPUPROBE_DMA_UNMAP_PAGE },
-	{ "dma", "dma_map_page", K_DMA, BY_DEVICE, GPUPROBE_EV_DMA, GPUPROBE_DMA_MAP_PAGE },
-	{ "dma", "dma_unmap_page", K_DMA, BY_DEVICE, GPUPROBE_EV_DMA, GPUPROBE_DMA_UNMAP_PAGE },
-	{ "dma", "dma_map_resource", K_DMA, BY_DEVICE, GPUPROBE_EV_DMA, GPUPROBE_DMA_MAP_RESOURCE },
-	{ "dma", "dma_unmap_resource", K_DMA, BY_DEVICE, GPUPROBE_EV_DMA, GPUPROBE_DMA_UNMAP_RESOURCE },
-	{ "dma", "dma_map_sg", K_DMA, BY_DEVICE, GPUPROBE_EV_DMA, GPUPROBE_DMA_MAP_SG },
-	{ "dma", "dma_unmap_sg", K_DMA, BY_DEVICE, GPUPROBE_EV_DMA, GPUPROBE_DMA_UNMAP_SG },
-	{ "dma", "dma_alloc", K_DMA, BY_DEVICE, GPUPROBE_EV_DMA, GPUPROBE_DMA_ALLOC },
-	{ "dma", "dma_free", K_DMA, BY_DEVICE, GPUPROBE_EV_DMA, GPUPROBE_DMA_FREE },
-};
-
-#define NSPECS ARRAY_SIZE(specs)
-_Static_assert(ARRAY_SIZE(specs) <= TRACEFS_EVENT_COUNT, "TRACEFS_EVENT_COUNT too small");
+_Static_assert(TRACEFS_NSPECS <= TRACEFS_EVENT_COUNT, "TRACEFS_EVENT_COUNT too small");
 
 struct bound_event {
 	const struct event_spec *spec;
@@ -88,10 +43,20 @@ struct bound_event {
 	bool enabled;
 };
 
+struct instance_handle {
+	struct tracefs_instance *instance;
+	char name[48];
+};
+
+/*
+ * Two instances: "gpuprobe-PID" for device events, which must see every
+ * task, and "gpuprobe-PID-sched" whose set_event_pid + event-fork follow
+ * the workload and every thread and child it creates.
+ */
 struct tracefs_source {
 	const struct source_config *cfg;
-	struct tracefs_instance *instance;
-	char name[32];
+	struct instance_handle main;
+	struct instance_handle sched;
 	struct tep_handle *tep;
 	struct bound_event events[NSPECS];
 	struct irq_pairer pairer;
@@ -338,13 +303,16 @@ static int on_raw_event(struct tep_event *event, struct tep_record *r, int cpu, 
 /* Instances of gpuprobe-trace runs that were killed with SIGKILL. */
 static void remove_stale_instances(void)
 {
-	char **names = tracefs_instances("^" INSTANCE_PREFIX "[0-9]+$");
+	/* libtracefs compiles a basic regex: no +, no groups */
+	char **names = tracefs_instances("^" INSTANCE_PREFIX "[0-9][0-9]*");
 
 	for (char **n = names; n && *n; n++) {
-		long pid = strtol(*n + strlen(INSTANCE_PREFIX), NULL, 10);
+		char *end;
+		long pid = strtol(*n + strlen(INSTANCE_PREFIX), &end, 10);
 		struct tracefs_instance *old;
 
-		if (pid <= 0 || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+		if (pid <= 0 || (*end && strcmp(end, SCHED_SUFFIX)) ||
+		    kill((pid_t)pid, 0) == 0 || errno != ESRCH)
 			continue;
 		old = tracefs_instance_alloc(NULL, *n);
 		if (old && tracefs_instance_destroy(old) == 0)
@@ -357,87 +325,40 @@ static void remove_stale_instances(void)
 static void bind_fields(struct bound_event *be)
 {
 	for (int role = 0; role < F_COUNT; role++)
-		for (int i = 0; i < 3 && field_names[role][i] && !be->field[role]; i++)
+		for (int i = 0; i < FIELD_NAME_CHOICES && field_names[role][i] && !be->field[role]; i++)
 			be->field[role] = tep_find_field(be->event, field_names[role][i]);
-}
-
-static int append_clause(char *buf, size_t size, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int append_clause(char *buf, size_t size, const char *fmt, ...)
-{
-	size_t used = strlen(buf);
-	va_list ap;
-	int n;
-
-	if (used && used + 2 < size)
-		strcat(buf, "||"), used += 2;
-	va_start(ap, fmt);
-	n = vsnprintf(buf + used, size - used, fmt, ap);
-	va_end(ap);
-	return (n < 0 || (size_t)n >= size - used) ? -1 : 0;
-}
-
-/* Kernel-side filter so only the targets' events reach the buffer. */
-static int build_filter(struct tracefs_source *ts, struct bound_event *be,
-			char *buf, size_t size)
-{
-	const struct target_set *set = ts->cfg->targets;
-	pid_t pid = ts->cfg->workload_pid;
-	int err = 0;
-
-	buf[0] = '\0';
-	switch (be->spec->filter) {
-	case BY_NOTHING:
-		return 0;
-	case BY_IRQ:
-		for (unsigned int i = 0; i < set->count; i++)
-			for (uint32_t j = 0; j < set->t[i].nvec; j++)
-				err |= append_clause(buf, size, "irq==%u", set->t[i].vec[j].irq);
-		break;
-	case BY_DEVICE:
-		if (!be->field[F_DEVICE])
-			return -1;
-		for (unsigned int i = 0; i < set->count; i++)
-			err |= append_clause(buf, size, "%s==\"%s\"", be->field[F_DEVICE]->name,
-					     set->t[i].name);
-		break;
-	case BY_WAKEUP_PID:
-		err = append_clause(buf, size, "pid==%d", (int)pid);
-		break;
-	case BY_SWITCH_PID:
-		err = append_clause(buf, size, "prev_pid==%d||next_pid==%d", (int)pid, (int)pid);
-		break;
-	}
-	return err || !buf[0] ? -1 : 0;
 }
 
 static bool wanted(const struct tracefs_source *ts, const struct event_spec *spec)
 {
 	if (!(ts->cfg->event_mask & GPUPROBE_EVMASK(spec->rec_type)))
 		return false;
-	if (spec->filter == BY_WAKEUP_PID || spec->filter == BY_SWITCH_PID)
-		return ts->cfg->workload_pid > 0;
+	if (spec->filter == BY_WORKLOAD)
+		return ts->cfg->workload_pid > 0 && ts->sched.instance;
 	return true;
 }
 
 static int enable_event(struct tracefs_source *ts, struct bound_event *be)
 {
 	const struct event_spec *spec = be->spec;
+	struct tracefs_instance *inst = spec->filter == BY_WORKLOAD ?
+					ts->sched.instance : ts->main.instance;
 	char filter[FILTER_MAX];
 
-	if (build_filter(ts, be, filter, sizeof(filter))) {
+	if (build_event_filter(spec, ts->cfg->targets,
+			       be->field[F_DEVICE] ? be->field[F_DEVICE]->name : NULL,
+			       filter, sizeof(filter))) {
 		if (spec->filter == BY_IRQ)
 			warnf("the targets have no MSI/MSI-X vectors (driver not bound?): no interrupts will be recorded");
 		return -1;
 	}
 	if (filter[0] &&
-	    tracefs_event_file_write(ts->instance, spec->system, spec->name, "filter", filter) < 0) {
+	    tracefs_event_file_write(inst, spec->system, spec->name, "filter", filter) < 0) {
 		warnf("tracefs refused filter '%s' on %s/%s: event left off", filter,
 		      spec->system, spec->name);
 		return -1;
 	}
-	if (tracefs_event_file_write(ts->instance, spec->system, spec->name, "enable", "1") < 0) {
+	if (tracefs_event_file_write(inst, spec->system, spec->name, "enable", "1") < 0) {
 		warnf("cannot enable %s/%s: %s", spec->system, spec->name, strerror(errno));
 		return -1;
 	}
@@ -461,27 +382,59 @@ static void bind_events(struct tracefs_source *ts)
 
 static void tracefs_close(void *src);
 
-static int setup_instance(struct tracefs_source *ts, char *err, size_t errlen)
+static int create_instance(struct instance_handle *h, const char *suffix, int buffer_kb,
+			   char *err, size_t errlen)
 {
-	snprintf(ts->name, sizeof(ts->name), INSTANCE_PREFIX "%d", (int)getpid());
-	ts->instance = tracefs_instance_create(ts->name);
-	if (!ts->instance) {
+	snprintf(h->name, sizeof(h->name), INSTANCE_PREFIX "%d%s", (int)getpid(), suffix);
+	h->instance = tracefs_instance_create(h->name);
+	if (!h->instance) {
 		snprintf(err, errlen, "cannot create tracefs instance %s: %s (needs root)",
-			 ts->name, strerror(errno));
+			 h->name, strerror(errno));
 		return -1;
 	}
 	/* A new instance traces at once: keep it off until start. */
-	tracefs_trace_off(ts->instance);
-	if (tracefs_instance_file_write(ts->instance, "trace_clock", "mono") < 0) {
+	tracefs_trace_off(h->instance);
+	if (tracefs_instance_file_write(h->instance, "trace_clock", "mono") < 0) {
 		snprintf(err, errlen, "tracefs refused trace_clock mono: this kernel cannot timestamp on CLOCK_MONOTONIC");
 		return -1;
 	}
 	/* Drop new events when full rather than overwrite unread ones; both are counted. */
-	tracefs_option_disable(ts->instance, TRACEFS_OPTION_OVERWRITE);
-	if (tracefs_instance_set_buffer_size(ts->instance, BUFFER_KB_PER_CPU, -1) < 0)
-		warnf("cannot grow the trace buffer to %d KiB per CPU: drops more likely",
-		      BUFFER_KB_PER_CPU);
+	tracefs_option_disable(h->instance, TRACEFS_OPTION_OVERWRITE);
+	if (tracefs_instance_set_buffer_size(h->instance, buffer_kb, -1) < 0)
+		warnf("cannot grow the %s buffer to %d KiB per CPU: drops more likely",
+		      h->name, buffer_kb);
 	return 0;
+}
+
+static void destroy_instance(struct instance_handle *h)
+{
+	if (!h->instance)
+		return;
+	tracefs_trace_off(h->instance);
+	if (tracefs_instance_destroy(h->instance) < 0)
+		warnf("could not remove tracefs instance %s: rmdir %s/instances/%s",
+		      h->name, tracefs_tracing_dir(), h->name);
+	tracefs_instance_free(h->instance);
+	h->instance = NULL;
+}
+
+/* The sched instance records only the workload's tasks, children included. */
+static void create_sched_instance(struct tracefs_source *ts)
+{
+	uint32_t sched_mask = GPUPROBE_EVMASK(GPUPROBE_EV_WAKEUP) |
+			      GPUPROBE_EVMASK(GPUPROBE_EV_SWITCH);
+	char err[256], pid[16];
+
+	if (ts->cfg->workload_pid <= 0 || !(ts->cfg->event_mask & sched_mask))
+		return;
+	snprintf(pid, sizeof(pid), "%d", (int)ts->cfg->workload_pid);
+	if (create_instance(&ts->sched, SCHED_SUFFIX, SCHED_BUFFER_KB, err, sizeof(err)) ||
+	    tracefs_instance_file_write(ts->sched.instance, "set_event_pid", pid) < 0 ||
+	    tracefs_option_enable(ts->sched.instance, TRACEFS_OPTION_EVENT_FORK) < 0) {
+		warnf("no scheduler events for the workload: %s",
+		      err[0] ? err : "set_event_pid/event-fork refused");
+		destroy_instance(&ts->sched);
+	}
 }
 
 static void *tracefs_open(const struct source_config *cfg, char *err, size_t errlen)
@@ -509,8 +462,9 @@ static void *tracefs_open(const struct source_config *cfg, char *err, size_t err
 		snprintf(err, errlen, "out of memory");
 		goto err_free;
 	}
-	if (setup_instance(ts, err, errlen))
+	if (create_instance(&ts->main, "", BUFFER_KB_PER_CPU, err, errlen))
 		goto err_free;
+	create_sched_instance(ts);
 	bind_events(ts);
 	return ts;
 
@@ -523,9 +477,22 @@ static int tracefs_start(void *src, char *err, size_t errlen)
 {
 	struct tracefs_source *ts = src;
 
-	if (tracefs_trace_on(ts->instance) < 0) {
+	if (ts->sched.instance && tracefs_trace_on(ts->sched.instance) < 0)
+		warnf("cannot switch tracing on in %s: no scheduler events", ts->sched.name);
+	if (tracefs_trace_on(ts->main.instance) < 0) {
 		snprintf(err, errlen, "cannot switch tracing on in instance %s: %s",
-			 ts->name, strerror(errno));
+			 ts->main.name, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int read_instance(struct tracefs_source *ts, struct instance_handle *h)
+{
+	if (!h->instance)
+		return 0;
+	if (tracefs_iterate_raw_events(ts->tep, h->instance, NULL, 0, on_raw_event, ts) < 0) {
+		warnf("reading the trace buffers of %s failed", h->name);
 		return -1;
 	}
 	return 0;
@@ -533,12 +500,12 @@ static int tracefs_start(void *src, char *err, size_t errlen)
 
 static int read_buffers(struct tracefs_source *ts, const struct record_sink *sink)
 {
+	int err;
+
 	ts->sink = sink;
-	if (tracefs_iterate_raw_events(ts->tep, ts->instance, NULL, 0, on_raw_event, ts) < 0) {
-		warnf("reading the trace buffers of %s failed", ts->name);
-		return -1;
-	}
-	return ts->sink_error;
+	err = read_instance(ts, &ts->main);
+	err |= read_instance(ts, &ts->sched);
+	return err | ts->sink_error;
 }
 
 static int tracefs_poll(void *src, int timeout_ms, const struct record_sink *sink)
@@ -553,19 +520,21 @@ static int tracefs_stop(void *src)
 {
 	struct tracefs_source *ts = src;
 
-	return tracefs_trace_off(ts->instance) < 0 ? -1 : 0;
+	if (ts->sched.instance)
+		tracefs_trace_off(ts->sched.instance);
+	return tracefs_trace_off(ts->main.instance) < 0 ? -1 : 0;
 }
 
 /* "overrun" and "dropped events" of per_cpu/cpuN/stats, summed. */
-static uint64_t kernel_drop_count(struct tracefs_source *ts)
+static uint64_t kernel_drop_count(struct tracefs_source *ts, struct instance_handle *h)
 {
 	uint64_t total = 0;
 
-	for (unsigned int cpu = 0; cpu < ts->ncpus; cpu++) {
+	for (unsigned int cpu = 0; h->instance && cpu < ts->ncpus; cpu++) {
 		char path[64], *text, *p;
 
 		snprintf(path, sizeof(path), "per_cpu/cpu%u/stats", cpu);
-		text = tracefs_instance_file_read(ts->instance, path, NULL);
+		text = tracefs_instance_file_read(h->instance, path, NULL);
 		if (!text)
 			continue;
 		if ((p = strstr(text, "overrun:")))
@@ -588,7 +557,7 @@ static int tracefs_drain(void *src, const struct record_sink *sink)
 		err |= read_buffers(ts, sink);
 	} while (!err && ts->counters.events != before);
 	err |= irq_pairer_flush(&ts->pairer, sink);
-	dropped = kernel_drop_count(ts);
+	dropped = kernel_drop_count(ts, &ts->main) + kernel_drop_count(ts, &ts->sched);
 	if (dropped > ts->lost_inband) {
 		struct gpuprobe_rec_lost lost = {
 			.hdr = { .type = GPUPROBE_EV_LOST, .size = sizeof(lost), .ts_ns = mono_now_ns() },
@@ -605,13 +574,8 @@ static void tracefs_close(void *src)
 {
 	struct tracefs_source *ts = src;
 
-	if (ts->instance) {
-		tracefs_trace_off(ts->instance);
-		if (tracefs_instance_destroy(ts->instance) < 0)
-			warnf("could not remove tracefs instance %s: rmdir %s/instances/%s",
-			      ts->name, tracefs_tracing_dir(), ts->name);
-		tracefs_instance_free(ts->instance);
-	}
+	destroy_instance(&ts->sched);
+	destroy_instance(&ts->main);
 	if (ts->tep)
 		tep_free(ts->tep);
 	irq_pairer_free(&ts->pairer);

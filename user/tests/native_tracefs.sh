@@ -80,6 +80,24 @@ for sig in INT TERM; do
 		"\"$GPT\" report --json \"$T/sig.trace\" | python3 -c 'import json,sys; assert json.load(sys.stdin)[\"trace\"][\"complete\"]'"
 done
 
+"$GPT" record -q --source tracefs -d "$BDF" -o "$T/fork.trace" -- \
+	sh -c "sleep 0.1 & echo \$! >'$T/child.pid'; wait"
+"$GPT" export "$T/fork.trace" --csv "$T/fork.csv"
+child=$(cat "$T/child.pid")
+check "scheduler events follow the workload's children (pid $child)" \
+	sh -c "awk -F, '(\$1 == \"wakeup\" || \$1 == \"switch\") && \$16 == $child' '$T/fork.csv' | grep -q ."
+
+"$GPT" record -q --source tracefs -d "$BDF" -o "$T/killed.trace" --duration 60 &
+pid=$!
+sleep 1
+kill -KILL $pid
+wait $pid 2>/dev/null
+check "SIGKILL leaves the instance behind (nothing can catch it)" \
+	sh -c "ls $TRACING/instances | grep -q '^gpuprobe-$pid'"
+"$GPT" record -q --source tracefs -d "$BDF" -o "$T/after.trace" -- true 2>"$T/after.err"
+check "the next run removes the killed run's instances and says so" \
+	sh -c "[ -z \"\$(ls $TRACING/instances | grep '^gpuprobe-')\" ] && grep -q 'left by a killed run' '$T/after.err'"
+
 "$GPT" record -q --source tracefs -d "$BDF" -o "$T/dur.trace" --duration 0.5
 check "--duration 0.5 stops by itself" [ $? -eq 0 ]
 check "info exits 0 with the target's vectors" sh -c "\"$GPT\" info -d $BDF | grep -q 'vector'"
