@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The gpuprobe module over generic netlink (libnl-genl-3).  This is the only
- * file that includes <netlink/...>.  Control ops go over one socket with
- * extended ACKs on, so refusals carry the kernel's text; records arrive on a
- * second socket joined to the "events" multicast group.
+ * file that includes <netlink/...>.  Requests ask for extended ACKs, so
+ * refusals carry the kernel's text ("kernel reports: ...").
  */
 #include <errno.h>
 #include <poll.h>
@@ -18,6 +17,7 @@
 #include <netlink/genl/genl.h>
 #include <netlink/netlink.h>
 
+#include "recbatch.h"
 #include "source.h"
 #include "tracefile.h"
 #include "util.h"
@@ -213,25 +213,20 @@ static int put_bdf(struct nl_msg *msg, const void *arg)
 	return nla_put_string(msg, GPUPROBE_A_BDF, name);
 }
 
-static int put_u32_attr(struct nl_msg *msg, int type, uint32_t v)
-{
-	return nla_put_u32(msg, type, v);
-}
-
 static int put_event_mask(struct nl_msg *msg, const void *arg)
 {
-	return put_u32_attr(msg, GPUPROBE_A_EVENT_MASK, *(const uint32_t *)arg);
+	return nla_put_u32(msg, GPUPROBE_A_EVENT_MASK, *(const uint32_t *)arg);
 }
 
 static int put_tgid(struct nl_msg *msg, const void *arg)
 {
-	return put_u32_attr(msg, GPUPROBE_A_TGID, *(const uint32_t *)arg);
+	return nla_put_u32(msg, GPUPROBE_A_TGID, *(const uint32_t *)arg);
 }
 
-static const char *attr_string(struct nlattr *a)
+/* Bounded by the attribute's length: a missing NUL cannot overrun. */
+static void copy_attr_string(char *dst, size_t size, struct nlattr *a)
 {
-	/* nla_get_string trusts a NUL; the copy below is bounded anyway. */
-	return nla_len(a) > 0 ? nla_get_string(a) : "";
+	snprintf(dst, size, "%.*s", nla_len(a), (const char *)nla_data(a));
 }
 
 /* ---- GET_INFO ---- */
@@ -247,24 +242,21 @@ static void parse_hook(struct nlattr *nest, struct module_info *info)
 	h = &info->hooks[info->nhooks++];
 	memset(h, 0, sizeof(*h));
 	if (tb[GPUPROBE_A_HOOK_NAME])
-		snprintf(h->name, sizeof(h->name), "%.*s", nla_len(tb[GPUPROBE_A_HOOK_NAME]),
-			 attr_string(tb[GPUPROBE_A_HOOK_NAME]));
+		copy_attr_string(h->name, sizeof(h->name), tb[GPUPROBE_A_HOOK_NAME]);
 	if (tb[GPUPROBE_A_HOOK_ATTACHED])
 		h->attached = nla_get_u8(tb[GPUPROBE_A_HOOK_ATTACHED]);
 	if (tb[GPUPROBE_A_HOOK_REASON])
-		snprintf(h->reason, sizeof(h->reason), "%.*s", nla_len(tb[GPUPROBE_A_HOOK_REASON]),
-			 attr_string(tb[GPUPROBE_A_HOOK_REASON]));
+		copy_attr_string(h->reason, sizeof(h->reason), tb[GPUPROBE_A_HOOK_REASON]);
 }
 
 static void parse_info_attr(struct nlattr *a, struct module_info *info)
 {
 	switch (nla_type(a)) {
 	case GPUPROBE_A_VERSION:
-		snprintf(info->version, sizeof(info->version), "%.*s", nla_len(a), attr_string(a));
+		copy_attr_string(info->version, sizeof(info->version), a);
 		break;
 	case GPUPROBE_A_KERNEL_RELEASE:
-		snprintf(info->kernel_release, sizeof(info->kernel_release), "%.*s",
-			 nla_len(a), attr_string(a));
+		copy_attr_string(info->kernel_release, sizeof(info->kernel_release), a);
 		break;
 	case GPUPROBE_A_CLOCK:
 		if (nla_len(a) >= 4)
@@ -330,35 +322,20 @@ struct module_source {
 	uint64_t inband_lost;
 	int sink_error;
 	struct source_counters counters;
-	uint64_t align_buf[65536 / 8];	/* records copied here: nla data is 4-aligned */
 };
 
-static int deliver_blob(struct module_source *m, const unsigned char *p, size_t len)
+static void deliver(struct module_source *m, const void *blob, size_t len)
 {
-	while (len >= sizeof(struct gpuprobe_rec_hdr)) {
-		struct gpuprobe_rec_hdr h;
+	struct record_batch_stats st = { 0 };
 
-		memcpy(&h, p, sizeof(h));
-		if (h.size < sizeof(h) || h.size % 8 || h.size > len) {
-			warnf("module sent a malformed record (size %u): rest of the batch skipped; is gpuprobe.ko from the same release as this tool?",
-			      h.size);
-			return -1;
-		}
-		memcpy(m->align_buf, p, h.size);
-		if (h.type == GPUPROBE_EV_LOST && h.size >= sizeof(struct gpuprobe_rec_lost)) {
-			uint64_t count;
-
-			memcpy(&count, p + offsetof(struct gpuprobe_rec_lost, count), sizeof(count));
-			m->inband_lost += count;
-			m->counters.lost += count;
-		}
-		if (m->sink && sink_put(m->sink, (const void *)m->align_buf))
-			m->sink_error = -1;
-		m->counters.events++;
-		p += h.size;
-		len -= h.size;
-	}
-	return 0;
+	if (record_batch_split(blob, len, m->sink, &st) < 0)
+		warnf("module sent a malformed record at byte %zu of a batch: rest skipped; is gpuprobe.ko from the same tree as this tool?",
+		      st.bad_offset);
+	m->inband_lost += st.lost;
+	m->counters.lost += st.lost;
+	m->counters.events += st.records;
+	if (st.sink_error)
+		m->sink_error = -1;
 }
 
 static int on_events_msg(struct nl_msg *msg, void *arg)
@@ -372,7 +349,7 @@ static int on_events_msg(struct nl_msg *msg, void *arg)
 		return NL_SKIP;
 	nla_for_each_attr(a, genlmsg_attrdata(gh, 0), genlmsg_attrlen(gh, 0), rem)
 		if (nla_type(a) == GPUPROBE_A_RECORDS)
-			deliver_blob(m, nla_data(a), (size_t)nla_len(a));
+			deliver(m, nla_data(a), (size_t)nla_len(a));
 	return NL_OK;
 }
 
@@ -416,24 +393,6 @@ static int simple_do(struct nl_conn *c, uint8_t cmd,
 	return nl_do(c, cmd, put, arg, &req, err, errlen);
 }
 
-/* Record types the module can hook here, from its GET_INFO caps. */
-static uint32_t supported_mask(uint64_t caps)
-{
-	uint32_t mask = 0;
-
-	if (caps & GPUPROBE_CAP_IRQ)
-		mask |= GPUPROBE_EVMASK(GPUPROBE_EV_IRQ);
-	if (caps & GPUPROBE_CAP_SCHED)
-		mask |= GPUPROBE_EVMASK(GPUPROBE_EV_WAKEUP) | GPUPROBE_EVMASK(GPUPROBE_EV_SWITCH);
-	if (caps & GPUPROBE_CAP_DMA)
-		mask |= GPUPROBE_EVMASK(GPUPROBE_EV_DMA);
-	if (caps & (GPUPROBE_CAP_IOMMU | GPUPROBE_CAP_IOMMU_FAULT))
-		mask |= GPUPROBE_EVMASK(GPUPROBE_EV_IOMMU);
-	if (caps & GPUPROBE_CAP_SWIOTLB)
-		mask |= GPUPROBE_EVMASK(GPUPROBE_EV_SWIOTLB);
-	return mask;
-}
-
 static int choose_event_mask(struct module_source *m, char *err, size_t errlen)
 {
 	struct module_info info;
@@ -442,21 +401,7 @@ static int choose_event_mask(struct module_source *m, char *err, size_t errlen)
 	memset(&info, 0, sizeof(info));
 	if (nl_do(&m->ctl, GPUPROBE_CMD_GET_INFO, NULL, NULL, &req, err, errlen))
 		return -1;
-	if (info.record_version != GPUPROBE_RECORD_VERSION) {
-		snprintf(err, errlen, "the module writes records version %u, this tool reads %u: build both from one tree",
-			 info.record_version, GPUPROBE_RECORD_VERSION);
-		return -1;
-	}
-	m->event_mask = m->cfg->event_mask & supported_mask(info.caps);
-	if (m->cfg->workload_pid <= 0)
-		m->event_mask &= ~(GPUPROBE_EVMASK(GPUPROBE_EV_WAKEUP) |
-				   GPUPROBE_EVMASK(GPUPROBE_EV_SWITCH));
-	if (!m->event_mask) {
-		snprintf(err, errlen, "the module can hook none of the requested events here (caps 0x%llx): try --source tracefs",
-			 (unsigned long long)info.caps);
-		return -1;
-	}
-	return 0;
+	return module_event_mask(&info, m->cfg, &m->event_mask, err, errlen);
 }
 
 static int add_targets(struct module_source *m, char *err, size_t errlen)
@@ -517,16 +462,6 @@ static int module_start(void *src, char *err, size_t errlen)
 	return 0;
 }
 
-static int emit_overrun(struct module_source *m)
-{
-	struct gpuprobe_rec_lost lost = {
-		.hdr = { .type = GPUPROBE_EV_LOST, .size = sizeof(lost), .ts_ns = mono_now_ns(),
-			 .flags = TRACEFILE_LOST_COUNT_UNKNOWN },
-	};
-
-	return m->sink ? sink_put(m->sink, &lost.hdr) : 0;
-}
-
 /* Read until the socket is empty; ENOBUFS means the socket overflowed. */
 static int read_events(struct module_source *m)
 {
@@ -536,7 +471,7 @@ static int read_events(struct module_source *m)
 		if (ret == -NLE_AGAIN || ret == 0)
 			return 0;
 		if (ret == -NLE_NOMEM) {
-			if (emit_overrun(m))
+			if (put_lost_record(m->sink, 0, 0, true))
 				m->sink_error = -1;
 			continue;
 		}
@@ -603,9 +538,6 @@ static int reconcile_drops(struct module_source *m)
 {
 	uint64_t dropped = 0;
 	struct request req = { .on_msg = on_stats_msg, .arg = &dropped };
-	struct gpuprobe_rec_lost lost = {
-		.hdr = { .type = GPUPROBE_EV_LOST, .size = sizeof(lost), .ts_ns = mono_now_ns() },
-	};
 	char err[200];
 
 	if (nl_do(&m->ctl, GPUPROBE_CMD_STATS_GET, NULL, NULL, &req, err, sizeof(err))) {
@@ -614,9 +546,8 @@ static int reconcile_drops(struct module_source *m)
 	}
 	if (dropped <= m->inband_lost)
 		return 0;
-	lost.count = dropped - m->inband_lost;
-	m->counters.lost += lost.count;
-	return sink_put(m->sink, &lost.hdr);
+	m->counters.lost += dropped - m->inband_lost;
+	return put_lost_record(m->sink, 0, dropped - m->inband_lost, false);
 }
 
 static int module_drain(void *src, const struct record_sink *sink)

@@ -20,6 +20,7 @@
 #include <tracefs.h>
 
 #include "irqpair.h"
+#include "recbatch.h"
 #include "source.h"
 #include "tracefile.h"
 #include "tracefs_events.h"
@@ -559,13 +560,8 @@ static int tracefs_drain(void *src, const struct record_sink *sink)
 	err |= irq_pairer_flush(&ts->pairer, sink);
 	dropped = kernel_drop_count(ts, &ts->main) + kernel_drop_count(ts, &ts->sched);
 	if (dropped > ts->lost_inband) {
-		struct gpuprobe_rec_lost lost = {
-			.hdr = { .type = GPUPROBE_EV_LOST, .size = sizeof(lost), .ts_ns = mono_now_ns() },
-			.count = dropped - ts->lost_inband,
-		};
-
-		ts->counters.lost += lost.count;
-		put(ts, &lost.hdr);
+		ts->counters.lost += dropped - ts->lost_inband;
+		err |= put_lost_record(sink, 0, dropped - ts->lost_inband, false);
 	}
 	return err | ts->sink_error;
 }

@@ -407,6 +407,10 @@ int main(void)
 		{ "reader: bad record sizes", test_reader_rejects_bad_sizes },
 		{ "reader: data after the end record", test_reader_rejects_trailing_data },
 		{ "reader: fuzzed flips and truncations", test_fuzz_flips_and_truncations },
+		{ "tracefs: irq entry/exit pairing per CPU", test_irq_pairing },
+		{ "module: record batches split, misaligned, corrupt", test_record_batches },
+		{ "module: START mask from caps", test_module_event_mask },
+		{ "tracefs: kernel filter strings", test_tracefs_filters },
 	};
 	int passed = 0, failed;
 

@@ -14,5 +14,9 @@ void test_reader_names_truncation_offset(void);
 void test_reader_rejects_bad_sizes(void);
 void test_reader_rejects_trailing_data(void);
 void test_fuzz_flips_and_truncations(void);
+void test_irq_pairing(void);
+void test_record_batches(void);
+void test_module_event_mask(void);
+void test_tracefs_filters(void);
 
 #endif /* GPUPROBE_TESTS_H */
