@@ -1,0 +1,14 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make bench: every benchmark, each printing ratios measured side by side in
+# one run.  Results are recorded in Documentation/benchmarks.md.
+set -euo pipefail
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+cd "$TOP"
+echo "== interrupt path: cost per edu interrupt in the test VM (TCG)"
+scripts/vmtest.sh -t 900 -- /gpuprobe/tests/irq_bench
+if grep -q '^bench:' user/Makefile 2>/dev/null; then
+	echo
+	echo "== gpuprobe-trace report throughput"
+	make -s -C user bench
+fi
