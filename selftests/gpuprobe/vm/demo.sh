@@ -18,7 +18,7 @@ before=$(awk -v i="$irq:" '$1 == i { print $2 + $3 }' /proc/interrupts)
 echo
 echo "=== workload: $IRQS edu interrupts, then a $DMA-byte DMA round trip"
 gpuprobe-trace record -d "$edu" -o /tmp/demo.trace -- \
-	sh -c "echo $IRQS > $ctl/irq && echo 'verify $DMA' > $ctl/dma"
+	sh -c "echo $IRQS > $ctl/irq && echo 'verify $DMA' > $ctl/dma" 2>&1 | cat
 after=$(awk -v i="$irq:" '$1 == i { print $2 + $3 }' /proc/interrupts)
 echo "kernel's own count (/proc/interrupts, irq $irq): $((after - before))"
 echo "edu driver's count:"
