@@ -23,6 +23,7 @@
 #include "recbatch.h"
 #include "source.h"
 #include "tracefile.h"
+#include "tracefs_decoder.h"
 #include "tracefs_events.h"
 #include "util.h"
 
@@ -367,6 +368,7 @@ static int enable_event(struct tracefs_source *ts, struct bound_event *be)
 	return 0;
 }
 
+/* Every event of the table this kernel has, found in tep with its fields. */
 static void bind_events(struct tracefs_source *ts)
 {
 	for (size_t i = 0; i < NSPECS; i++) {
@@ -374,11 +376,58 @@ static void bind_events(struct tracefs_source *ts)
 
 		be->spec = &specs[i];
 		be->event = tep_find_event_by_name(ts->tep, specs[i].system, specs[i].name);
-		if (!be->event || !wanted(ts, be->spec))
-			continue;
-		bind_fields(be);
-		enable_event(ts, be);
+		if (be->event)
+			bind_fields(be);
 	}
+}
+
+static void enable_events(struct tracefs_source *ts)
+{
+	for (size_t i = 0; i < NSPECS; i++)
+		if (ts->events[i].event && wanted(ts, ts->events[i].spec))
+			enable_event(ts, &ts->events[i]);
+}
+
+/* Decoding state without instances: the source's core, and the tests'. */
+struct tracefs_source *tracefs_decoder_new(struct tep_handle *tep,
+					   const struct source_config *cfg)
+{
+	struct tracefs_source *ts = calloc(1, sizeof(*ts));
+
+	if (!ts)
+		return NULL;
+	ts->cfg = cfg;
+	ts->tep = tep;
+	ts->ncpus = (unsigned int)sysconf(_SC_NPROCESSORS_CONF);
+	if (irq_pairer_init(&ts->pairer, ts->ncpus, cfg->targets)) {
+		free(ts);
+		return NULL;
+	}
+	bind_events(ts);
+	return ts;
+}
+
+int tracefs_decoder_feed(struct tracefs_source *ts, struct tep_record *r, int cpu,
+			 const struct record_sink *sink)
+{
+	struct tep_event *event = tep_find_event(ts->tep, tep_data_type(ts->tep, r));
+
+	ts->sink = sink;
+	if (event)
+		on_raw_event(event, r, cpu, ts);
+	return ts->sink_error;
+}
+
+int tracefs_decoder_flush(struct tracefs_source *ts, const struct record_sink *sink)
+{
+	return irq_pairer_flush(&ts->pairer, sink);
+}
+
+/* The tep stays with the caller. */
+void tracefs_decoder_free(struct tracefs_source *ts)
+{
+	irq_pairer_free(&ts->pairer);
+	free(ts);
 }
 
 static void tracefs_close(void *src);
@@ -441,37 +490,32 @@ static void create_sched_instance(struct tracefs_source *ts)
 static void *tracefs_open(const struct source_config *cfg, char *err, size_t errlen)
 {
 	static const char *const systems[] = { "irq", "sched", "iommu", "swiotlb", "dma", NULL };
-	struct tracefs_source *ts = calloc(1, sizeof(*ts));
+	struct tracefs_source *ts;
+	struct tep_handle *tep;
 
-	if (!ts) {
-		snprintf(err, errlen, "out of memory");
-		return NULL;
-	}
-	ts->cfg = cfg;
-	ts->ncpus = (unsigned int)sysconf(_SC_NPROCESSORS_CONF);
 	if (!tracefs_tracing_dir()) {
 		snprintf(err, errlen, "tracefs is not mounted and could not be: mount -t tracefs nodev /sys/kernel/tracing");
-		goto err_free;
+		return NULL;
 	}
 	remove_stale_instances();
-	ts->tep = tracefs_local_events_system(NULL, (const char *const *)systems);
-	if (!ts->tep) {
+	tep = tracefs_local_events_system(NULL, (const char *const *)systems);
+	if (!tep) {
 		snprintf(err, errlen, "cannot read tracefs event formats (needs root)");
-		goto err_free;
+		return NULL;
 	}
-	if (irq_pairer_init(&ts->pairer, ts->ncpus, cfg->targets)) {
+	ts = tracefs_decoder_new(tep, cfg);
+	if (!ts) {
 		snprintf(err, errlen, "out of memory");
-		goto err_free;
+		tep_free(tep);
+		return NULL;
 	}
-	if (create_instance(&ts->main, "", BUFFER_KB_PER_CPU, err, errlen))
-		goto err_free;
+	if (create_instance(&ts->main, "", BUFFER_KB_PER_CPU, err, errlen)) {
+		tracefs_close(ts);
+		return NULL;
+	}
 	create_sched_instance(ts);
-	bind_events(ts);
+	enable_events(ts);
 	return ts;
-
-err_free:
-	tracefs_close(ts);
-	return NULL;
 }
 
 static int tracefs_start(void *src, char *err, size_t errlen)
@@ -572,10 +616,8 @@ static void tracefs_close(void *src)
 
 	destroy_instance(&ts->sched);
 	destroy_instance(&ts->main);
-	if (ts->tep)
-		tep_free(ts->tep);
-	irq_pairer_free(&ts->pairer);
-	free(ts);
+	tep_free(ts->tep);
+	tracefs_decoder_free(ts);
 }
 
 static void tracefs_counters(void *src, struct source_counters *out)

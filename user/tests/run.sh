@@ -29,6 +29,7 @@ run_suite() {
 }
 
 run_suite unit ./test_unit
+run_suite tracefs-decode ./test_tracefs formats
 run_suite cli ./cli.sh
 run_suite native-tracefs ./native_tracefs.sh
 

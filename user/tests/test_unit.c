@@ -17,13 +17,6 @@
 #include "tests.h"
 #include "util.h"
 
-/* report.c wants it; the tests never print usage. */
-void usage_of(const char *cmd, FILE *out)
-{
-	(void)cmd;
-	(void)out;
-}
-
 /* Read path fully into a fresh agg; NULL (and err filled) on reader error. */
 struct agg *load_agg(const char *path, struct trace_info *info, char *err, size_t errlen)
 {
