@@ -259,6 +259,8 @@ void agg_add(struct agg *a, const struct gpuprobe_rec_hdr *rec)
 	case GPUPROBE_EV_LOST:
 		a->lost += ((const struct gpuprobe_rec_lost *)rec)->count;
 		a->lost_reports++;
+		if (rec->flags & TRACEFILE_LOST_COUNT_UNKNOWN)
+			a->lost_unknown++;
 		break;
 	case GPUPROBE_EV_TARGET:
 		add_target_event(a, (const struct gpuprobe_rec_target *)rec);

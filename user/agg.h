@@ -74,6 +74,7 @@ struct agg {
 	uint64_t first_ts, last_ts;
 	uint64_t lost;			/* records the source dropped */
 	uint64_t lost_reports;
+	uint64_t lost_unknown;		/* reports whose count is unknown */
 	uint64_t wakeups, switches;
 	uint64_t overflow;		/* records past the table limits */
 	bool complete;			/* end record seen */

@@ -47,9 +47,9 @@ static void print_trace_summary(FILE *out, const char *path, const struct agg *a
 	fputc('\n', out);
 	if (!a->complete)
 		fprintf(out, "  WARNING: the file has no end record; the recording was cut short\n");
-	if (a->lost)
-		fprintf(out, "  DROPS: %" PRIu64 " records lost (%" PRIu64 " loss reports); counts below are low\n",
-			a->lost, a->lost_reports);
+	if (a->lost || a->lost_reports)
+		fprintf(out, "  DROPS: %" PRIu64 " records lost (%" PRIu64 " loss reports, %" PRIu64 " of unknown size); counts below are low\n",
+			a->lost, a->lost_reports, a->lost_unknown);
 	else
 		fprintf(out, "  drops: none\n");
 	if (a->unknown_records)

@@ -207,6 +207,7 @@ void report_print_json(FILE *out, const char *path, const struct agg *a)
 	json_object_begin(&j);
 	json_kv_u64(&j, "lost", a->lost);
 	json_kv_u64(&j, "loss_reports", a->lost_reports);
+	json_kv_u64(&j, "unknown_count_reports", a->lost_unknown);
 	json_object_end(&j);
 	json_object_end(&j);
 }

@@ -285,7 +285,7 @@ static void test_sched_and_missed(void)
 	CHECK(s->hdr.type == GPUPROBE_EV_SWITCH && s->pid == 77 && s->prev_pid == 5, "switch wrong");
 	feed(&c, 5200, 1, -1);		/* lost, count unknown */
 	l = (const void *)got.rec[got.n - 2];
-	CHECK(l->hdr.type == GPUPROBE_EV_LOST && (l->hdr.flags & TRACEFILE_IRQ_NO_EXIT),
+	CHECK(l->hdr.type == GPUPROBE_EV_LOST && (l->hdr.flags & TRACEFILE_LOST_COUNT_UNKNOWN),
 	      "unknown-count loss not flagged");
 }
 
