@@ -76,7 +76,7 @@ if [ ! -r "$VMLINUZ" ]; then
 	exit 2
 fi
 
-VMDIR=$BUILD/vm
+VMDIR=${VMDIR:-$BUILD/vm}
 ROOT=$VMDIR/root
 rm -rf "$ROOT"
 mkdir -p "$ROOT"/{bin,dev,proc,sys,tmp,etc,gpuprobe,lib/modules/"$KVER"}

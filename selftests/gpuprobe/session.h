@@ -141,6 +141,7 @@ struct gp_tally {
 	uint32_t bdf;			/* the device being counted */
 	uint32_t irqno;			/* its irq (0: any) */
 	uint64_t irq_wrong_irq;
+	uint64_t vfio_flagged;
 };
 
 static inline void gp_tally_records(struct gp_tally *t, const uint8_t *p,
@@ -161,6 +162,8 @@ static inline void gp_tally_records(struct gp_tally *t, const uint8_t *p,
 				t->irq_wrong_irq++;
 			if (!(h->flags & GPUPROBE_IRQ_HANDLED))
 				t->unhandled++;
+			if (h->flags & GPUPROBE_IRQ_VFIO)
+				t->vfio_flagged++;
 			if (r->duration_ns > 1000000000ULL)
 				t->bad_duration++;
 			if (h->cpu < MAX_CPUS) {

@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host mode: the edu device bound to vfio-pci and driven the way a VMM does
+ * (container, group, MSI through VFIO_DEVICE_SET_IRQS, the interrupt raised
+ * through the mmapped BAR).  Its vfio-msi vector is recognised as the
+ * target's, and every interrupt is recorded, flagged as VFIO.
+ */
+#include <linux/vfio.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+
+#include "kselftest_harness.h"
+#include "session.h"
+
+#define EDU_IRQ_RAISE	0x60
+#define EDU_IRQ_ACK	0x64
+
+struct vfio_dev {
+	int container, group, device, efd;
+	volatile uint32_t *bar;
+	size_t bar_size;
+};
+
+static int sysfs_write(const char *bdf, const char *file, const char *val)
+{
+	char path[160];
+
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/%s", bdf, file);
+	return write_file(path, val);
+}
+
+static int iommu_group(const char *bdf)
+{
+	char path[160], link[256];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/iommu_group", bdf);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n < 0)
+		return -1;
+	link[n] = '\0';
+	return atoi(strrchr(link, '/') + 1);
+}
+
+static int vfio_bind(const char *bdf)
+{
+	if (mod_loaded("gpuprobe_edu"))
+		mod_unload("gpuprobe_edu");
+	if (sysfs_write(bdf, "driver_override", "vfio-pci"))
+		return -1;
+	return write_file("/sys/bus/pci/drivers_probe", bdf);
+}
+
+static void vfio_unbind(const char *bdf)
+{
+	sysfs_write(bdf, "driver/unbind", bdf);
+	sysfs_write(bdf, "driver_override", "\n");
+}
+
+/* The VMM pattern, minus guest memory: container, group, device, BAR. */
+static int vfio_open(const char *bdf, struct vfio_dev *v)
+{
+	struct vfio_group_status gs = { .argsz = sizeof(gs) };
+	struct vfio_region_info ri = { .argsz = sizeof(ri),
+				       .index = VFIO_PCI_BAR0_REGION_INDEX };
+	struct vfio_region_info cfg = { .argsz = sizeof(cfg),
+					.index = VFIO_PCI_CONFIG_REGION_INDEX };
+	char path[64];
+	uint16_t cmd;
+
+	v->container = open("/dev/vfio/vfio", O_RDWR);
+	snprintf(path, sizeof(path), "/dev/vfio/%d", iommu_group(bdf));
+	v->group = open(path, O_RDWR);
+	if (v->container < 0 || v->group < 0)
+		return -1;
+	if (ioctl(v->group, VFIO_GROUP_GET_STATUS, &gs) ||
+	    !(gs.flags & VFIO_GROUP_FLAGS_VIABLE))
+		return -2;
+	if (ioctl(v->group, VFIO_GROUP_SET_CONTAINER, &v->container) ||
+	    ioctl(v->container, VFIO_SET_IOMMU, VFIO_TYPE1v2_IOMMU))
+		return -3;
+	v->device = ioctl(v->group, VFIO_GROUP_GET_DEVICE_FD, bdf);
+	if (v->device < 0)
+		return -4;
+	if (ioctl(v->device, VFIO_DEVICE_GET_REGION_INFO, &ri) ||
+	    ioctl(v->device, VFIO_DEVICE_GET_REGION_INFO, &cfg))
+		return -5;
+	v->bar_size = ri.size;
+	v->bar = mmap(NULL, ri.size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		      v->device, ri.offset);
+	if (v->bar == MAP_FAILED)
+		return -6;
+	/* MSI is a memory write by the device: bus mastering on */
+	if (pread(v->device, &cmd, 2, cfg.offset + 4) != 2)
+		return -7;
+	cmd |= 0x6;
+	if (pwrite(v->device, &cmd, 2, cfg.offset + 4) != 2)
+		return -8;
+	return 0;
+}
+
+static int vfio_enable_msi(struct vfio_dev *v)
+{
+	char buf[sizeof(struct vfio_irq_set) + sizeof(int32_t)];
+	struct vfio_irq_set *set = (void *)buf;
+	int32_t fd;
+
+	v->efd = eventfd(0, EFD_CLOEXEC);
+	fd = v->efd;
+	set->argsz = sizeof(buf);
+	set->flags = VFIO_IRQ_SET_DATA_EVENTFD | VFIO_IRQ_SET_ACTION_TRIGGER;
+	set->index = VFIO_PCI_MSI_IRQ_INDEX;
+	set->start = 0;
+	set->count = 1;
+	memcpy(set->data, &fd, sizeof(fd));
+	return ioctl(v->device, VFIO_DEVICE_SET_IRQS, set);
+}
+
+static void vfio_close(struct vfio_dev *v)
+{
+	if (v->bar && v->bar != MAP_FAILED)
+		munmap((void *)v->bar, v->bar_size);
+	if (v->efd > 0)
+		close(v->efd);
+	if (v->device > 0)
+		close(v->device);
+	if (v->group > 0)
+		close(v->group);
+	if (v->container > 0)
+		close(v->container);
+}
+
+/* The vfio-msi irq of the device, from /proc/interrupts; -1 if none. */
+static int vfio_msi_irq(const char *bdf)
+{
+	char line[512], want[64];
+	FILE *f = fopen("/proc/interrupts", "re");
+	int irq = -1;
+
+	snprintf(want, sizeof(want), "vfio-msi[0](%s)", bdf);
+	while (f && fgets(line, sizeof(line), f))
+		if (strstr(line, want))
+			irq = atoi(line);
+	if (f)
+		fclose(f);
+	return irq;
+}
+
+FIXTURE(vfio) {
+	char edu[32];
+	struct vfio_dev v;
+	struct genl_sock s, l;
+};
+
+FIXTURE_SETUP(vfio)
+{
+	char param[64];
+
+	memset(&self->v, 0, sizeof(self->v));
+	self->s.fd = self->l.fd = -1;
+	ASSERT_EQ(0, edu_find(self->edu, sizeof(self->edu)));
+	if (access("/sys/bus/pci/drivers/vfio-pci", F_OK))
+		SKIP(return, "vfio-pci not loaded");
+	ASSERT_EQ(0, vfio_bind(self->edu));
+	ASSERT_EQ(0, vfio_open(self->edu, &self->v));
+	if (mod_loaded("gpuprobe"))
+		mod_unload("gpuprobe");
+	snprintf(param, sizeof(param), "target=%s", self->edu);
+	ASSERT_EQ(0, mod_load(GPUPROBE_KO, param));
+	ASSERT_EQ(0, genl_open(&self->s, GPUPROBE_FAMILY_NAME, NULL));
+	ASSERT_EQ(0, gp_listen(&self->l, 4 << 20));
+}
+
+FIXTURE_TEARDOWN(vfio)
+{
+	genl_close(&self->l);
+	genl_close(&self->s);
+	mod_unload("gpuprobe");
+	vfio_close(&self->v);
+	vfio_unbind(self->edu);
+}
+
+TEST_F(vfio, vfio_msi_vector_recorded_as_target)
+{
+	struct gp_tally t = { .bdf = gp_bdf(self->edu) };
+	const int n = 300;
+	char targets[256];
+	long long before;
+	uint64_t cnt, got = 0;
+	int irq, i;
+
+	ASSERT_EQ(0, gp_start(&self->s, GPUPROBE_EVMASK(GPUPROBE_EV_IRQ)));
+	ASSERT_EQ(0, vfio_enable_msi(&self->v));
+	irq = vfio_msi_irq(self->edu);
+	ASSERT_GT(irq, 0);
+	/* a dump re-reads vectors at once (else the 500 ms rescan would) */
+	ASSERT_EQ(0, gp_targets(&self->s, targets));
+
+	before = proc_irq_count(irq);
+	for (i = 0; i < n; i++) {
+		self->v.bar[EDU_IRQ_RAISE / 4] = 1;
+		ASSERT_EQ(8, read(self->v.efd, &cnt, 8));
+		got += cnt;
+		self->v.bar[EDU_IRQ_ACK / 4] = 1;
+	}
+	ASSERT_EQ(0, gp_stop(&self->s));
+	gp_drain(&self->l, &t);
+
+	EXPECT_EQ(n, got);
+	EXPECT_EQ(n, proc_irq_count(irq) - before);
+	EXPECT_EQ(n, t.irq[1]);
+	EXPECT_EQ(0, t.irq[0]);
+	EXPECT_EQ(n, t.vfio_flagged);
+	EXPECT_GE(t.target_events[GPUPROBE_TARGET_VECTORS], 1);
+}
+
+TEST_HARNESS_MAIN
