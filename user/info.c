@@ -110,6 +110,11 @@ static void print_tracefs_text(const struct tracefs_state *t)
 		printf("tracefs source: not available: tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)\n");
 		return;
 	}
+	if (!t->readable) {
+		printf("tracefs source: not usable: %s/events is not readable by this user: run as root\n",
+		       t->dir);
+		return;
+	}
 	printf("tracefs source: %s\n", t->dir);
 	for (unsigned int i = 0; i < t->nevents; i++) {
 		char name[64];
@@ -184,7 +189,8 @@ static void json_tracefs(struct json *j, const struct tracefs_state *t)
 {
 	json_key(j, "tracefs");
 	json_object_begin(j);
-	json_kv_bool(j, "available", t->mounted);
+	json_kv_bool(j, "available", t->mounted && t->readable);
+	json_kv_bool(j, "mounted", t->mounted);
 	json_kv_string(j, "dir", t->dir);
 	json_key(j, "events");
 	json_object_begin(j);

@@ -92,6 +92,7 @@ struct tracefs_event_state {
 
 struct tracefs_state {
 	bool mounted;
+	bool readable;			/* events/ readable by this user */
 	char dir[256];
 	unsigned int nevents;
 	struct tracefs_event_state events[TRACEFS_EVENT_COUNT];

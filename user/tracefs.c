@@ -78,6 +78,12 @@ int tracefs_probe_state(struct tracefs_state *state)
 	memset(state, 0, sizeof(*state));
 	state->mounted = dir != NULL;
 	copy_string(state->dir, sizeof(state->dir), dir ? dir : "");
+	if (dir) {
+		char events[300];
+
+		snprintf(events, sizeof(events), "%s/events", dir);
+		state->readable = access(events, R_OK | X_OK) == 0;
+	}
 	for (size_t i = 0; i < NSPECS; i++) {
 		struct tracefs_event_state *e = &state->events[state->nevents++];
 
