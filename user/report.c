@@ -133,9 +133,10 @@ static void print_iommu(FILE *out, const struct agg_target *t)
 			fprintf(out, "  IOMMU faults: %" PRIu64 "\n", io->count);
 			continue;
 		}
-		fprintf(out, "  IOMMU %-5s %" PRIu64 " calls, %" PRIu64 " bytes, %s total\n",
+		fprintf(out, "  IOMMU %-5s %" PRIu64 " calls, %" PRIu64 " bytes, %s\n",
 			iommu_op_name(op), io->count, io->bytes,
-			format_ns(total, io->time_ns->sum));
+			io->time_ns->sum ? format_ns(total, io->time_ns->sum) :
+					   "no durations (tracefs events are instants)");
 		if (io->time_ns->max)
 			print_latency_line(out, "    time", io->time_ns);
 	}
