@@ -152,7 +152,7 @@ static void decode_sched(struct tracefs_source *ts, struct bound_event *be,
 {
 	struct gpuprobe_rec_sched rec = {
 		.hdr = { .size = sizeof(rec), .cpu = cpu, .ts_ns = r->ts },
-		.tgid = (uint32_t)ts->cfg->workload_pid,
+		/* tgid: the sched events do not carry it; 0 = unknown */
 	};
 
 	if (be->spec->kind == K_WAKEUP) {
