@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Probe bookkeeping: sample sets and their distribution, the phases of a
+ * run, the device-clock calibration, and the size sweeps.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "probe.h"
+#include "util.h"
+
+#define KiB	1024ULL
+#define MiB	(1024ULL * KiB)
+
+static const uint64_t copy_sizes[] = {
+	4 * KiB, 16 * KiB, 64 * KiB, 256 * KiB, 1 * MiB, 4 * MiB, 16 * MiB, 64 * MiB, 256 * MiB,
+};
+static const uint64_t copy_sizes_quick[] = { 4 * KiB, 64 * KiB, 1 * MiB };
+static const uint64_t pin_sizes[] = { 4 * KiB, 64 * KiB, 1 * MiB, 16 * MiB, 256 * MiB };
+static const uint64_t pin_sizes_quick[] = { 4 * KiB, 64 * KiB, 1 * MiB };
+
+size_t probe_sizes(const struct probe_opts *o, const uint64_t **sizes)
+{
+	*sizes = o->quick ? copy_sizes_quick : copy_sizes;
+	return o->quick ? ARRAY_SIZE(copy_sizes_quick) : ARRAY_SIZE(copy_sizes);
+}
+
+size_t probe_pin_sizes(const struct probe_opts *o, const uint64_t **sizes)
+{
+	*sizes = o->quick ? pin_sizes_quick : pin_sizes;
+	return o->quick ? ARRAY_SIZE(pin_sizes_quick) : ARRAY_SIZE(pin_sizes);
+}
+
+size_t probe_samples_for(uint64_t est_ns, uint64_t budget_ns, size_t min, size_t max)
+{
+	size_t n = est_ns ? budget_ns / est_ns : max;
+
+	return n < min ? min : n > max ? max : n;
+}
+
+struct probe_dist *probe_dist_new(struct probe_api *a, const char *name, uint64_t bytes,
+				  const char *what_fmt, ...)
+{
+	struct probe_dist **grown = realloc(a->dists, (a->ndists + 1) * sizeof(*grown));
+	struct probe_dist *d = calloc(1, sizeof(*d));
+	va_list ap;
+
+	if (grown)
+		a->dists = grown;
+	if (!grown || !d) {
+		errorf("out of memory");
+		exit(1);
+	}
+	a->dists[a->ndists++] = d;
+	copy_string(d->name, sizeof(d->name), name);
+	d->bytes = bytes;
+	va_start(ap, what_fmt);
+	vsnprintf(d->what, sizeof(d->what), what_fmt, ap);
+	va_end(ap);
+	return d;
+}
+
+struct probe_dist *probe_dist_sized(struct probe_api *a, const char *prefix, uint64_t size,
+				    uint64_t bytes, const char *what)
+{
+	char sz[24], name[64];
+
+	probe_format_size(sz, sizeof(sz), size);
+	snprintf(name, sizeof(name), "%s.%s", prefix, sz);
+	return probe_dist_new(a, name, bytes, "%s", what);
+}
+
+void *probe_host_alloc(uint64_t bytes)
+{
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED) {
+		errorf("cannot map %llu bytes of host memory: %m", (unsigned long long)bytes);
+		return NULL;
+	}
+	memset(p, 0x5a, bytes);
+	return p;
+}
+
+void probe_host_free(void *p, uint64_t bytes)
+{
+	if (p)
+		munmap(p, bytes);
+}
+
+void probe_dist_add(struct probe_dist *d, double ns)
+{
+	if (d->n == d->cap) {
+		size_t cap = d->cap ? 2 * d->cap : 64;
+		double *grown = realloc(d->ns, cap * sizeof(*grown));
+
+		if (!grown) {
+			errorf("out of memory");
+			exit(1);
+		}
+		d->ns = grown;
+		d->cap = cap;
+	}
+	d->ns[d->n++] = ns;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Nearest-rank percentile of sorted v[0..n). */
+static double percentile(const double *v, size_t n, double q)
+{
+	size_t rank = (size_t)ceil(q * (double)n);
+
+	return v[rank ? rank - 1 : 0];
+}
+
+bool probe_summarize(const struct probe_dist *d, struct probe_summary *s)
+{
+	double *v, sum = 0;
+
+	memset(s, 0, sizeof(*s));
+	if (!d->n)
+		return false;
+	v = malloc(d->n * sizeof(*v));
+	if (!v)
+		return false;
+	memcpy(v, d->ns, d->n * sizeof(*v));
+	qsort(v, d->n, sizeof(*v), cmp_double);
+	for (size_t i = 0; i < d->n; i++)
+		sum += v[i];
+	s->n = d->n;
+	s->min = v[0];
+	s->p50 = percentile(v, d->n, 0.50);
+	s->p99 = percentile(v, d->n, 0.99);
+	s->max = v[d->n - 1];
+	s->mean = sum / (double)d->n;
+	free(v);
+	return true;
+}
+
+void probe_wake_add(struct probe_api *a, const struct probe_wake_sample *w)
+{
+	struct probe_wake_sample *grown;
+
+	if ((a->nwake & (a->nwake - 1)) == 0) {	/* 0, 1, 2, 4...: double */
+		grown = realloc(a->wake, (a->nwake ? 2 * a->nwake : 1) * sizeof(*grown));
+		if (!grown) {
+			errorf("out of memory");
+			exit(1);
+		}
+		a->wake = grown;
+	}
+	a->wake[a->nwake++] = *w;
+}
+
+void probe_phase_begin(struct probe_api *a, const char *name)
+{
+	struct probe_phase *p;
+
+	if (a->nphases == PROBE_MAX_PHASES)
+		return;
+	p = &a->phases[a->nphases];
+	copy_string(p->name, sizeof(p->name), name);
+	p->start_ns = mono_now_ns();
+	p->end_ns = 0;
+}
+
+void probe_phase_end(struct probe_api *a)
+{
+	if (a->nphases == PROBE_MAX_PHASES)
+		return;
+	a->phases[a->nphases++].end_ns = mono_now_ns();
+}
+
+void probe_api_free(struct probe_api *a)
+{
+	for (size_t i = 0; i < a->ndists; i++) {
+		free(a->dists[i]->ns);
+		free(a->dists[i]);
+	}
+	free(a->dists);
+	free(a->wake);
+	a->dists = NULL;
+	a->wake = NULL;
+	a->ndists = a->nwake = 0;
+}
+
+static int cmp_rtt(const void *a, const void *b)
+{
+	const struct probe_clock_pair *x = a, *y = b;
+	uint64_t rx = x->t1 - x->t0, ry = y->t1 - y->t0;
+
+	return (rx > ry) - (rx < ry);
+}
+
+/*
+ * Each pair says t0 <= dev + offset <= t1. The pairs with the shortest
+ * round trip bound the offset best; intersect their intervals. When they
+ * disagree (drift, timer granularity), fall back to the single best pair,
+ * whose bound is half its round trip.
+ */
+bool probe_clock_fit(struct probe_clock_pair *p, size_t n, struct probe_clock_cal *cal)
+{
+	size_t keep = n / 10 < 3 ? 3 : n / 10;
+	int64_t lo = INT64_MIN, hi = INT64_MAX;
+
+	cal->valid = false;
+	cal->pairs = n;
+	if (n < 3)
+		return false;
+	qsort(p, n, sizeof(*p), cmp_rtt);
+	if (keep > n)
+		keep = n;
+	for (size_t i = 0; i < keep; i++) {
+		int64_t l = (int64_t)(p[i].t0 - p[i].dev), h = (int64_t)(p[i].t1 - p[i].dev);
+
+		lo = l > lo ? l : lo;
+		hi = h < hi ? h : hi;
+	}
+	cal->best_rtt_ns = (double)(p[0].t1 - p[0].t0);
+	cal->dev_ref_ns = p[0].dev;
+	cal->drift_ppm = 0;
+	if (lo <= hi) {
+		cal->offset_ns = lo + (hi - lo) / 2;
+		cal->error_ns = (double)(hi - lo) / 2;
+		cal->used = keep;
+	} else {
+		cal->offset_ns = (int64_t)(p[0].t0 - p[0].dev) + (int64_t)(p[0].t1 - p[0].t0) / 2;
+		cal->error_ns = cal->best_rtt_ns / 2;
+		cal->used = 1;
+	}
+	cal->valid = true;
+	return true;
+}
+
+void probe_clock_merge(struct probe_clock_cal *first, const struct probe_clock_cal *second)
+{
+	double span;
+
+	if (!second->valid)
+		return;
+	if (!first->valid) {
+		*first = *second;
+		return;
+	}
+	span = (double)second->dev_ref_ns - (double)first->dev_ref_ns;
+	if (span > 0)
+		first->drift_ppm = (double)(second->offset_ns - first->offset_ns) / span * 1e6;
+	if (second->error_ns > first->error_ns)
+		first->error_ns = second->error_ns;
+	first->pairs += second->pairs;
+	first->used += second->used;
+}
+
+int64_t probe_clock_to_mono(const struct probe_clock_cal *cal, uint64_t dev_ns)
+{
+	double since = (double)dev_ns - (double)cal->dev_ref_ns;
+
+	return (int64_t)dev_ns + cal->offset_ns + (int64_t)llround(since * cal->drift_ppm * 1e-6);
+}
+
+const char *probe_format_ns(char *buf, size_t size, double ns)
+{
+	if (ns < 1e3)
+		snprintf(buf, size, "%.0fns", ns);
+	else if (ns < 1e6)
+		snprintf(buf, size, "%.2fus", ns / 1e3);
+	else if (ns < 1e9)
+		snprintf(buf, size, "%.2fms", ns / 1e6);
+	else
+		snprintf(buf, size, "%.2fs", ns / 1e9);
+	return buf;
+}
+
+const char *probe_format_size(char *buf, size_t size, uint64_t bytes)
+{
+	if (bytes >= MiB && bytes % MiB == 0)
+		snprintf(buf, size, "%lluMiB", (unsigned long long)(bytes / MiB));
+	else if (bytes >= KiB && bytes % KiB == 0)
+		snprintf(buf, size, "%lluKiB", (unsigned long long)(bytes / KiB));
+	else
+		snprintf(buf, size, "%lluB", (unsigned long long)bytes);
+	return buf;
+}
