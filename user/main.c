@@ -81,6 +81,7 @@ static const struct subcommand subcommands[] = {
 		"  gpuprobe-trace export gpuprobe.trace --perfetto trace.json\n"
 		"  gpuprobe-trace export gpuprobe.trace --csv records.csv\n",
 	},
+	{ "probe", cmd_probe, PROBE_SUMMARY, PROBE_USAGE }, { "compare", cmd_compare, COMPARE_SUMMARY, COMPARE_USAGE },
 };
 
 void usage_of(const char *cmd, FILE *out)
