@@ -37,3 +37,20 @@ extern "C" __global__ void gp_stamp(unsigned long long *out, unsigned long long 
 	out[0] = start;
 	out[1] = gp_globaltimer();
 }
+
+/*
+ * The step of %globaltimer: on some GPUs it ticks every microsecond, which
+ * widens the calibration's error bound. out[0] = one observed step.
+ */
+extern "C" __global__ void gp_timer_step(unsigned long long *out)
+{
+	unsigned long long t0 = gp_globaltimer(), t1, t2;
+
+	do
+		t1 = gp_globaltimer();
+	while (t1 == t0);
+	do
+		t2 = gp_globaltimer();
+	while (t2 == t1);
+	out[0] = t2 - t1;
+}

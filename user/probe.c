@@ -104,17 +104,17 @@ int cmd_probe(int argc, char **argv)
 	}
 	end = mono_now_ns();
 
-	for (size_t i = 0; i < napis; i++)
-		if (!apis[i].ran)
-			fprintf(stderr, "gpuprobe-trace: %s: skipped: %s\n", apis[i].api,
-				apis[i].reason);
 	ret = 0;
 	if (cli.output)
 		ret = write_json_file(cli.output, apis, napis, &cli.opts, start, end);
-	if (cli.json && !cli.output)
+	if (cli.json && !cli.output) {
 		probe_print_json(stdout, apis, napis, &cli.opts, start, end);
-	else
+		for (size_t i = 0; i < napis; i++)	/* stdout is for the JSON */
+			if (!apis[i].ran)
+				warnf("%s: skipped: %s", apis[i].api, apis[i].reason);
+	} else {
 		probe_print_text(stdout, apis, napis);
+	}
 	if (!ran && !ret) {
 		errorf("no API could run: nothing was measured");
 		ret = 1;

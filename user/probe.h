@@ -82,6 +82,17 @@ struct probe_wake_sample {
 	uint64_t gpu_start_ns;
 	uint64_t gpu_end_ns;
 	uint64_t return_ns;	/* the wait returned */
+	uint64_t gpu_start_dev, gpu_end_dev;	/* raw device clock */
+	uint64_t kernel_spin_ns;	/* how long the kernel ran on purpose */
+	bool blocking;
+};
+
+/* host_ns - mono(dev_ns) (sign +1) or mono(dev_ns) - host_ns (sign -1),
+ * resolved into d once the final calibration is known. */
+struct probe_deferred {
+	struct probe_dist *d;
+	uint64_t host_ns, dev_ns;
+	int sign;
 };
 
 /* Device clock -> CLOCK_MONOTONIC: mono = dev + offset (+ drift). */
@@ -119,6 +130,8 @@ struct probe_api {
 	struct probe_clock_cal cal;
 	struct probe_wake_sample *wake;
 	size_t nwake;
+	struct probe_deferred *deferred;
+	size_t ndeferred;
 	struct probe_phase phases[PROBE_MAX_PHASES];
 	size_t nphases;
 };
@@ -142,6 +155,10 @@ struct probe_dist *probe_dist_sized(struct probe_api *a, const char *prefix, uin
 void probe_dist_add(struct probe_dist *d, double ns);
 bool probe_summarize(const struct probe_dist *d, struct probe_summary *s);
 void probe_wake_add(struct probe_api *a, const struct probe_wake_sample *w);
+void probe_defer(struct probe_api *a, struct probe_dist *d, uint64_t host_ns, uint64_t dev_ns,
+		 int sign);
+/* With a->cal final: fill the deferred samples and the wake samples' gpu_*_ns. */
+void probe_resolve(struct probe_api *a);
 void probe_phase_begin(struct probe_api *a, const char *name);
 void probe_phase_end(struct probe_api *a);
 void probe_api_free(struct probe_api *a);

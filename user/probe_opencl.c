@@ -218,7 +218,6 @@ static bool calibrate(struct opencl *cl, struct probe_clock_cal *cal, size_t n)
 static bool probe_launch_and_wake(struct opencl *cl, size_t n)
 {
 	struct probe_api *a = cl->api;
-	const struct probe_clock_cal *cal = &a->cal;
 	struct probe_dist *spin, *spin_end, *wake, *wake_end, *q_sub, *q_start, *exec;
 
 	spin = probe_dist_new(a, "launch_latency", 0, "empty kernel: enqueue -> host sees CL_COMPLETE (spin)");
@@ -239,9 +238,7 @@ static bool probe_launch_and_wake(struct opencl *cl, size_t n)
 		if (!launch_empty(cl, false, t, &ev))
 			return false;
 		probe_dist_add(spin, (double)(t[2] - t[0]));
-		if (cal->valid)
-			probe_dist_add(spin_end, (double)((int64_t)t[2] -
-				probe_clock_to_mono(cal, event_time(cl, ev, CL_PROFILING_COMMAND_END))));
+		probe_defer(a, spin_end, t[2], event_time(cl, ev, CL_PROFILING_COMMAND_END), 1);
 		probe_dist_add(q_sub, (double)(event_time(cl, ev, CL_PROFILING_COMMAND_SUBMIT) -
 					       event_time(cl, ev, CL_PROFILING_COMMAND_QUEUED)));
 		probe_dist_add(q_start, (double)(event_time(cl, ev, CL_PROFILING_COMMAND_START) -
@@ -263,11 +260,10 @@ static bool probe_launch_and_wake(struct opencl *cl, size_t n)
 		w.submit_ns = t[0];
 		w.launched_ns = t[1];
 		w.return_ns = t[2];
-		if (cal->valid) {
-			w.gpu_start_ns = probe_clock_to_mono(cal, event_time(cl, ev, CL_PROFILING_COMMAND_START));
-			w.gpu_end_ns = probe_clock_to_mono(cal, event_time(cl, ev, CL_PROFILING_COMMAND_END));
-			probe_dist_add(wake_end, (double)((int64_t)w.return_ns - (int64_t)w.gpu_end_ns));
-		}
+		w.blocking = true;
+		w.gpu_start_dev = event_time(cl, ev, CL_PROFILING_COMMAND_START);
+		w.gpu_end_dev = event_time(cl, ev, CL_PROFILING_COMMAND_END);
+		probe_defer(a, wake_end, w.return_ns, w.gpu_end_dev, 1);
 		probe_dist_add(wake, (double)(t[2] - t[0]));
 		probe_wake_add(a, &w);
 		cl->clReleaseEvent(ev);
@@ -543,6 +539,7 @@ bool probe_opencl_run(struct probe_api *a, const struct probe_opts *o)
 			probe_clock_merge(&a->cal, &end_cal);
 		probe_phase_end(a);
 	}
+	probe_resolve(a);
 	opencl_teardown(&cl);
 	return true;
 }

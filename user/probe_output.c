@@ -119,6 +119,10 @@ static void json_wake_samples(struct json *j, const struct probe_api *a)
 		json_kv_u64(j, "gpu_start_ns", w->gpu_start_ns);
 		json_kv_u64(j, "gpu_end_ns", w->gpu_end_ns);
 		json_kv_u64(j, "return_ns", w->return_ns);
+		json_kv_u64(j, "gpu_start_dev", w->gpu_start_dev);
+		json_kv_u64(j, "gpu_end_dev", w->gpu_end_dev);
+		json_kv_u64(j, "kernel_spin_ns", w->kernel_spin_ns);
+		json_kv_bool(j, "blocking", w->blocking);
 		json_object_end(j);
 	}
 	json_array_end(j);

@@ -161,6 +161,42 @@ void probe_wake_add(struct probe_api *a, const struct probe_wake_sample *w)
 	a->wake[a->nwake++] = *w;
 }
 
+void probe_defer(struct probe_api *a, struct probe_dist *d, uint64_t host_ns, uint64_t dev_ns,
+		 int sign)
+{
+	struct probe_deferred *grown;
+
+	if ((a->ndeferred & (a->ndeferred - 1)) == 0) {
+		grown = realloc(a->deferred, (a->ndeferred ? 2 * a->ndeferred : 1) * sizeof(*grown));
+		if (!grown) {
+			errorf("out of memory");
+			exit(1);
+		}
+		a->deferred = grown;
+	}
+	a->deferred[a->ndeferred++] = (struct probe_deferred){ d, host_ns, dev_ns, sign };
+}
+
+void probe_resolve(struct probe_api *a)
+{
+	if (!a->cal.valid)
+		return;
+	for (size_t i = 0; i < a->ndeferred; i++) {
+		const struct probe_deferred *p = &a->deferred[i];
+		int64_t diff = (int64_t)p->host_ns - probe_clock_to_mono(&a->cal, p->dev_ns);
+
+		probe_dist_add(p->d, (double)(p->sign * diff));
+	}
+	for (size_t i = 0; i < a->nwake; i++) {
+		struct probe_wake_sample *w = &a->wake[i];
+
+		if (w->gpu_start_dev)
+			w->gpu_start_ns = probe_clock_to_mono(&a->cal, w->gpu_start_dev);
+		if (w->gpu_end_dev)
+			w->gpu_end_ns = probe_clock_to_mono(&a->cal, w->gpu_end_dev);
+	}
+}
+
 void probe_phase_begin(struct probe_api *a, const char *name)
 {
 	struct probe_phase *p;
@@ -188,6 +224,9 @@ void probe_api_free(struct probe_api *a)
 	}
 	free(a->dists);
 	free(a->wake);
+	free(a->deferred);
+	a->deferred = NULL;
+	a->ndeferred = 0;
 	a->dists = NULL;
 	a->wake = NULL;
 	a->ndists = a->nwake = 0;
