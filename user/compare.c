@@ -1,3 +1,186 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * `gpuprobe-trace compare BASE.json RUN.json`: every probe both runs have,
+ * RUN's p50 as a percentage of BASE's (times: above 100 % is slower).
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmds.h"
+#include "json.h"
 #include "probe.h"
-int cmd_compare(int argc, char **argv) { (void)argc; (void)argv; return 2; }
+#include "probe_jsonread.h"
+#include "util.h"
+
+struct compare_row {
+	const char *api, *name;
+	double base_p50, run_p50, base_p99, run_p99;
+	uint64_t bytes;
+};
+
+static const struct jnode *find_by(const struct jnode *array, const char *key, const char *value)
+{
+	for (const struct jnode *e = array ? array->child : NULL; e; e = e->next)
+		if (!strcmp(jread_string(e, key, ""), value))
+			return e;
+	return NULL;
+}
+
+static double percent(double run, double base)
+{
+	return base > 0 ? 100.0 * run / base : 0;
+}
+
+static void print_text(const char *base_path, const char *run_path, const struct compare_row *rows,
+		       size_t n, size_t unmatched)
+{
+	const char *api = "";
+
+	printf("BASE %s\nRUN  %s\n(RUN p50 as %% of BASE p50; above 100 %% means RUN takes longer)\n",
+	       base_path, run_path);
+	for (size_t i = 0; i < n; i++) {
+		const struct compare_row *r = &rows[i];
+		char b[32], u[32];
+
+		if (strcmp(api, r->api)) {
+			api = r->api;
+			printf("\n%s:\n  %-30s %10s %10s %8s %8s\n", api, "probe", "BASE p50", "RUN p50",
+			       "RUN %", "p99 %");
+		}
+		printf("  %-30s %10s %10s %7.1f%% %7.1f%%\n", r->name,
+		       probe_format_ns(b, sizeof(b), r->base_p50),
+		       probe_format_ns(u, sizeof(u), r->run_p50), percent(r->run_p50, r->base_p50),
+		       percent(r->run_p99, r->base_p99));
+	}
+	if (unmatched)
+		printf("\n%zu probe(s) of RUN have no counterpart in BASE (not shown)\n", unmatched);
+}
+
+static void print_json(const char *base_path, const char *run_path, const struct compare_row *rows,
+		       size_t n, size_t unmatched)
+{
+	struct json j;
+
+	json_init(&j, stdout, true);
+	json_object_begin(&j);
+	json_kv_string(&j, "base", base_path);
+	json_kv_string(&j, "run", run_path);
+	json_kv_u64(&j, "unmatched", unmatched);
+	json_key(&j, "probes");
+	json_array_begin(&j);
+	for (size_t i = 0; i < n; i++) {
+		json_object_begin(&j);
+		json_kv_string(&j, "api", rows[i].api);
+		json_kv_string(&j, "name", rows[i].name);
+		json_kv_u64(&j, "bytes", rows[i].bytes);
+		json_kv_double(&j, "base_p50", rows[i].base_p50);
+		json_kv_double(&j, "run_p50", rows[i].run_p50);
+		json_kv_double(&j, "percent_p50", percent(rows[i].run_p50, rows[i].base_p50));
+		json_kv_double(&j, "base_p99", rows[i].base_p99);
+		json_kv_double(&j, "run_p99", rows[i].run_p99);
+		json_kv_double(&j, "percent_p99", percent(rows[i].run_p99, rows[i].base_p99));
+		json_object_end(&j);
+	}
+	json_array_end(&j);
+	json_object_end(&j);
+	fputc('\n', stdout);
+}
+
+/* Rows for every (api, probe) of run that base also has; the rest counted. */
+static size_t match_probes(const struct jnode *base, const struct jnode *run,
+			   struct compare_row **rows, size_t *unmatched)
+{
+	size_t n = 0, cap = 0;
+
+	*rows = NULL;
+	*unmatched = 0;
+	for (const struct jnode *ra = jread_get(run, "apis") ? jread_get(run, "apis")->child : NULL;
+	     ra; ra = ra->next) {
+		const char *api = jread_string(ra, "api", "?");
+		const struct jnode *ba = find_by(jread_get(base, "apis"), "api", api);
+
+		for (const struct jnode *rp = jread_get(ra, "probes") ? jread_get(ra, "probes")->child : NULL;
+		     rp; rp = rp->next) {
+			const char *name = jread_string(rp, "name", "?");
+			const struct jnode *bp = ba ? find_by(jread_get(ba, "probes"), "name", name) : NULL;
+
+			if (!bp) {
+				(*unmatched)++;
+				continue;
+			}
+			if (n == cap) {
+				struct compare_row *grown = realloc(*rows, (cap = cap ? 2 * cap : 64) * sizeof(**rows));
+
+				if (!grown) {
+					errorf("out of memory");
+					exit(1);
+				}
+				*rows = grown;
+			}
+			(*rows)[n++] = (struct compare_row){
+				api, name, jread_number(bp, "p50", 0), jread_number(rp, "p50", 0),
+				jread_number(bp, "p99", 0), jread_number(rp, "p99", 0),
+				(uint64_t)jread_number(rp, "bytes", 0),
+			};
+		}
+	}
+	return n;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	struct jnode *base = NULL, *run = NULL;
+	struct compare_row *rows = NULL;
+	size_t n, unmatched;
+	bool json = false;
+	char err[512];
+	int c, ret = 1;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			json = true;
+			break;
+		case 'h':
+			usage_of("compare", stdout);
+			return 0;
+		default:
+			usage_of("compare", stderr);
+			return 2;
+		}
+	}
+	if (argc - optind != 2) {
+		errorf("compare needs two files: BASE.json RUN.json (outputs of 'gpuprobe-trace probe -o')");
+		usage_of("compare", stderr);
+		return 2;
+	}
+	base = jread_file(argv[optind], err, sizeof(err));
+	if (base)
+		run = jread_file(argv[optind + 1], err, sizeof(err));
+	if (!base || !run) {
+		errorf("%s", err);
+		goto out;
+	}
+	if (!jread_get(base, "apis") || !jread_get(run, "apis")) {
+		errorf("%s is not the output of 'gpuprobe-trace probe' (no \"apis\")",
+		       jread_get(base, "apis") ? argv[optind + 1] : argv[optind]);
+		goto out;
+	}
+	n = match_probes(base, run, &rows, &unmatched);
+	if (json)
+		print_json(argv[optind], argv[optind + 1], rows, n, unmatched);
+	else
+		print_text(argv[optind], argv[optind + 1], rows, n, unmatched);
+	ret = 0;
+out:
+	free(rows);
+	jread_free(base);
+	jread_free(run);
+	return ret;
+}
