@@ -290,7 +290,8 @@ void probe_clock_merge(struct probe_clock_cal *first, const struct probe_clock_c
 		*first = *second;
 		return;
 	}
-	span = (double)second->dev_ref_ns - (double)first->dev_ref_ns;
+	/* Differences first: a double cannot hold a 1.7e18 ns timer to the ns. */
+	span = (double)(int64_t)(second->dev_ref_ns - first->dev_ref_ns);
 	if (span > 0)
 		first->drift_ppm = (double)(second->offset_ns - first->offset_ns) / span * 1e6;
 	if (second->error_ns > first->error_ns)
@@ -301,7 +302,7 @@ void probe_clock_merge(struct probe_clock_cal *first, const struct probe_clock_c
 
 int64_t probe_clock_to_mono(const struct probe_clock_cal *cal, uint64_t dev_ns)
 {
-	double since = (double)dev_ns - (double)cal->dev_ref_ns;
+	double since = (double)(int64_t)(dev_ns - cal->dev_ref_ns);
 
 	return (int64_t)dev_ns + cal->offset_ns + (int64_t)llround(since * cal->drift_ppm * 1e-6);
 }
