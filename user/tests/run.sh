@@ -32,6 +32,7 @@ run_suite unit ./test_unit
 run_suite tracefs-decode ./test_tracefs formats
 run_suite cli ./cli.sh
 run_suite native-tracefs ./native_tracefs.sh
+run_suite probe ./probe.sh
 
 echo "$total_pass passed, $total_fail failed"
 [ "$total_fail" -eq 0 ]
