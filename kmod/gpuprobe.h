@@ -40,8 +40,16 @@ struct gpuprobe_irq_entry {
 	u8 watched;
 };
 
+/* Targets as the DMA/IOMMU probes match them: by struct device. */
+#define GPUPROBE_MAX_TARGETS	16
+
 struct gpuprobe_irqmap {
 	struct rcu_head rcu;
+	unsigned int ndev;
+	struct {
+		struct device *dev;
+		u32 bdf;
+	} devs[GPUPROBE_MAX_TARGETS];
 	unsigned int nr;		/* entries: highest watched irq + 1 */
 	struct gpuprobe_irq_entry ent[];
 };
@@ -96,6 +104,15 @@ int gpuprobe_tgid_add(u32 tgid);
 int gpuprobe_tgid_del(u32 tgid);
 void gpuprobe_tgid_clear(void);
 int gpuprobe_summary_fill(struct sk_buff *skb);
+
+/* dma.c: DMA-API and IOMMU (kretprobes), IOMMU faults */
+u32 gpuprobe_dma_available(void);
+int gpuprobe_dma_attach(u32 mask);
+void gpuprobe_dma_detach(void);
+u64 gpuprobe_dma_missed(void);
+int gpuprobe_dma_hooks_fill(struct sk_buff *skb,
+			    int (*fill)(struct sk_buff *, const char *, bool,
+					const char *));
 
 /* session.c */
 int gpuprobe_start(u32 mask, bool summary, struct netlink_ext_ack *extack);

@@ -9,6 +9,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/dma-direction.h>
 #include <linux/interrupt.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
@@ -23,6 +24,8 @@ enum gpuprobe_hook_id {
 	HOOK_SCHED_WAKEUP,
 	HOOK_SCHED_SWITCH,
 	HOOK_SCHED_FORK,
+	HOOK_SWIOTLB,
+	HOOK_IO_PAGE_FAULT,
 	HOOK_COUNT,
 };
 
@@ -196,6 +199,54 @@ static void gpuprobe_sched_fork(void *data, struct task_struct *parent,
 	gpuprobe_tgid_add(child->tgid);
 }
 
+/* Bounce-buffer copies: the hidden copy of IOMMU-less and confidential VMs. */
+static void gpuprobe_swiotlb_bounced(void *data, struct device *dev,
+				     dma_addr_t dev_addr, size_t size)
+{
+	const struct gpuprobe_irqmap *map = rcu_dereference_sched(gpuprobe_irqmap);
+	struct gpuprobe_rec_swiotlb rec;
+	unsigned int i;
+
+	for (i = 0; map && i < map->ndev; i++)
+		if (map->devs[i].dev == dev)
+			break;
+	if (likely(!map || i == map->ndev))
+		return;
+	rec = (struct gpuprobe_rec_swiotlb){
+		.hdr.type = GPUPROBE_EV_SWIOTLB,
+		.hdr.size = sizeof(rec),
+		.hdr.ts_ns = ktime_get_mono_fast_ns(),
+		.bdf = map->devs[i].bdf,
+		.dir = DMA_NONE,	/* the trace point does not say */
+		.bytes = size,
+	};
+	gpuprobe_emit(&rec.hdr);
+}
+
+/* IOMMU drivers that report faults through report_iommu_fault() (AMD, SMMU) */
+static void gpuprobe_io_page_fault(void *data, struct device *dev,
+				   unsigned long iova, int flags)
+{
+	const struct gpuprobe_irqmap *map = rcu_dereference_sched(gpuprobe_irqmap);
+	struct gpuprobe_rec_iommu rec;
+	unsigned int i;
+
+	for (i = 0; map && i < map->ndev; i++)
+		if (map->devs[i].dev == dev)
+			break;
+	if (!map || i == map->ndev)
+		return;
+	rec = (struct gpuprobe_rec_iommu){
+		.hdr.type = GPUPROBE_EV_IOMMU,
+		.hdr.size = sizeof(rec),
+		.hdr.ts_ns = ktime_get_mono_fast_ns(),
+		.bdf = map->devs[i].bdf,
+		.op = GPUPROBE_IOMMU_FAULT,
+		.iova = iova,
+	};
+	gpuprobe_emit(&rec.hdr);
+}
+
 static struct gpuprobe_hook gpuprobe_hooks[HOOK_COUNT] = {
 	[HOOK_IRQ_ENTRY] = { "irq_handler_entry", gpuprobe_irq_entry,
 			     GPUPROBE_EVMASK(GPUPROBE_EV_IRQ) },
@@ -208,11 +259,10 @@ static struct gpuprobe_hook gpuprobe_hooks[HOOK_COUNT] = {
 	[HOOK_SCHED_FORK] = { "sched_process_fork", gpuprobe_sched_fork,
 			      GPUPROBE_EVMASK(GPUPROBE_EV_WAKEUP) |
 			      GPUPROBE_EVMASK(GPUPROBE_EV_SWITCH) },
-};
-
-/* Event sources planned but not yet built, reported so users know. */
-static const char * const gpuprobe_hooks_missing[] = {
-	"dma_map", "iommu_map", "io_page_fault", "swiotlb_bounced",
+	[HOOK_SWIOTLB] = { "swiotlb_bounced", gpuprobe_swiotlb_bounced,
+			   GPUPROBE_EVMASK(GPUPROBE_EV_SWIOTLB) },
+	[HOOK_IO_PAGE_FAULT] = { "io_page_fault", gpuprobe_io_page_fault,
+				 GPUPROBE_EVMASK(GPUPROBE_EV_IOMMU) },
 };
 
 static void gpuprobe_find_tp(struct tracepoint *tp, void *priv)
@@ -248,7 +298,7 @@ static u32 gpuprobe_hooks_available(void)
 	for (i = 0; i < HOOK_COUNT; i++)
 		if (!gpuprobe_hooks[i].tp)
 			mask &= ~gpuprobe_hooks[i].evmask;
-	return mask;
+	return mask | gpuprobe_dma_available();
 }
 
 u64 gpuprobe_hooks_caps(void)
@@ -260,6 +310,12 @@ u64 gpuprobe_hooks_caps(void)
 		caps |= GPUPROBE_CAP_IRQ;
 	if (avail & GPUPROBE_EVMASK(GPUPROBE_EV_WAKEUP))
 		caps |= GPUPROBE_CAP_SCHED;
+	if (avail & GPUPROBE_EVMASK(GPUPROBE_EV_DMA))
+		caps |= GPUPROBE_CAP_DMA;
+	if (avail & GPUPROBE_EVMASK(GPUPROBE_EV_IOMMU))
+		caps |= GPUPROBE_CAP_IOMMU | GPUPROBE_CAP_IOMMU_FAULT;
+	if (avail & GPUPROBE_EVMASK(GPUPROBE_EV_SWIOTLB))
+		caps |= GPUPROBE_CAP_SWIOTLB;
 	return caps;
 }
 
@@ -267,6 +323,7 @@ static void gpuprobe_hooks_detach_locked(void)
 {
 	int i;
 
+	gpuprobe_dma_detach();
 	for (i = HOOK_COUNT - 1; i >= 0; i--) {
 		struct gpuprobe_hook *h = &gpuprobe_hooks[i];
 
@@ -314,6 +371,12 @@ int gpuprobe_hooks_attach(u32 mask, bool summary)
 		}
 		h->attached = true;
 	}
+	err = gpuprobe_dma_attach(mask);
+	if (err) {
+		pr_err("cannot attach the DMA/IOMMU kretprobes: %d\n", err);
+		gpuprobe_hooks_detach_locked();
+		return err;
+	}
 	return 0;
 }
 
@@ -353,11 +416,7 @@ int gpuprobe_hooks_fill(struct sk_buff *skb)
 					   "tracepoint not in this kernel"))
 			return -EMSGSIZE;
 	}
-	for (i = 0; i < ARRAY_SIZE(gpuprobe_hooks_missing); i++)
-		if (gpuprobe_hook_fill_one(skb, gpuprobe_hooks_missing[i], false,
-					   "not supported by this version of gpuprobe"))
-			return -EMSGSIZE;
-	return 0;
+	return gpuprobe_dma_hooks_fill(skb, gpuprobe_hook_fill_one);
 }
 
 int gpuprobe_tgid_add(u32 tgid)

@@ -279,6 +279,9 @@ static int gpuprobe_fill_stats(struct sk_buff *skb)
 			return -EMSGSIZE;
 		nla_nest_end(skb, nest);
 	}
+	if (nla_put_u64_64bit(skb, GPUPROBE_A_MISSED, gpuprobe_dma_missed(),
+			      GPUPROBE_A_PAD))
+		return -EMSGSIZE;
 	return nla_put_u8(skb, GPUPROBE_A_RUNNING, gpuprobe_running);
 }
 

@@ -125,6 +125,11 @@ void gpuprobe_irqmap_publish(void)
 		return;	/* keep the old map; the next change or rescan retries */
 	map->nr = nr;
 	list_for_each_entry(t, &gpuprobe_targets, node) {
+		if (map->ndev < GPUPROBE_MAX_TARGETS) {
+			map->devs[map->ndev].dev = &t->pdev->dev;
+			map->devs[map->ndev].bdf = t->bdf;
+			map->ndev++;
+		}
 		for (i = 0; i < t->nvec; i++) {
 			struct gpuprobe_irq_entry *e = &map->ent[t->vec[i].irq];
 
@@ -161,8 +166,10 @@ static void gpuprobe_target_set_vectors(struct gpuprobe_target *t,
 	gpuprobe_irqmap_publish();
 }
 
+/* After unlink and publish: no probe may still see the device. */
 static void gpuprobe_target_release(struct gpuprobe_target *t)
 {
+	synchronize_rcu();
 	pci_dev_put(t->pdev);
 	kfree(t);
 }
@@ -230,16 +237,20 @@ void gpuprobe_targets_free(void)
 	struct gpuprobe_target *t, *tmp;
 	struct gpuprobe_irqmap *map;
 
+	LIST_HEAD(gone);
+
 	mutex_lock(&gpuprobe_lock);
-	list_for_each_entry_safe(t, tmp, &gpuprobe_targets, node) {
-		list_del(&t->node);
-		gpuprobe_target_release(t);
-	}
+	list_splice_init(&gpuprobe_targets, &gone);
 	map = rcu_replace_pointer(gpuprobe_irqmap, NULL,
 				  lockdep_is_held(&gpuprobe_lock));
 	mutex_unlock(&gpuprobe_lock);
 	synchronize_rcu();
 	kfree(map);
+	list_for_each_entry_safe(t, tmp, &gone, node) {
+		list_del(&t->node);
+		pci_dev_put(t->pdev);
+		kfree(t);
+	}
 }
 
 static int gpuprobe_targets_default(void)

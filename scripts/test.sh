@@ -5,7 +5,8 @@
 #   1. static: the module builds W=1 warning-free; checkpatch --strict clean;
 #      the uapi header matches the ynl spec
 #   2. host:   userspace unit tests and tracefs tests on this machine (user/)
-#   3. vm:     the selftests inside the QEMU test VM (scripts/vmtest.sh)
+#   3. vm:     the selftests inside the QEMU test VM (scripts/vmtest.sh), and
+#              the swiotlb test in a second VM booted without an IOMMU
 # Build first (make); `make test` does both.
 set -uo pipefail
 
@@ -69,6 +70,11 @@ add_summary host "$LOGDIR/host.log"
 echo "# tier 3: QEMU VM selftests"
 scripts/vmtest.sh -q 2>&1 | tee "$LOGDIR/vm.log"
 add_summary vm "$LOGDIR/vm.log"
+
+echo "# tier 3b: QEMU VM without IOMMU, swiotlb=force (bounce buffers)"
+scripts/vmtest.sh -q -t 300 -a "intel_iommu=off swiotlb=force" \
+	-T swiotlb_events 2>&1 | tee "$LOGDIR/vm-swiotlb.log"
+add_summary vm-swiotlb "$LOGDIR/vm-swiotlb.log"
 
 echo "$PASS passed, $FAIL failed, $SKIP skipped"
 [ "$FAIL" -eq 0 ]

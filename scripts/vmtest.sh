@@ -90,6 +90,7 @@ done
 # our files
 cp "$KO" "$EDU_KO" "$TRACE" "$ROOT/gpuprobe/"
 cp -r "$TOP/selftests/gpuprobe/vm" "$ROOT/gpuprobe/tests"
+cp "$TOP/user/tests/vm_sources.sh" "$ROOT/gpuprobe/tests/"
 for t in "$BUILD"/selftests/*; do
 	[ -x "$t" ] && cp "$t" "$ROOT/gpuprobe/tests/"
 done
@@ -168,7 +169,7 @@ timeout --foreground -k 5 "$TIMEOUT" \
 	-serial stdio -monitor none \
 	-kernel "$VMLINUZ" -initrd "$INITRD" -append "$APPEND" \
 	-device intel-iommu \
-	-device edu \
+	-device edu,dma_mask=0xffffffff \
 	-drive file="$NVME_IMG",if=none,id=nvme0,format=raw \
 	-device nvme,serial=gpuprobe0,drive=nvme0 \
 	</dev/null 2>&1 | tr -d '\r' | tee "$LOG" |

@@ -11,7 +11,7 @@
 #include <sys/mman.h>
 
 #include "kselftest_harness.h"
-#include "session.h"
+#include "dma.h"
 
 #define EDU_IRQ_RAISE	0x60
 #define EDU_IRQ_ACK	0x64
@@ -213,6 +213,49 @@ TEST_F(vfio, vfio_msi_vector_recorded_as_target)
 	EXPECT_EQ(0, t.irq[0]);
 	EXPECT_EQ(n, t.vfio_flagged);
 	EXPECT_GE(t.target_events[GPUPROBE_TARGET_VECTORS], 1);
+}
+
+/*
+ * The VMM pinning and mapping guest memory for the device: VFIO_IOMMU_MAP_DMA
+ * of a buffer of known size shows up as IOMMU maps attributed to the device
+ * (by its IOMMU domain: no DMA-API call is involved), bytes and time.
+ */
+TEST_F(vfio, vfio_dma_map_attributed_by_domain)
+{
+	const size_t size = 1 << 20;
+	struct vfio_iommu_type1_dma_map map = { .argsz = sizeof(map) };
+	struct vfio_iommu_type1_dma_unmap unmap = { .argsz = sizeof(unmap) };
+	struct dma_tally t = { .bdf = gp_bdf(self->edu) };
+	void *buf;
+
+	buf = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, buf);
+	memset(buf, 1, size);
+	ASSERT_EQ(0, gp_start(&self->s, DMA_EVENTS));
+	map.flags = VFIO_DMA_MAP_FLAG_READ | VFIO_DMA_MAP_FLAG_WRITE;
+	map.vaddr = (uintptr_t)buf;
+	map.iova = 0x10000000;
+	map.size = size;
+	ASSERT_EQ(0, ioctl(self->v.container, VFIO_IOMMU_MAP_DMA, &map));
+	unmap.iova = map.iova;
+	unmap.size = size;
+	ASSERT_EQ(0, ioctl(self->v.container, VFIO_IOMMU_UNMAP_DMA, &unmap));
+	EXPECT_EQ(size, unmap.size);
+	ASSERT_EQ(0, gp_stop(&self->s));
+	dma_drain(&self->l, &t);
+	munmap(buf, size);
+
+	TH_LOG("%llu IOMMU maps, %llu bytes; %llu unmaps, %llu bytes",
+	       (unsigned long long)t.iommu[GPUPROBE_IOMMU_MAP],
+	       (unsigned long long)t.iommu_bytes[GPUPROBE_IOMMU_MAP],
+	       (unsigned long long)t.iommu[GPUPROBE_IOMMU_UNMAP],
+	       (unsigned long long)t.iommu_bytes[GPUPROBE_IOMMU_UNMAP]);
+	EXPECT_GE(t.iommu[GPUPROBE_IOMMU_MAP], 1);
+	EXPECT_EQ(size, t.iommu_bytes[GPUPROBE_IOMMU_MAP]);
+	EXPECT_EQ(size, t.iommu_bytes[GPUPROBE_IOMMU_UNMAP]);
+	EXPECT_EQ(0, t.calls[GPUPROBE_DMA_MAP_PAGE]);	/* not the DMA API */
+	EXPECT_EQ(0, t.foreign);
 }
 
 TEST_HARNESS_MAIN

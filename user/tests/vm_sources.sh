@@ -1,11 +1,13 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Runs inside the test VM (make -C user vmtest): the module and tracefs
+# Runs inside the test VM (listed in selftests/gpuprobe/vm/list; also
+# make -C user vmtest): the module and tracefs
 # sources record the same NVMe workload; both must match the kernel's count.
 PASSED=0
 FAILED=0
-pass() { echo "PASS $1"; PASSED=$((PASSED + 1)); }
-fail() { echo "FAIL $1"; FAILED=$((FAILED + 1)); }
+N=0
+pass() { N=$((N + 1)); echo "ok $N $1"; PASSED=$((PASSED + 1)); }
+fail() { N=$((N + 1)); echo "not ok $N $1"; FAILED=$((FAILED + 1)); }
 check() { n=$1; shift; if "$@"; then pass "$n"; else fail "$n"; fi; }
 
 insmod /gpuprobe/gpuprobe.ko 2>/dev/null

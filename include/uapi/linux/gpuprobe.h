@@ -196,6 +196,7 @@ enum gpuprobe_attr {
 	GPUPROBE_A_TGID,		/* u32 */
 	GPUPROBE_A_RUNNING,		/* u8: 1 while started */
 	GPUPROBE_A_HIST,		/* nest: GPUPROBE_A_HIST_* */
+	GPUPROBE_A_MISSED,		/* u64: calls kretprobes missed */
 
 	__GPUPROBE_A_MAX,
 };

@@ -10,7 +10,10 @@
  *   irq    write N: raise N interrupts, each one handled before the next
  *   storm  write N: raise N interrupts back to back (some may merge)
  *   dma    write "to_device|from_device|verify SIZE": one mapping of SIZE
- *          bytes, moved in 2 KiB device transfers
+ *          bytes, moved in 2 KiB device transfers; "coherent SIZE": a
+ *          dma_alloc_coherent() buffer, one transfer into it, freed;
+ *          "fault SIZE": a transfer to a just-unmapped address (an IOMMU
+ *          fault; nothing reaches memory)
  *   stats  read: counters of everything done so far
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -51,8 +54,8 @@
  */
 #define EDU_DMA_WINDOW		0x40000
 #define EDU_DMA_WINDOW_SIZE	2048
-/* QEMU masks DMA addresses to 28 bits by default. */
-#define EDU_DMA_MASK_BITS	28
+/* QEMU masks DMA addresses to 28 bits by default; vmtest.sh sets 32 */
+#define EDU_DMA_MASK_BITS	32
 #define EDU_DMA_MAX_SIZE	SZ_1M
 #define EDU_IRQ_TIMEOUT		msecs_to_jiffies(5000)
 
@@ -65,6 +68,7 @@ struct edu_stats {
 	u64 dma_bytes_from_device;
 	u64 dma_transfers;
 	u64 verify_failures;
+	u64 dma_faults_requested;
 };
 
 struct edu_dev {
@@ -216,6 +220,50 @@ out_free:
 	return err;
 }
 
+static int edu_dma_coherent(struct edu_dev *edu, size_t size)
+{
+	struct device *dev = &edu->pdev->dev;
+	dma_addr_t addr;
+	void *buf;
+	int err;
+
+	buf = dma_alloc_coherent(dev, size, &addr, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	err = edu_dma_chunk(edu, addr, min_t(size_t, size, EDU_DMA_WINDOW_SIZE),
+			    false);
+	dma_free_coherent(dev, size, buf, addr);
+	if (!err)
+		edu->stats.dma_bytes_from_device +=
+			min_t(size_t, size, EDU_DMA_WINDOW_SIZE);
+	return err;
+}
+
+/* The IOMMU refuses a transfer to an address that is no longer mapped. */
+static int edu_dma_fault(struct edu_dev *edu, size_t size)
+{
+	struct device *dev = &edu->pdev->dev;
+	dma_addr_t addr;
+	void *buf;
+	int err;
+
+	buf = kzalloc(size, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	addr = dma_map_single(dev, buf, size, DMA_FROM_DEVICE);
+	err = dma_mapping_error(dev, addr);
+	if (!err) {
+		dma_unmap_single(dev, addr, size, DMA_FROM_DEVICE);
+		err = edu_dma_chunk(edu, addr, min_t(size_t, size,
+						     EDU_DMA_WINDOW_SIZE),
+				    false);
+		edu->stats.dma_maps++;
+		edu->stats.dma_faults_requested++;
+	}
+	kfree(buf);
+	return err;
+}
+
 static int edu_dma_request(struct edu_dev *edu, const char *op, size_t size)
 {
 	void *buf;
@@ -225,6 +273,10 @@ static int edu_dma_request(struct edu_dev *edu, const char *op, size_t size)
 		return -EINVAL;
 	if (!strcmp(op, "verify"))
 		return edu_dma_verify(edu, size);
+	if (!strcmp(op, "coherent"))
+		return edu_dma_coherent(edu, size);
+	if (!strcmp(op, "fault"))
+		return edu_dma_fault(edu, size);
 	if (strcmp(op, "to_device") && strcmp(op, "from_device"))
 		return -EINVAL;
 
@@ -307,11 +359,11 @@ static ssize_t edu_stats_read(struct file *file, char __user *ubuf,
 		      "irq %d\nirq_raised %llu\nirq_handled %llu\ndma_irqs %llu\n"
 		      "dma_maps %llu\ndma_bytes_to_device %llu\n"
 		      "dma_bytes_from_device %llu\ndma_transfers %llu\n"
-		      "verify_failures %llu\n",
+		      "verify_failures %llu\ndma_faults_requested %llu\n",
 		      edu->irq, s.irq_raised, s.irq_handled, s.dma_irqs,
 		      s.dma_maps, s.dma_bytes_to_device,
 		      s.dma_bytes_from_device, s.dma_transfers,
-		      s.verify_failures);
+		      s.verify_failures, s.dma_faults_requested);
 	return simple_read_from_buffer(ubuf, len, ppos, out, n);
 }
 

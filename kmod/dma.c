@@ -1,0 +1,584 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gpuprobe: DMA-API calls and IOMMU map/unmap/fault for the targets.
+ *
+ * Kernels before 6.12 have no dma: tracepoints, so the DMA-API entry points
+ * are timed with kretprobes: the entry handler filters on the device (a
+ * non-target call costs one lookup and installs no return probe), the return
+ * handler writes one record with the call's duration.
+ *
+ * IOMMU map/unmap carry no device.  They are timed with kretprobes on the
+ * exported iommu_map*()/iommu_unmap*() and attributed to the DMA call the
+ * same task has in progress on this CPU (its time and count are added to that
+ * call's record), else to the target whose IOMMU domain is being changed --
+ * which is how VFIO's mapping of guest memory is seen on a host.
+ *
+ * Intel's IOMMU reports faults in its own fault handler, not through
+ * report_iommu_fault() (whose io_page_fault tracepoint hooks.c attaches);
+ * a kprobe there turns them into fault records.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/dma-mapping.h>
+#include <linux/iommu.h>
+#include <linux/kprobes.h>
+#include <linux/percpu.h>
+#include <linux/scatterlist.h>
+#include <net/genetlink.h>
+
+#include "compat.h"
+#include "gpuprobe.h"
+
+#define GPUPROBE_KRP_MAXACTIVE	64
+
+/* Per call in flight: filled at entry, finished at return. */
+struct gpuprobe_dma_inst {
+	struct task_struct *task;
+	u64 ts;
+	u64 bytes;
+	u64 addr;
+	u64 iommu_ns;
+	u64 paddr;		/* IOMMU map */
+	void *ptr;		/* dma_addr_t * (alloc) or scatterlist (sg) */
+	u32 bdf;
+	u32 nents;
+	u32 iommu_calls;
+	u16 op;
+	u8 dir;
+	u8 cpu_owner;		/* this call is its CPU's current DMA call */
+	int cpu;
+};
+
+/* The DMA call the running task has in progress on this CPU, if any. */
+static DEFINE_PER_CPU(struct gpuprobe_dma_inst *, gpuprobe_dma_current);
+
+static u32 gpuprobe_dev_bdf(struct device *dev)
+{
+	const struct gpuprobe_irqmap *map = rcu_dereference_sched(gpuprobe_irqmap);
+	unsigned int i;
+
+	if (!map || !dev)
+		return GPUPROBE_BDF_NONE;
+	for (i = 0; i < map->ndev; i++)
+		if (map->devs[i].dev == dev)
+			return map->devs[i].bdf;
+	return GPUPROBE_BDF_NONE;
+}
+
+static u32 gpuprobe_domain_bdf(struct iommu_domain *domain)
+{
+	const struct gpuprobe_irqmap *map = rcu_dereference_sched(gpuprobe_irqmap);
+	unsigned int i;
+
+	if (!map)
+		return GPUPROBE_BDF_NONE;
+	for (i = 0; i < map->ndev; i++)
+		if (iommu_get_domain_for_dev(map->devs[i].dev) == domain)
+			return map->devs[i].bdf;
+	return GPUPROBE_BDF_NONE;
+}
+
+static unsigned long arg(struct pt_regs *regs, unsigned int n)
+{
+	return regs_get_kernel_argument(regs, n);
+}
+
+/* Common entry: filters on the device, claims this CPU's current slot. */
+static int gpuprobe_dma_begin(struct gpuprobe_dma_inst *in, struct device *dev,
+			      u16 op, u8 dir, u64 bytes, u32 nents)
+{
+	struct gpuprobe_dma_inst **cur;
+
+	in->bdf = gpuprobe_dev_bdf(dev);
+	if (likely(in->bdf == GPUPROBE_BDF_NONE))
+		return 1;	/* no return probe for other devices */
+	in->task = current;
+	in->op = op;
+	in->dir = dir;
+	in->bytes = bytes;
+	in->nents = nents;
+	in->addr = 0;
+	in->iommu_ns = 0;
+	in->iommu_calls = 0;
+	in->cpu = smp_processor_id();
+	cur = this_cpu_ptr(&gpuprobe_dma_current);
+	in->cpu_owner = !*cur;
+	if (in->cpu_owner)
+		*cur = in;
+	in->ts = ktime_get_mono_fast_ns();
+	return 0;
+}
+
+static void gpuprobe_dma_end(struct gpuprobe_dma_inst *in)
+{
+	u64 now = ktime_get_mono_fast_ns();
+	struct gpuprobe_rec_dma rec = {
+		.hdr.type = GPUPROBE_EV_DMA,
+		.hdr.size = sizeof(rec),
+		.hdr.ts_ns = in->ts,
+		.bdf = in->bdf,
+		.op = in->op,
+		.dir = in->dir,
+		.bytes = in->bytes,
+		.dma_addr = in->addr,
+		.nents = in->nents,
+		.iommu_calls = in->iommu_calls,
+		.duration_ns = now - in->ts,
+		.iommu_ns = in->iommu_ns,
+	};
+
+	/* the call may have slept and moved: release the CPU it started on */
+	if (in->cpu_owner)
+		cmpxchg(per_cpu_ptr(&gpuprobe_dma_current, in->cpu), in, NULL);
+	gpuprobe_emit(&rec.hdr);
+}
+
+static u64 gpuprobe_sg_bytes(struct scatterlist *sgl, int nents)
+{
+	struct scatterlist *sg;
+	u64 bytes = 0;
+	int i;
+
+	for_each_sg(sgl, sg, nents, i)
+		bytes += sg->length;
+	return bytes;
+}
+
+#define DMA_INST(ri) ((struct gpuprobe_dma_inst *)(ri)->data)
+
+static int map_page_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	return gpuprobe_dma_begin(DMA_INST(ri), (void *)arg(regs, 0),
+				  GPUPROBE_DMA_MAP_PAGE, arg(regs, 4),
+				  arg(regs, 3), 1);
+}
+
+static int unmap_page_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	int skip = gpuprobe_dma_begin(DMA_INST(ri), (void *)arg(regs, 0),
+				      GPUPROBE_DMA_UNMAP_PAGE, arg(regs, 3),
+				      arg(regs, 2), 1);
+
+	DMA_INST(ri)->addr = arg(regs, 1);
+	return skip;
+}
+
+static int map_sg_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct gpuprobe_dma_inst *in = DMA_INST(ri);
+	struct scatterlist *sg = (void *)arg(regs, 1);
+	int nents = arg(regs, 2);
+
+	if (gpuprobe_dev_bdf((void *)arg(regs, 0)) == GPUPROBE_BDF_NONE)
+		return 1;
+	in->ptr = sg;
+	return gpuprobe_dma_begin(in, (void *)arg(regs, 0), GPUPROBE_DMA_MAP_SG,
+				  arg(regs, 3), gpuprobe_sg_bytes(sg, nents),
+				  nents);
+}
+
+static int map_sgtable_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct gpuprobe_dma_inst *in = DMA_INST(ri);
+	struct sg_table *sgt = (void *)arg(regs, 1);
+
+	if (gpuprobe_dev_bdf((void *)arg(regs, 0)) == GPUPROBE_BDF_NONE)
+		return 1;
+	in->ptr = sgt->sgl;
+	return gpuprobe_dma_begin(in, (void *)arg(regs, 0), GPUPROBE_DMA_MAP_SG,
+				  arg(regs, 2),
+				  gpuprobe_sg_bytes(sgt->sgl, sgt->orig_nents),
+				  sgt->orig_nents);
+}
+
+static int unmap_sg_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct scatterlist *sg = (void *)arg(regs, 1);
+	int nents = arg(regs, 2);
+
+	if (gpuprobe_dev_bdf((void *)arg(regs, 0)) == GPUPROBE_BDF_NONE)
+		return 1;
+	DMA_INST(ri)->addr = sg_dma_address(sg);
+	return gpuprobe_dma_begin(DMA_INST(ri), (void *)arg(regs, 0),
+				  GPUPROBE_DMA_UNMAP_SG, arg(regs, 3),
+				  gpuprobe_sg_bytes(sg, nents), nents);
+}
+
+static int alloc_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	DMA_INST(ri)->ptr = (void *)arg(regs, 2);
+	return gpuprobe_dma_begin(DMA_INST(ri), (void *)arg(regs, 0),
+				  GPUPROBE_DMA_ALLOC, DMA_BIDIRECTIONAL,
+				  arg(regs, 1), 1);
+}
+
+static int free_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	int skip = gpuprobe_dma_begin(DMA_INST(ri), (void *)arg(regs, 0),
+				      GPUPROBE_DMA_FREE, DMA_BIDIRECTIONAL,
+				      arg(regs, 1), 1);
+
+	DMA_INST(ri)->addr = arg(regs, 3);
+	return skip;
+}
+
+static int map_resource_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	return gpuprobe_dma_begin(DMA_INST(ri), (void *)arg(regs, 0),
+				  GPUPROBE_DMA_MAP_RESOURCE, arg(regs, 3),
+				  arg(regs, 2), 1);
+}
+
+static int unmap_resource_entry(struct kretprobe_instance *ri,
+				struct pt_regs *regs)
+{
+	int skip = gpuprobe_dma_begin(DMA_INST(ri), (void *)arg(regs, 0),
+				      GPUPROBE_DMA_UNMAP_RESOURCE, arg(regs, 3),
+				      arg(regs, 2), 1);
+
+	DMA_INST(ri)->addr = arg(regs, 1);
+	return skip;
+}
+
+static int dma_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct gpuprobe_dma_inst *in = DMA_INST(ri);
+	unsigned long ret = regs_return_value(regs);
+
+	switch (in->op) {
+	case GPUPROBE_DMA_MAP_PAGE:
+	case GPUPROBE_DMA_MAP_RESOURCE:
+		in->addr = ret;
+		break;
+	case GPUPROBE_DMA_MAP_SG:
+		/* dma_map_sgtable returns 0 on success, map_sg the count */
+		if ((long)ret >= 0)
+			in->addr = sg_dma_address((struct scatterlist *)in->ptr);
+		break;
+	case GPUPROBE_DMA_ALLOC:
+		if (ret && in->ptr)
+			in->addr = *(dma_addr_t *)in->ptr;
+		break;
+	}
+	gpuprobe_dma_end(in);
+	return 0;
+}
+
+/* IOMMU side: one instance per iommu_map*() / iommu_unmap*() call. */
+struct gpuprobe_iommu_inst {
+	struct gpuprobe_dma_inst *call;	/* the DMA call it belongs to */
+	u64 ts, iova, paddr, size;
+	u32 bdf;
+	u16 op;
+	u16 sg;			/* iommu_map_sg*(): size is the return value */
+};
+
+#define IOMMU_INST(ri) ((struct gpuprobe_iommu_inst *)(ri)->data)
+
+static int gpuprobe_iommu_begin(struct gpuprobe_iommu_inst *in,
+				struct iommu_domain *domain, u32 op,
+				u64 iova, u64 paddr, u64 size)
+{
+	struct gpuprobe_dma_inst *call = *this_cpu_ptr(&gpuprobe_dma_current);
+
+	if (call && READ_ONCE(call->task) == current) {
+		in->call = call;
+		in->bdf = call->bdf;
+	} else {
+		in->call = NULL;
+		in->bdf = gpuprobe_domain_bdf(domain);
+		if (in->bdf == GPUPROBE_BDF_NONE)
+			return 1;
+	}
+	in->op = op;
+	in->sg = 0;
+	in->iova = iova;
+	in->paddr = paddr;
+	in->size = size;
+	in->ts = ktime_get_mono_fast_ns();
+	return 0;
+}
+
+static int iommu_map_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	return gpuprobe_iommu_begin(IOMMU_INST(ri), (void *)arg(regs, 0),
+				    GPUPROBE_IOMMU_MAP, arg(regs, 1),
+				    arg(regs, 2), arg(regs, 3));
+}
+
+static int iommu_unmap_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	return gpuprobe_iommu_begin(IOMMU_INST(ri), (void *)arg(regs, 0),
+				    GPUPROBE_IOMMU_UNMAP, arg(regs, 1), 0,
+				    arg(regs, 2));
+}
+
+static int iommu_map_sg_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct scatterlist *sg = (void *)arg(regs, 2);
+	int skip = gpuprobe_iommu_begin(IOMMU_INST(ri), (void *)arg(regs, 0),
+					GPUPROBE_IOMMU_MAP, arg(regs, 1),
+					sg ? sg_phys(sg) : 0, 0);
+
+	IOMMU_INST(ri)->sg = 1;
+	return skip;
+}
+
+static int iommu_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct gpuprobe_iommu_inst *in = IOMMU_INST(ri);
+	long ret = (long)regs_return_value(regs);
+	u64 now = ktime_get_mono_fast_ns();
+	struct gpuprobe_rec_iommu rec = {
+		.hdr.type = GPUPROBE_EV_IOMMU,
+		.hdr.size = sizeof(rec),
+		.hdr.ts_ns = in->ts,
+		.bdf = in->bdf,
+		.op = in->op,
+		.iova = in->iova,
+		.paddr = in->paddr,
+		.size = in->size,
+		.duration_ns = now - in->ts,
+	};
+
+	if (in->sg)
+		rec.size = ret > 0 ? ret : 0;		/* bytes mapped */
+	else if (in->op == GPUPROBE_IOMMU_UNMAP)
+		rec.size = ret > 0 ? ret : 0;		/* bytes unmapped */
+	else if (ret)
+		rec.size = 0;				/* map failed */
+
+	if (in->call && READ_ONCE(in->call->task) == current) {
+		in->call->iommu_ns += rec.duration_ns;
+		in->call->iommu_calls++;
+	}
+	gpuprobe_emit(&rec.hdr);
+	return 0;
+}
+
+/*
+ * Intel VT-d: dmar_fault_do_one() is inlined into dmar_fault() on Debian's
+ * 6.1, so the fault is read where the driver reads it, from the primary
+ * fault recording registers (VT-d spec, section 10.4.14), in a kprobe on
+ * dmar_fault(irq, iommu) before the handler clears them.  struct intel_iommu
+ * is private, but has begun with "reg, reg_phys, reg_size, cap" since the
+ * driver was written; the cap value is checked against the hardware's own
+ * capability register before anything else is trusted.  PCI segment 0.
+ */
+#define VTD_CAP_REG		0x08
+#define VTD_FSTS_REG		0x34
+#define VTD_FSTS_PPF		BIT(1)
+#define VTD_FSTS_FRI(s)		(((s) >> 8) & 0xff)
+#define VTD_CAP_FRO(c)		((((c) >> 24) & 0x3ff) * 16)
+#define VTD_CAP_NFR(c)		((((c) >> 40) & 0xff) + 1)
+#define VTD_FRCD_F		BIT(31)
+
+struct gpuprobe_vtd_head {
+	void __iomem *reg;
+	u64 reg_phys;
+	u64 reg_size;
+	u64 cap;
+};
+
+static void gpuprobe_fault_emit(u32 bdf, u64 addr)
+{
+	const struct gpuprobe_irqmap *map = rcu_dereference_sched(gpuprobe_irqmap);
+	struct gpuprobe_rec_iommu rec = {
+		.hdr.type = GPUPROBE_EV_IOMMU,
+		.hdr.size = sizeof(rec),
+		.hdr.ts_ns = ktime_get_mono_fast_ns(),
+		.bdf = bdf,
+		.op = GPUPROBE_IOMMU_FAULT,
+		.iova = addr,
+	};
+	unsigned int i;
+
+	for (i = 0; map && i < map->ndev; i++) {
+		if (map->devs[i].bdf == bdf) {
+			gpuprobe_emit(&rec.hdr);
+			return;
+		}
+	}
+}
+
+static int dmar_fault_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	const struct gpuprobe_vtd_head *h = (void *)arg(regs, 1);
+	u32 fsts, idx, n, i;
+	void __iomem *frcd;
+	u64 cap;
+
+	if (!h || !h->reg)
+		return 0;
+	cap = h->cap;
+	if (readq(h->reg + VTD_CAP_REG) != cap)
+		return 0;	/* not the layout we know: record nothing */
+	fsts = readl(h->reg + VTD_FSTS_REG);
+	if (!(fsts & VTD_FSTS_PPF))
+		return 0;
+	n = VTD_CAP_NFR(cap);
+	idx = VTD_FSTS_FRI(fsts) % n;
+	for (i = 0; i < n; i++, idx = (idx + 1) % n) {
+		frcd = h->reg + VTD_CAP_FRO(cap) + idx * 16;
+		if (!(readl(frcd + 12) & VTD_FRCD_F))
+			break;
+		gpuprobe_fault_emit(GPUPROBE_BDF(0, (readl(frcd + 8) >> 8) & 0xff,
+						 readl(frcd + 8) & 0xff),
+				    readq(frcd) & PAGE_MASK);
+	}
+	return 0;
+}
+
+#define KRP(sym, entry, ret, data) {					\
+	.kp.symbol_name = sym, .entry_handler = entry, .handler = ret,	\
+	.data_size = sizeof(struct data), .maxactive = GPUPROBE_KRP_MAXACTIVE }
+
+static struct kretprobe gpuprobe_dma_krps[] = {
+	KRP("dma_map_page_attrs", map_page_entry, dma_ret, gpuprobe_dma_inst),
+	KRP("dma_unmap_page_attrs", unmap_page_entry, dma_ret, gpuprobe_dma_inst),
+	KRP("dma_map_sg_attrs", map_sg_entry, dma_ret, gpuprobe_dma_inst),
+	KRP("dma_map_sgtable", map_sgtable_entry, dma_ret, gpuprobe_dma_inst),
+	KRP("dma_unmap_sg_attrs", unmap_sg_entry, dma_ret, gpuprobe_dma_inst),
+	KRP("dma_alloc_attrs", alloc_entry, dma_ret, gpuprobe_dma_inst),
+	KRP("dma_free_attrs", free_entry, dma_ret, gpuprobe_dma_inst),
+	KRP("dma_map_resource", map_resource_entry, dma_ret, gpuprobe_dma_inst),
+	KRP("dma_unmap_resource", unmap_resource_entry, dma_ret,
+	    gpuprobe_dma_inst),
+};
+
+static struct kretprobe gpuprobe_iommu_krps[] = {
+	KRP("iommu_map", iommu_map_entry, iommu_ret, gpuprobe_iommu_inst),
+	KRP("iommu_map_atomic", iommu_map_entry, iommu_ret, gpuprobe_iommu_inst),
+	KRP("iommu_unmap", iommu_unmap_entry, iommu_ret, gpuprobe_iommu_inst),
+	KRP("iommu_unmap_fast", iommu_unmap_entry, iommu_ret,
+	    gpuprobe_iommu_inst),
+	KRP("iommu_map_sg", iommu_map_sg_entry, iommu_ret, gpuprobe_iommu_inst),
+	KRP("iommu_map_sg_atomic", iommu_map_sg_entry, iommu_ret,
+	    gpuprobe_iommu_inst),
+};
+
+static struct kprobe gpuprobe_fault_kp = {
+	.symbol_name = "dmar_fault",
+	.pre_handler = dmar_fault_pre,
+};
+
+static bool gpuprobe_dma_attached, gpuprobe_iommu_attached, gpuprobe_fault_attached;
+static int gpuprobe_dma_err, gpuprobe_iommu_err, gpuprobe_fault_err;
+
+static int gpuprobe_krps_register(struct kretprobe *krps, size_t n)
+{
+	struct kretprobe *ptrs[16];
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		/* a kretprobe can be registered again only from a clean state */
+		krps[i].kp.addr = NULL;
+		krps[i].kp.flags = 0;
+		krps[i].nmissed = 0;
+		ptrs[i] = &krps[i];
+	}
+	return register_kretprobes(ptrs, n);
+}
+
+static void gpuprobe_krps_unregister(struct kretprobe *krps, size_t n)
+{
+	struct kretprobe *ptrs[16];
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		ptrs[i] = &krps[i];
+	unregister_kretprobes(ptrs, n);
+}
+
+u32 gpuprobe_dma_available(void)
+{
+	if (!IS_ENABLED(CONFIG_KRETPROBES))
+		return 0;
+	return GPUPROBE_EVMASK(GPUPROBE_EV_DMA) |
+	       (IS_ENABLED(CONFIG_IOMMU_API) ? GPUPROBE_EVMASK(GPUPROBE_EV_IOMMU) : 0);
+}
+
+int gpuprobe_dma_attach(u32 mask)
+{
+	int err;
+
+	if (mask & GPUPROBE_EVMASK(GPUPROBE_EV_DMA)) {
+		err = gpuprobe_krps_register(gpuprobe_dma_krps,
+					     ARRAY_SIZE(gpuprobe_dma_krps));
+		gpuprobe_dma_err = err;
+		if (err)
+			return err;
+		gpuprobe_dma_attached = true;
+	}
+	if (mask & GPUPROBE_EVMASK(GPUPROBE_EV_IOMMU)) {
+		err = gpuprobe_krps_register(gpuprobe_iommu_krps,
+					     ARRAY_SIZE(gpuprobe_iommu_krps));
+		gpuprobe_iommu_err = err;
+		if (err) {
+			gpuprobe_dma_detach();
+			return err;
+		}
+		gpuprobe_iommu_attached = true;
+		/* faults are best effort: the symbol is driver-internal */
+		gpuprobe_fault_kp.addr = NULL;
+		gpuprobe_fault_kp.flags = 0;
+		gpuprobe_fault_err = register_kprobe(&gpuprobe_fault_kp);
+		gpuprobe_fault_attached = !gpuprobe_fault_err;
+	}
+	return 0;
+}
+
+void gpuprobe_dma_detach(void)
+{
+	int cpu;
+
+	if (gpuprobe_fault_attached)
+		unregister_kprobe(&gpuprobe_fault_kp);
+	if (gpuprobe_iommu_attached)
+		gpuprobe_krps_unregister(gpuprobe_iommu_krps,
+					 ARRAY_SIZE(gpuprobe_iommu_krps));
+	if (gpuprobe_dma_attached)
+		gpuprobe_krps_unregister(gpuprobe_dma_krps,
+					 ARRAY_SIZE(gpuprobe_dma_krps));
+	gpuprobe_fault_attached = false;
+	gpuprobe_iommu_attached = false;
+	gpuprobe_dma_attached = false;
+	for_each_possible_cpu(cpu)
+		per_cpu(gpuprobe_dma_current, cpu) = NULL;
+}
+
+/* Records that could not be taken because all kretprobe instances were busy. */
+u64 gpuprobe_dma_missed(void)
+{
+	u64 n = 0;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(gpuprobe_dma_krps); i++)
+		n += gpuprobe_dma_krps[i].nmissed;
+	for (i = 0; i < ARRAY_SIZE(gpuprobe_iommu_krps); i++)
+		n += gpuprobe_iommu_krps[i].nmissed;
+	return n;
+}
+
+int gpuprobe_dma_hooks_fill(struct sk_buff *skb,
+			    int (*fill)(struct sk_buff *, const char *, bool,
+					const char *))
+{
+	const char *why_dma = !IS_ENABLED(CONFIG_KRETPROBES) ?
+		"kernel built without kretprobes" :
+		gpuprobe_dma_err ? "kretprobe registration failed" : NULL;
+	const char *why_iommu = !IS_ENABLED(CONFIG_IOMMU_API) ?
+		"kernel built without the IOMMU API" : why_dma ? why_dma :
+		gpuprobe_iommu_err ? "kretprobe registration failed" : NULL;
+	const char *why_fault = why_iommu ? why_iommu : gpuprobe_fault_err ?
+		"dmar_fault not probeable (no Intel IOMMU driver)" :
+		NULL;
+
+	if (fill(skb, "kretprobe:dma_map_*", gpuprobe_dma_attached, why_dma) ||
+	    fill(skb, "kretprobe:iommu_map/unmap", gpuprobe_iommu_attached,
+		 why_iommu) ||
+	    fill(skb, "kprobe:dmar_fault", gpuprobe_fault_attached,
+		 why_fault))
+		return -EMSGSIZE;
+	return 0;
+}

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * DMA-API and IOMMU records are exact for the target: the edu driver maps
+ * known sizes in known directions, and gpuprobe reports exactly those calls
+ * and bytes, each timed, with the IOMMU work inside them attributed to the
+ * edu device and adding up to the mapped bytes -- while NVMe traffic runs
+ * beside it and never leaks in.
+ */
+#include <sys/wait.h>
+
+#include "kselftest_harness.h"
+#include "dma.h"
+
+FIXTURE(dma) {
+	char edu[32], nvme[32];
+	struct genl_sock s, l;
+	struct dma_tally t;
+};
+
+FIXTURE_SETUP(dma)
+{
+	char param[64];
+
+	self->s.fd = self->l.fd = -1;
+	ASSERT_EQ(0, edu_find(self->edu, sizeof(self->edu)));
+	ASSERT_EQ(0, pci_find(0x1b36, 0x0010, self->nvme, sizeof(self->nvme)));
+	if (!mod_loaded("gpuprobe_edu"))
+		ASSERT_EQ(0, mod_load(EDU_KO, NULL));
+	if (mod_loaded("gpuprobe"))
+		mod_unload("gpuprobe");
+	snprintf(param, sizeof(param), "target=%s", self->edu);
+	ASSERT_EQ(0, mod_load(GPUPROBE_KO, param));
+	ASSERT_EQ(0, genl_open(&self->s, GPUPROBE_FAMILY_NAME, NULL));
+	ASSERT_EQ(0, gp_listen(&self->l, 8 << 20));
+	memset(&self->t, 0, sizeof(self->t));
+	self->t.bdf = gp_bdf(self->edu);
+}
+
+FIXTURE_TEARDOWN(dma)
+{
+	genl_close(&self->l);
+	genl_close(&self->s);
+	mod_unload("gpuprobe");
+	mod_unload("gpuprobe_edu");
+}
+
+/* NVMe reads in a child, for traffic that must not be attributed to edu. */
+static pid_t nvme_noise(int reads)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		int fd = open("/dev/nvme0n1", O_RDONLY | O_DIRECT);
+		void *buf;
+
+		if (fd < 0 || posix_memalign(&buf, 4096, 4096))
+			_exit(1);
+		for (int i = 0; i < reads; i++)
+			if (pread(fd, buf, 4096, (off_t)(i % 1000) * 4096) != 4096)
+				_exit(1);
+		_exit(0);
+	}
+	return pid;
+}
+
+TEST_F(dma, map_unmap_exact_with_iommu_attribution)
+{
+	int status;
+	pid_t noise;
+
+	ASSERT_EQ(0, gp_start(&self->s, DMA_EVENTS));
+	noise = nvme_noise(300);
+	ASSERT_EQ(0, edu_ctl(self->edu, "dma", "to_device 8192"));
+	ASSERT_EQ(0, edu_ctl(self->edu, "dma", "from_device 4096"));
+	ASSERT_EQ(0, edu_ctl(self->edu, "dma", "verify 16384"));
+	ASSERT_EQ(noise, waitpid(noise, &status, 0));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	ASSERT_EQ(0, gp_stop(&self->s));
+	dma_drain(&self->l, &self->t);
+
+	/* 8192 TO + 4096 FROM + 16384 TO + 16384 FROM */
+	EXPECT_EQ(4, self->t.calls[GPUPROBE_DMA_MAP_PAGE]);
+	EXPECT_EQ(45056, self->t.bytes[GPUPROBE_DMA_MAP_PAGE]);
+	EXPECT_EQ(4, self->t.calls[GPUPROBE_DMA_UNMAP_PAGE]);
+	EXPECT_EQ(45056, self->t.bytes[GPUPROBE_DMA_UNMAP_PAGE]);
+	EXPECT_EQ(2, self->t.dir[1]);	/* DMA_TO_DEVICE */
+	EXPECT_EQ(2, self->t.dir[2]);	/* DMA_FROM_DEVICE */
+	EXPECT_EQ(0, self->t.zero_duration);
+	EXPECT_EQ(0, self->t.addr_zero);
+	EXPECT_EQ(0, self->t.calls[GPUPROBE_DMA_MAP_SG]);
+	/* strict mode: every map and unmap goes to the IOMMU, page-sized here */
+	EXPECT_EQ(0, self->t.no_iommu);
+	EXPECT_EQ(8, self->t.iommu_calls_in_dma);
+	EXPECT_GT(self->t.iommu_ns, 0);
+	EXPECT_EQ(45056, self->t.iommu_bytes[GPUPROBE_IOMMU_MAP]);
+	EXPECT_EQ(45056, self->t.iommu_bytes[GPUPROBE_IOMMU_UNMAP]);
+	EXPECT_EQ(4, self->t.iommu[GPUPROBE_IOMMU_MAP]);
+	EXPECT_EQ(4, self->t.iommu[GPUPROBE_IOMMU_UNMAP]);
+	EXPECT_EQ(0, self->t.iommu[GPUPROBE_IOMMU_FAULT]);
+	/* one interrupt per 2 KiB device transfer: 4 + 2 + 8 + 8 */
+	EXPECT_EQ(22, self->t.irqs);
+	EXPECT_EQ(0, self->t.foreign);
+}
+
+TEST_F(dma, unaligned_size_maps_whole_pages)
+{
+	ASSERT_EQ(0, gp_start(&self->s, DMA_EVENTS));
+	ASSERT_EQ(0, edu_ctl(self->edu, "dma", "to_device 10000"));
+	ASSERT_EQ(0, gp_stop(&self->s));
+	dma_drain(&self->l, &self->t);
+	EXPECT_EQ(1, self->t.calls[GPUPROBE_DMA_MAP_PAGE]);
+	EXPECT_EQ(10000, self->t.bytes[GPUPROBE_DMA_MAP_PAGE]);
+	/* kmalloc(10000) is page aligned: the IOMMU maps 3 pages */
+	EXPECT_EQ(12288, self->t.iommu_bytes[GPUPROBE_IOMMU_MAP]);
+	EXPECT_EQ(12288, self->t.iommu_bytes[GPUPROBE_IOMMU_UNMAP]);
+}
+
+TEST_F(dma, coherent_alloc_and_free)
+{
+	ASSERT_EQ(0, gp_start(&self->s, DMA_EVENTS));
+	ASSERT_EQ(0, edu_ctl(self->edu, "dma", "coherent 8192"));
+	ASSERT_EQ(0, gp_stop(&self->s));
+	dma_drain(&self->l, &self->t);
+	EXPECT_EQ(1, self->t.calls[GPUPROBE_DMA_ALLOC]);
+	EXPECT_EQ(8192, self->t.bytes[GPUPROBE_DMA_ALLOC]);
+	EXPECT_EQ(1, self->t.calls[GPUPROBE_DMA_FREE]);
+	EXPECT_EQ(8192, self->t.bytes[GPUPROBE_DMA_FREE]);
+	EXPECT_EQ(0, self->t.addr_zero);
+	EXPECT_EQ(8192, self->t.iommu_bytes[GPUPROBE_IOMMU_MAP]);
+	EXPECT_EQ(8192, self->t.iommu_bytes[GPUPROBE_IOMMU_UNMAP]);
+}
+
+TEST_F(dma, unmapped_iova_faults)
+{
+	ASSERT_EQ(0, gp_start(&self->s, DMA_EVENTS));
+	ASSERT_EQ(0, edu_ctl(self->edu, "dma", "fault 4096"));
+	usleep(200000);	/* the DMAR fault interrupt is asynchronous */
+	ASSERT_EQ(0, gp_stop(&self->s));
+	dma_drain(&self->l, &self->t);
+	TH_LOG("faults recorded: %llu",
+	       (unsigned long long)self->t.iommu[GPUPROBE_IOMMU_FAULT]);
+	EXPECT_EQ(1, self->t.iommu[GPUPROBE_IOMMU_FAULT]);
+	EXPECT_EQ(1, self->t.calls[GPUPROBE_DMA_MAP_PAGE]);
+	EXPECT_EQ(1, self->t.calls[GPUPROBE_DMA_UNMAP_PAGE]);
+}
+
+/* NVMe as the target: O_DIRECT reads of a known total are all DMA-mapped. */
+TEST_F(dma, nvme_direct_io_mapped_not_edu)
+{
+	const int reads = 256;
+	uint64_t mapped;
+	int status;
+	pid_t pid;
+
+	ASSERT_EQ(0, gp_cmd(&self->s, GPUPROBE_CMD_TARGET_DEL, self->edu, 0, 0));
+	ASSERT_EQ(0, gp_cmd(&self->s, GPUPROBE_CMD_TARGET_ADD, self->nvme, 0, 0));
+	self->t.bdf = gp_bdf(self->nvme);
+	ASSERT_EQ(0, gp_start(&self->s, DMA_EVENTS));
+	pid = nvme_noise(reads);
+	ASSERT_EQ(0, edu_ctl(self->edu, "dma", "verify 8192"));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	ASSERT_EQ(0, gp_stop(&self->s));
+	dma_drain(&self->l, &self->t);
+
+	mapped = self->t.bytes[GPUPROBE_DMA_MAP_PAGE] +
+		 self->t.bytes[GPUPROBE_DMA_MAP_SG];
+	TH_LOG("nvme: %llu map_page, %llu map_sg calls, %llu bytes",
+	       (unsigned long long)self->t.calls[GPUPROBE_DMA_MAP_PAGE],
+	       (unsigned long long)self->t.calls[GPUPROBE_DMA_MAP_SG],
+	       (unsigned long long)mapped);
+	EXPECT_GE(mapped, reads * 4096ULL);
+	EXPECT_EQ(0, self->t.foreign);	/* nothing of edu's */
+}
+
+TEST_HARNESS_MAIN
