@@ -7,6 +7,9 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 cd "$TOP"
 echo "== interrupt path: cost per edu interrupt in the test VM (TCG)"
 scripts/vmtest.sh -t 900 -- /gpuprobe/tests/irq_bench
+echo
+echo "== DMA path: cost per DMA map+unmap pair in the test VM (TCG)"
+scripts/vmtest.sh -t 900 -- /gpuprobe/tests/dma_bench
 if grep -q '^bench:' user/Makefile 2>/dev/null; then
 	echo
 	echo "== gpuprobe-trace report throughput"

@@ -75,7 +75,8 @@ for sig in INT TERM; do
 	wait $pid
 	rc=$?
 	check "SIG$sig: instance existed while recording" [ -n "$seen" ]
-	check "SIG$sig: exit 0, no instance left" sh -c "[ $rc -eq 0 ] && [ -z \"\$(ls $TRACING/instances | grep '^gpuprobe-')\" ]"
+	# this run's instances only: other runs may be recording beside us
+	check "SIG$sig: exit 0, no instance left" sh -c "[ $rc -eq 0 ] && [ -z \"\$(ls $TRACING/instances | grep '^gpuprobe-$pid\(-sched\)\?\$')\" ]"
 	check "SIG$sig: the trace file is complete" sh -c \
 		"\"$GPT\" report --json \"$T/sig.trace\" | python3 -c 'import json,sys; assert json.load(sys.stdin)[\"trace\"][\"complete\"]'"
 done

@@ -14,6 +14,8 @@
  *          dma_alloc_coherent() buffer, one transfer into it, freed;
  *          "fault SIZE": a transfer to a just-unmapped address (an IOMMU
  *          fault; nothing reaches memory)
+ *   mapbench  write "N SIZE": N dma_map_single()/dma_unmap_single() pairs
+ *          of one SIZE buffer, no transfer (the cost of mapping alone)
  *   stats  read: counters of everything done so far
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -341,6 +343,43 @@ static ssize_t edu_dma_write(struct file *file, const char __user *ubuf,
 	return err ? err : len;
 }
 
+static ssize_t edu_mapbench_write(struct file *file, const char __user *ubuf,
+				  size_t len, loff_t *ppos)
+{
+	struct edu_dev *edu = file->private_data;
+	struct device *dev = &edu->pdev->dev;
+	unsigned int n, i;
+	char cmd[64];
+	dma_addr_t addr;
+	size_t size;
+	void *buf;
+	int err = 0;
+
+	if (len >= sizeof(cmd))
+		return -EINVAL;
+	if (copy_from_user(cmd, ubuf, len))
+		return -EFAULT;
+	cmd[len] = '\0';
+	if (sscanf(cmd, "%u %zu", &n, &size) != 2 || !size ||
+	    size > EDU_DMA_MAX_SIZE || n > 10000000)
+		return -EINVAL;
+	buf = kmalloc(size, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	mutex_lock(&edu->lock);
+	for (i = 0; i < n && !err; i++) {
+		addr = dma_map_single(dev, buf, size, DMA_TO_DEVICE);
+		err = dma_mapping_error(dev, addr);
+		if (!err)
+			dma_unmap_single(dev, addr, size, DMA_TO_DEVICE);
+		edu->stats.dma_maps++;
+		cond_resched();
+	}
+	mutex_unlock(&edu->lock);
+	kfree(buf);
+	return err ? err : len;
+}
+
 static ssize_t edu_stats_read(struct file *file, char __user *ubuf,
 			      size_t len, loff_t *ppos)
 {
@@ -385,6 +424,13 @@ static const struct file_operations edu_dma_fops = {
 	.owner = THIS_MODULE,
 	.open = simple_open,
 	.write = edu_dma_write,
+	.llseek = noop_llseek,
+};
+
+static const struct file_operations edu_mapbench_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = edu_mapbench_write,
 	.llseek = noop_llseek,
 };
 
@@ -450,6 +496,8 @@ static int edu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	debugfs_create_file("irq", 0200, edu->dir, edu, &edu_irq_fops);
 	debugfs_create_file("storm", 0200, edu->dir, edu, &edu_storm_fops);
 	debugfs_create_file("dma", 0200, edu->dir, edu, &edu_dma_fops);
+	debugfs_create_file("mapbench", 0200, edu->dir, edu,
+			    &edu_mapbench_fops);
 	debugfs_create_file("stats", 0400, edu->dir, edu, &edu_stats_fops);
 	dev_info(&pdev->dev, "edu test device ready, irq %d\n", edu->irq);
 	return 0;
