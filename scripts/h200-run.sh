@@ -1,0 +1,68 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# One batched run on the real H200 passthrough guest (kernel 6.18, CUDA 13,
+# signed modules only, no kprobes), through the device tool:
+#   run: bash scripts/h200-run.sh      carry: [".gpu"]
+# .gpu/ holds gpuprobe-trace built here and the shared libraries it needs
+# (see Documentation/results/README.md).  Everything lands in $OUT, packed.
+set -x
+OUT=${OUT:-/tmp/gpuprobe-h200}
+mkdir -p "$OUT/r"
+R=$OUT/r
+cd "$(dirname "$0")/.." || exit 1
+export LD_LIBRARY_PATH=$PWD/.gpu/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+GPT=$PWD/.gpu/gpuprobe-trace
+BDF=0000:00:06.0
+START=$(date +%s)
+t() { echo "--- $(($(date +%s) - START))s: $*"; }
+
+t env
+{ uname -a; nproc; cat /proc/cmdline; id
+  cat /sys/module/module/parameters/sig_enforce 2>&1
+  cat /sys/kernel/security/lockdown 2>&1
+  ls /lib/modules/"$(uname -r)"/build 2>&1 | head -3
+  nvidia-smi --query-gpu=name,driver_version,pcie.link.gen.current,pcie.link.width.current --format=csv
+  grep -E 'CPU0|nvidia' /proc/interrupts | head -20
+  ls /sys/bus/pci/devices/$BDF/msi_irqs
+  ls /sys/kernel/tracing/events/ | tr '\n' ' '; echo
+  ls /sys/kernel/tracing/events/dma /sys/kernel/tracing/events/iommu 2>&1
+} >"$R/env.txt" 2>&1
+
+t info
+"$GPT" info -d $BDF >"$R/info.txt" 2>&1
+"$GPT" info -d $BDF --json >"$R/info.json" 2>&1
+# the module's refusal, as a user would meet it
+insmod kmod/gpuprobe.ko >"$R/insmod.txt" 2>&1; echo "insmod exit $?" >>"$R/insmod.txt"
+
+t torch
+timeout 150 "$GPT" record -d $BDF -o "$R/torch.trace" -- \
+	python3 scripts/examples/torch_step.py 50 >"$R/record-torch.txt" 2>&1
+echo "record exit $?" >>"$R/record-torch.txt"
+"$GPT" report "$R/torch.trace" >"$R/report-torch.txt" 2>&1
+"$GPT" report "$R/torch.trace" --json >"$R/report-torch.json" 2>&1
+"$GPT" export "$R/torch.trace" --perfetto "$R/torch.perfetto.json" --csv "$R/torch.csv" \
+	>"$R/export.txt" 2>&1 || "$GPT" export "$R/torch.trace" --perfetto "$R/torch.perfetto.json" >>"$R/export.txt" 2>&1
+
+t icd
+ICD=/tmp/gpuprobe-icd; mkdir -p $ICD
+NV_OCL=$(ldconfig -p | awk '/libnvidia-opencl\.so\.1 / { print $NF; exit }')
+echo "${NV_OCL:-libnvidia-opencl.so.1}" >$ICD/nvidia.icd
+export OCL_ICD_VENDORS=$ICD
+
+t probe
+timeout 240 "$GPT" probe --api all --json -o "$R/probe.json" >"$R/probe.txt" 2>&1
+echo "probe exit $?" >>"$R/probe.txt"
+
+t probe-traced
+timeout 120 "$GPT" record --source tracefs -d $BDF -o "$R/probe.trace" -- \
+	"$GPT" probe --api cuda --quick -o "$R/probe-traced.json" >"$R/record-probe.txt" 2>&1
+echo "record exit $?" >>"$R/record-probe.txt"
+"$GPT" report "$R/probe.trace" >"$R/report-probe.txt" 2>&1
+"$GPT" report "$R/probe.trace" --json >"$R/report-probe.json" 2>&1
+
+t pack
+tar -C "$OUT" -czf "$OUT/h200-results.tgz" r
+cp "$R/info.txt" "$R/report-torch.txt" "$R/probe.txt" "$OUT/" 2>/dev/null
+t done
+ls -la "$R"
