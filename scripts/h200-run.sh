@@ -33,7 +33,7 @@ t info
 "$GPT" info -d $BDF >"$R/info.txt" 2>&1
 "$GPT" info -d $BDF --json >"$R/info.json" 2>&1
 # the module's refusal, as a user would meet it
-insmod kmod/gpuprobe.ko >"$R/insmod.txt" 2>&1; echo "insmod exit $?" >>"$R/insmod.txt"
+insmod .gpu/gpuprobe.ko >"$R/insmod.txt" 2>&1; echo "insmod exit $?" >>"$R/insmod.txt"
 
 t torch
 timeout 150 "$GPT" record -d $BDF -o "$R/torch.trace" -- \
