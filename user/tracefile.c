@@ -4,11 +4,13 @@
  * the byte offset where the file stopped making sense.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "tracefile.h"
 #include "util.h"
@@ -102,11 +104,28 @@ static int write_target(FILE *f, const struct target *t)
 	return 0;
 }
 
+/*
+ * Owner-only: records carry IOMMU physical addresses and DMA addresses,
+ * which the kernel only gives to privileged readers.
+ */
+static FILE *create_private(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	FILE *f;
+
+	if (fd < 0)
+		return NULL;
+	f = fdopen(fd, "wb");
+	if (!f)
+		close(fd);
+	return f;
+}
+
 int trace_writer_create(struct trace_writer *w, const char *path)
 {
 	memset(w, 0, sizeof(*w));
 	w->path = path;
-	w->file = strcmp(path, "-") ? fopen(path, "wb") : stdout;
+	w->file = strcmp(path, "-") ? create_private(path) : stdout;
 	if (!w->file)
 		return -1;
 	setvbuf(w->file, NULL, _IOFBF, WRITER_BUF_SIZE);

@@ -61,6 +61,7 @@ check "irq records == /proc/interrupts delta over the recording" [ $? -eq 0 ]
 
 "$GPT" record -q --source tracefs -d "$BDF" -o "$T/exit.trace" -- sh -c 'exit 7'
 check "record -- sh -c 'exit 7' exits 7" [ $? -eq 7 ]
+check "trace file is owner-only (0600): it holds DMA and physical addresses" [ "$(stat -c %a "$T/exit.trace")" = 600 ]
 "$GPT" record -q --source tracefs -d "$BDF" -o "$T/kill.trace" -- sh -c 'kill -TERM $$'
 check "workload killed by SIGTERM: exit 143" [ $? -eq 143 ]
 "$GPT" record -q --source tracefs -d "$BDF" -o "$T/none.trace" -- /nonexistent/cmd 2>/dev/null
