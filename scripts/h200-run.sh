@@ -32,8 +32,15 @@ t env
 t info
 "$GPT" info -d $BDF >"$R/info.txt" 2>&1
 "$GPT" info -d $BDF --json >"$R/info.json" 2>&1
-# the module's refusal, as a user would meet it
-insmod .gpu/gpuprobe.ko >"$R/insmod.txt" 2>&1; echo "insmod exit $?" >>"$R/insmod.txt"
+# the module's refusal, as a user would meet it (the image has no insmod)
+python3 - >"$R/insmod.txt" 2>&1 <<'PY'
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+fd = os.open(".gpu/gpuprobe.ko", os.O_RDONLY)
+ret = libc.syscall(313, fd, b"target=0000:00:06.0", 0)   # finit_module
+err = ctypes.get_errno()
+print("finit_module(gpuprobe.ko) =", ret, os.strerror(err) if ret else "")
+PY
 
 t torch
 timeout 150 "$GPT" record -d $BDF -o "$R/torch.trace" -- \
@@ -43,6 +50,12 @@ echo "record exit $?" >>"$R/record-torch.txt"
 "$GPT" report "$R/torch.trace" --json >"$R/report-torch.json" 2>&1
 "$GPT" export "$R/torch.trace" --perfetto "$R/torch.perfetto.json" --csv "$R/torch.csv" \
 	>"$R/export.txt" 2>&1 || "$GPT" export "$R/torch.trace" --perfetto "$R/torch.perfetto.json" >>"$R/export.txt" 2>&1
+
+t torch-blocking
+timeout 120 "$GPT" record -d $BDF -o "$R/torch-blocking.trace" -- \
+	python3 scripts/examples/torch_step.py 50 blocking >"$R/record-torch-blocking.txt" 2>&1
+echo "record exit $?" >>"$R/record-torch-blocking.txt"
+"$GPT" report "$R/torch-blocking.trace" >"$R/report-torch-blocking.txt" 2>&1
 
 t icd
 ICD=/tmp/gpuprobe-icd; mkdir -p $ICD

@@ -12,6 +12,9 @@ import time
 import torch
 
 steps = int(sys.argv[1]) if len(sys.argv) > 1 else 50
+# "blocking": wait on a blocking-sync CUDA event (the thread sleeps until the
+# GPU's interrupt) instead of torch.cuda.synchronize(), which spins
+blocking = len(sys.argv) > 2 and sys.argv[2] == "blocking"
 dev = torch.device("cuda")
 torch.manual_seed(0)
 model = torch.nn.Sequential(
@@ -28,6 +31,11 @@ for _ in range(steps):
     opt.zero_grad()
     loss.backward()
     opt.step()
-    torch.cuda.synchronize()
+    if blocking:
+        done = torch.cuda.Event(blocking=True)
+        done.record()
+        done.synchronize()
+    else:
+        torch.cuda.synchronize()
 t1 = time.monotonic()
-print(f"{steps} steps in {t1 - t0:.3f} s, {steps * (batch.numel() + target.numel()) * 4 / 2**20:.0f} MiB copied H2D, loss {loss.item():.4f}")
+print(f"{'blocking' if blocking else 'spinning'} sync: {steps} steps in {t1 - t0:.3f} s, {steps * (batch.numel() + target.numel()) * 4 / 2**20:.0f} MiB copied H2D, loss {loss.item():.4f}")
