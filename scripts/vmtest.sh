@@ -170,6 +170,7 @@ timeout --foreground -k 5 "$TIMEOUT" \
 	-kernel "$VMLINUZ" -initrd "$INITRD" -append "$APPEND" \
 	-device intel-iommu \
 	-device edu,dma_mask=0xffffffff \
+	-device VGA \
 	-drive file="$NVME_IMG",if=none,id=nvme0,format=raw \
 	-device nvme,serial=gpuprobe0,drive=nvme0 \
 	</dev/null 2>&1 | tr -d '\r' | tee "$LOG" |

@@ -5,8 +5,7 @@
 #include <time.h>
 
 #include "kselftest_harness.h"
-#include "genl.h"
-#include "vmutil.h"
+#include "session.h"
 
 struct info {
 	char version[64];
@@ -106,6 +105,48 @@ TEST_F(info, family_gone_after_unload)
 	EXPECT_EQ(-ENOENT, genl_open(&s2, GPUPROBE_FAMILY_NAME, NULL));
 	genl_close(&s2);
 	self->s.fd = -1;
+}
+
+/* Every display-class PCI function, "a,b,c" in sysfs (readdir) order. */
+static void display_devices(char *out, size_t len)
+{
+	DIR *d = opendir("/sys/bus/pci/devices");
+	struct dirent *e;
+	char path[512], cls[32];
+
+	out[0] = '\0';
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/class",
+			 e->d_name);
+		if (read_file(path, cls, sizeof(cls)) ||
+		    (strtoul(cls, NULL, 16) >> 16) != 0x03)
+			continue;
+		if (*out)
+			strncat(out, ",", len - strlen(out) - 1);
+		strncat(out, e->d_name, len - strlen(out) - 1);
+	}
+	if (d)
+		closedir(d);
+}
+
+/* insmod with no target= watches every display-class device, nothing else. */
+TEST(default_targets_are_display_devices)
+{
+	struct genl_sock s;
+	char want[256], got[256];
+
+	if (mod_loaded("gpuprobe"))
+		mod_unload("gpuprobe");
+	display_devices(want, sizeof(want));
+	ASSERT_NE('\0', want[0]);	/* the test VM has a VGA adapter */
+	ASSERT_EQ(0, mod_load(GPUPROBE_KO, NULL));
+	ASSERT_EQ(0, genl_open(&s, GPUPROBE_FAMILY_NAME, NULL));
+	ASSERT_EQ(0, gp_targets(&s, got));
+	EXPECT_STREQ(want, got);
+	genl_close(&s);
+	ASSERT_EQ(0, mod_unload("gpuprobe"));
 }
 
 TEST_HARNESS_MAIN

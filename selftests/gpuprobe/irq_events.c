@@ -289,6 +289,54 @@ TEST_F(irq, unload_while_streaming)
 	EXPECT_FALSE(mod_loaded("gpuprobe"));
 }
 
+/* START/STOP from two processes at once, while the device interrupts. */
+TEST_F_TIMEOUT(irq, start_stop_race, 120)
+{
+	pid_t racer[2], noise;
+	int i, status, ok = 0;
+
+	ASSERT_EQ(0, gp_listen(&self->l, 1 << 20));
+	noise = fork();
+	ASSERT_GE(noise, 0);
+	if (noise == 0) {
+		for (i = 0; i < 100; i++)
+			edu_ctl(self->edu, "irq", "100");
+		_exit(0);
+	}
+	for (int r = 0; r < 2; r++) {
+		racer[r] = fork();
+		ASSERT_GE(racer[r], 0);
+		if (racer[r] == 0) {
+			struct genl_sock s;
+			int started = 0;
+
+			if (genl_open(&s, GPUPROBE_FAMILY_NAME, NULL))
+				_exit(2);
+			for (i = 0; i < 300; i++) {
+				int e1 = gp_start(&s, GPUPROBE_EVMASK(GPUPROBE_EV_IRQ));
+				int e2 = gp_stop(&s);
+
+				/* the other racer may own the session */
+				if ((e1 && e1 != -EBUSY) ||
+				    (e2 && e2 != -EALREADY))
+					_exit(3);
+				started += !e1;
+			}
+			_exit(started ? 0 : 4);
+		}
+	}
+	for (int r = 0; r < 2; r++) {
+		ASSERT_EQ(racer[r], waitpid(racer[r], &status, 0));
+		ok += WIFEXITED(status) && WEXITSTATUS(status) == 0;
+	}
+	kill(noise, SIGKILL);
+	waitpid(noise, &status, 0);
+	gp_drain(&self->l, &self->t);
+	EXPECT_EQ(2, ok);
+	EXPECT_EQ(0, self->t.irq[0]);
+	EXPECT_EQ(0, self->t.ts_backwards);
+}
+
 /* 200 load / start / unload cycles while the device interrupts. */
 TEST_F_TIMEOUT(irq, load_unload_200_under_load, 300)
 {
