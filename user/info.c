@@ -15,6 +15,7 @@
 #include "cmds.h"
 #include "json.h"
 #include "source.h"
+#include "tracefs_kprobe.h"
 #include "util.h"
 
 struct info_options {
@@ -104,6 +105,24 @@ static void print_module_text(const struct module_status *m)
 		       mi->hooks[i].reason[0] ? ": " : "", mi->hooks[i].reason);
 }
 
+/* Where the tracefs source gets DMA-API calls from on this kernel. */
+static void print_dma_support_text(void)
+{
+	char why[300];
+
+	switch (tracefs_dma_support(why, sizeof(why))) {
+	case 1:
+		printf("  DMA-API calls: dma: tracepoints; %s\n", why);
+		break;
+	case 2:
+		printf("  DMA-API calls: kprobe events on dma_map_page_attrs & co. (no dma: tracepoints; sg calls without bytes)\n");
+		break;
+	default:
+		printf("  DMA-API calls: not recorded: no dma: tracepoints (kernel before 6.12) and %s\n", why);
+		break;
+	}
+}
+
 static void print_tracefs_text(const struct tracefs_state *t)
 {
 	if (!t->mounted) {
@@ -122,6 +141,7 @@ static void print_tracefs_text(const struct tracefs_state *t)
 		snprintf(name, sizeof(name), "%s/%s", t->events[i].system, t->events[i].name);
 		printf("  %-28s %s\n", name, t->events[i].present ? "yes" : "no");
 	}
+	print_dma_support_text();
 }
 
 static void print_targets_text(const struct target_set *set, bool defaulted)
@@ -185,6 +205,16 @@ static void json_module(struct json *j, const struct module_status *m)
 	json_object_end(j);
 }
 
+static void json_dma_support(struct json *j)
+{
+	static const char *const via[] = { "none", "tracepoints", "kprobes" };
+	char why[300];
+	int mode = tracefs_dma_support(why, sizeof(why));
+
+	json_kv_string(j, "dma_source", via[mode]);
+	json_kv_string(j, "kprobe_events", why);
+}
+
 static void json_tracefs(struct json *j, const struct tracefs_state *t)
 {
 	json_key(j, "tracefs");
@@ -201,6 +231,7 @@ static void json_tracefs(struct json *j, const struct tracefs_state *t)
 		json_kv_bool(j, name, t->events[i].present);
 	}
 	json_object_end(j);
+	json_dma_support(j);
 	json_object_end(j);
 }
 

@@ -25,6 +25,7 @@
 #include "tracefile.h"
 #include "tracefs_decoder.h"
 #include "tracefs_events.h"
+#include "tracefs_kprobe.h"
 #include "util.h"
 
 #define INSTANCE_PREFIX		"gpuprobe-"
@@ -32,6 +33,7 @@
 #define SCHED_BUFFER_KB		2048
 #define BUFFER_KB_PER_CPU	8192
 #define FILTER_MAX		4096
+#define DMA_PENDING_SLOTS	256
 
 #define NSPECS			TRACEFS_NSPECS
 #define specs			event_specs
@@ -50,6 +52,29 @@ struct instance_handle {
 	char name[48];
 };
 
+/* Fields of the kprobe events of tracefs_kprobe.c, by the names given there. */
+enum kprobe_field { KP_DEVNAME, KP_SIZE, KP_DIR, KP_ADDR, KP_NENTS, KP_SP, KP_RET, KP_COUNT };
+
+static const char *const kprobe_field_names[KP_COUNT] = {
+	"devname", "size", "dir", "addr", "nents", "sp", "ret",
+};
+
+struct kprobe_event {
+	const struct dma_kprobe_def *def;
+	bool is_return;
+	struct tracefs_dynevent *dyn;
+	struct tep_event *event;
+	struct tep_format_field *field[KP_COUNT];
+};
+
+/* DMA-API kprobe events of this run, when the kernel has no dma: events. */
+struct dma_kprobes {
+	char group[32];
+	unsigned int nev;
+	struct kprobe_event ev[2 * DMA_KPROBE_COUNT];
+	struct dma_call_pairer pairer;
+};
+
 /*
  * Two instances: "gpuprobe-PID" for device events, which must see every
  * task, and "gpuprobe-PID-sched" whose set_event_pid + event-fork follow
@@ -62,6 +87,7 @@ struct tracefs_source {
 	struct tep_handle *tep;
 	struct bound_event events[NSPECS];
 	struct irq_pairer pairer;
+	struct dma_kprobes *kp;		/* NULL: dma: tracepoints or no DMA */
 	const struct record_sink *sink;
 	struct source_counters counters;
 	uint64_t lost_inband;
@@ -244,6 +270,49 @@ static void decode_dma(struct tracefs_source *ts, struct bound_event *be,
 	put(ts, &rec.hdr);
 }
 
+static struct kprobe_event *kprobe_for(struct tracefs_source *ts, struct tep_event *event)
+{
+	for (unsigned int i = 0; ts->kp && i < ts->kp->nev; i++)
+		if (ts->kp->ev[i].event == event)
+			return &ts->kp->ev[i];
+	return NULL;
+}
+
+static void decode_kprobe(struct tracefs_source *ts, struct kprobe_event *ke,
+			  const struct tep_record *r, uint16_t cpu)
+{
+	struct tep_format_field **f = ke->field;
+	uint32_t pid = (uint32_t)tep_data_pid(ts->tep, (struct tep_record *)r);
+	struct gpuprobe_rec_dma rec = {
+		.hdr = { .type = GPUPROBE_EV_DMA, .size = sizeof(rec), .cpu = cpu, .ts_ns = r->ts },
+		.op = ke->def->op,
+		.nents = 1,
+	};
+	unsigned int len;
+	const char *name;
+	char bdf[64];
+	int err;
+
+	if (ke->is_return) {
+		err = dma_pairer_return(&ts->kp->pairer, pid, field_u64(r, f[KP_SP]), r->ts,
+					field_u64(r, f[KP_RET]), ts->sink);
+	} else {
+		name = field_dynamic(r, f[KP_DEVNAME], &len);
+		snprintf(bdf, sizeof(bdf), "%.*s", name ? (int)len : 0, name ? name : "");
+		if (bdf_parse(bdf, &rec.bdf))
+			return;		/* no PCI function: the filter let it by */
+		rec.dir = (uint8_t)field_u64(r, f[KP_DIR]);
+		rec.bytes = field_u64(r, f[KP_SIZE]);
+		rec.dma_addr = field_u64(r, f[KP_ADDR]);
+		if (f[KP_NENTS])
+			rec.nents = (uint32_t)field_u64(r, f[KP_NENTS]);
+		ts->counters.events++;
+		err = dma_pairer_entry(&ts->kp->pairer, &rec, pid, field_u64(r, f[KP_SP]), ts->sink);
+	}
+	if (err)
+		ts->sink_error = -1;
+}
+
 static struct bound_event *bound_for(struct tracefs_source *ts, struct tep_event *event)
 {
 	for (size_t i = 0; i < NSPECS; i++)
@@ -271,10 +340,13 @@ static int on_raw_event(struct tep_event *event, struct tep_record *r, int cpu, 
 {
 	struct tracefs_source *ts = ctx;
 	struct bound_event *be = bound_for(ts, event);
+	struct kprobe_event *ke;
 	uint16_t c = (uint16_t)cpu;
 
 	if (r->missed_events)
 		note_missed(ts, r, c);
+	if (!be && (ke = kprobe_for(ts, event)))
+		decode_kprobe(ts, ke, r, c);
 	if (!be)
 		return 0;
 	switch (be->spec->kind) {
@@ -409,7 +481,8 @@ struct tracefs_source *tracefs_decoder_new(struct tep_handle *tep,
 		free(ts);
 		return NULL;
 	}
-	bind_events(ts);
+	if (tep)
+		bind_events(ts);
 	return ts;
 }
 
@@ -437,6 +510,191 @@ void tracefs_decoder_free(struct tracefs_source *ts)
 }
 
 static void tracefs_close(void *src);
+
+/* ---- DMA-API kprobe events (kernels without dma: tracepoints) ---- */
+
+static bool have_dma_tracepoints(void)
+{
+	for (size_t i = 0; i < NSPECS; i++)
+		if (specs[i].kind == K_DMA &&
+		    tracefs_event_file_exists(NULL, specs[i].system, specs[i].name, "format"))
+			return true;
+	return false;
+}
+
+int tracefs_dma_support(char *why, size_t len)
+{
+	const char *dir = tracefs_tracing_dir();
+	char path[300];
+
+	if (!dir) {
+		snprintf(why, len, "tracefs is not mounted");
+		return 0;
+	}
+	snprintf(path, sizeof(path), "%s/kprobe_events", dir);
+	if (access(path, F_OK))
+		snprintf(why, len, "no kprobe events: %s is missing (CONFIG_KPROBE_EVENTS off)", path);
+	else if (access(path, W_OK))
+		snprintf(why, len, "kprobe events: %s is not writable by this user: run as root", path);
+#ifndef __x86_64__
+	else
+		snprintf(why, len, "kprobe events: the DMA-API probes know only x86_64's argument registers");
+#else
+	else
+		snprintf(why, len, "kprobe events: available");
+#endif
+	if (have_dma_tracepoints())
+		return 1;
+	return strcmp(why, "kprobe events: available") ? 0 : 2;
+}
+
+/* Kprobe groups of gpuprobe-trace runs that were killed with SIGKILL. */
+static void remove_stale_kprobes(void)
+{
+	struct tracefs_dynevent **all = tracefs_dynevent_get_all(TRACEFS_DYNEVENT_KPROBE |
+								 TRACEFS_DYNEVENT_KRETPROBE, NULL);
+	const size_t plen = strlen(DMA_KPROBE_GROUP_PREFIX);
+	unsigned int removed = 0;
+
+	for (struct tracefs_dynevent **d = all; d && *d; d++) {
+		char *group = NULL, *end;
+		long pid;
+
+		tracefs_dynevent_info(*d, &group, NULL, NULL, NULL, NULL);
+		if (group && !strncmp(group, DMA_KPROBE_GROUP_PREFIX, plen)) {
+			pid = strtol(group + plen, &end, 10);
+			if (pid > 0 && !*end && kill((pid_t)pid, 0) && errno == ESRCH &&
+			    tracefs_dynevent_destroy(*d, true) == 0)
+				removed++;
+		}
+		free(group);
+	}
+	if (removed)
+		warnf("removed %u kprobe events left by killed runs", removed);
+	tracefs_dynevent_list_free(all);
+}
+
+static void destroy_dma_kprobes(struct tracefs_source *ts)
+{
+	struct dma_kprobes *kp = ts->kp;
+
+	if (!kp)
+		return;
+	for (unsigned int i = 0; i < kp->nev; i++) {
+		if (tracefs_dynevent_destroy(kp->ev[i].dyn, true) < 0)
+			warnf("could not remove kprobe event %s/%s%s: echo '-:%s/%s%s' >> %s/kprobe_events",
+			      kp->group, kp->ev[i].def->event, kp->ev[i].is_return ? "_ret" : "",
+			      kp->group, kp->ev[i].def->event, kp->ev[i].is_return ? "_ret" : "",
+			      tracefs_tracing_dir());
+		tracefs_dynevent_free(kp->ev[i].dyn);
+	}
+	dma_pairer_free(&kp->pairer);
+	free(kp);
+	ts->kp = NULL;
+}
+
+static struct tracefs_dynevent *create_kprobe(const char *group, const struct dma_kprobe_def *def,
+					      bool is_return)
+{
+	struct tracefs_dynevent *d;
+	char name[64];
+
+	snprintf(name, sizeof(name), "%s%s", def->event, is_return ? "_ret" : "");
+	d = is_return ? tracefs_kretprobe_alloc(group, name, def->func, DMA_KPROBE_RET_FETCH, 0) :
+			tracefs_kprobe_alloc(group, name, def->func, def->fetch);
+	if (d && tracefs_dynevent_create(d) == 0)
+		return d;
+	warnf("kernel refused kprobe event %s on %s: %s: its DMA calls are not recorded",
+	      name, def->func, strerror(errno));
+	tracefs_dynevent_free(d);
+	return NULL;
+}
+
+/*
+ * Entry and return events on the DMA API, in group gpuprobe_<pid>, when
+ * the kernel has no dma: events (see tracefs_kprobe.c for the design).
+ */
+static void create_dma_kprobes(struct tracefs_source *ts)
+{
+	struct dma_kprobes *kp;
+	char why[300];
+
+	if (!(ts->cfg->event_mask & GPUPROBE_EVMASK(GPUPROBE_EV_DMA)))
+		return;
+	switch (tracefs_dma_support(why, sizeof(why))) {
+	case 1:
+		return;
+	case 0:
+		warnf("no DMA-API calls will be recorded: no dma: tracepoints (kernel before 6.12) and %s", why);
+		return;
+	}
+	remove_stale_kprobes();
+	kp = calloc(1, sizeof(*kp));
+	if (!kp || dma_pairer_init(&kp->pairer, DMA_PENDING_SLOTS)) {
+		free(kp);
+		warnf("out of memory: no DMA-API calls will be recorded");
+		return;
+	}
+	snprintf(kp->group, sizeof(kp->group), DMA_KPROBE_GROUP_PREFIX "%d", (int)getpid());
+	ts->kp = kp;
+	for (size_t i = 0; i < DMA_KPROBE_COUNT; i++) {
+		struct kprobe_event *entry = &kp->ev[kp->nev], *ret = entry + 1;
+
+		entry->def = ret->def = &dma_kprobe_defs[i];
+		ret->is_return = true;
+		entry->dyn = create_kprobe(kp->group, entry->def, false);
+		if (!entry->dyn)
+			continue;
+		ret->dyn = create_kprobe(kp->group, ret->def, true);
+		if (!ret->dyn) {
+			tracefs_dynevent_destroy(entry->dyn, true);
+			tracefs_dynevent_free(entry->dyn);
+			memset(entry, 0, 2 * sizeof(*entry));
+			continue;
+		}
+		kp->nev += 2;
+	}
+}
+
+static void bind_dma_kprobes(struct tracefs_source *ts)
+{
+	for (unsigned int i = 0; ts->kp && i < ts->kp->nev; i++) {
+		struct kprobe_event *ke = &ts->kp->ev[i];
+
+		ke->event = tracefs_dynevent_get_event(ts->tep, ke->dyn);
+		for (int f = 0; ke->event && f < KP_COUNT; f++)
+			ke->field[f] = tep_find_field(ke->event, kprobe_field_names[f]);
+	}
+}
+
+/* Entry events filtered to the targets; return events see every call. */
+static void enable_dma_kprobes(struct tracefs_source *ts)
+{
+	static const struct event_spec by_device = { .filter = BY_DEVICE };
+	struct dma_kprobes *kp = ts->kp;
+	struct tracefs_instance *inst = ts->main.instance;
+	char filter[FILTER_MAX], name[64];
+
+	if (!kp || build_event_filter(&by_device, ts->cfg->targets,
+				      kprobe_field_names[KP_DEVNAME], filter, sizeof(filter)))
+		return;
+	for (unsigned int i = 0; i < kp->nev; i++) {
+		struct kprobe_event *ke = &kp->ev[i];
+
+		snprintf(name, sizeof(name), "%s%s", ke->def->event, ke->is_return ? "_ret" : "");
+		if (!ke->event)
+			continue;
+		if (!ke->is_return &&
+		    tracefs_event_file_write(inst, kp->group, name, "filter", filter) < 0) {
+			warnf("tracefs refused filter '%s' on %s/%s: %s not recorded",
+			      filter, kp->group, name, ke->def->func);
+			i++;	/* and its return event */
+			continue;
+		}
+		if (tracefs_event_file_write(inst, kp->group, name, "enable", "1") < 0)
+			warnf("cannot enable %s/%s: %s", kp->group, name, strerror(errno));
+	}
+}
 
 static int create_instance(struct instance_handle *h, const char *suffix, int buffer_kb,
 			   char *err, size_t errlen)
@@ -495,7 +753,7 @@ static void create_sched_instance(struct tracefs_source *ts)
 
 static void *tracefs_open(const struct source_config *cfg, char *err, size_t errlen)
 {
-	static const char *const systems[] = { "irq", "sched", "iommu", "swiotlb", "dma", NULL };
+	const char *systems[] = { "irq", "sched", "iommu", "swiotlb", "dma", NULL, NULL };
 	struct tracefs_source *ts;
 	struct tep_handle *tep;
 
@@ -504,23 +762,30 @@ static void *tracefs_open(const struct source_config *cfg, char *err, size_t err
 		return NULL;
 	}
 	remove_stale_instances();
-	tep = tracefs_local_events_system(NULL, (const char *const *)systems);
-	if (!tep) {
-		snprintf(err, errlen, "cannot read tracefs event formats (needs root)");
-		return NULL;
-	}
-	ts = tracefs_decoder_new(tep, cfg);
+	ts = tracefs_decoder_new(NULL, cfg);
 	if (!ts) {
 		snprintf(err, errlen, "out of memory");
-		tep_free(tep);
 		return NULL;
 	}
+	create_dma_kprobes(ts);
+	if (ts->kp)
+		systems[5] = ts->kp->group;
+	tep = tracefs_local_events_system(NULL, systems);
+	if (!tep) {
+		snprintf(err, errlen, "cannot read tracefs event formats (needs root)");
+		tracefs_close(ts);
+		return NULL;
+	}
+	ts->tep = tep;
+	bind_events(ts);
+	bind_dma_kprobes(ts);
 	if (create_instance(&ts->main, "", BUFFER_KB_PER_CPU, err, errlen)) {
 		tracefs_close(ts);
 		return NULL;
 	}
 	create_sched_instance(ts);
 	enable_events(ts);
+	enable_dma_kprobes(ts);
 	return ts;
 }
 
@@ -608,6 +873,8 @@ static int tracefs_drain(void *src, const struct record_sink *sink)
 		err |= read_buffers(ts, sink);
 	} while (!err && ts->counters.events != before);
 	err |= irq_pairer_flush(&ts->pairer, sink);
+	if (ts->kp)
+		err |= dma_pairer_flush(&ts->kp->pairer, sink);
 	dropped = kernel_drop_count(ts, &ts->main) + kernel_drop_count(ts, &ts->sched);
 	if (dropped > ts->lost_inband) {
 		ts->counters.lost += dropped - ts->lost_inband;
@@ -622,6 +889,7 @@ static void tracefs_close(void *src)
 
 	destroy_instance(&ts->sched);
 	destroy_instance(&ts->main);
+	destroy_dma_kprobes(ts);	/* after the instances: no longer enabled */
 	tep_free(ts->tep);
 	tracefs_decoder_free(ts);
 }
