@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * `gpuprobe-trace compare BASE.json RUN.json`: every probe both runs have,
- * RUN's p50 as a percentage of BASE's (times: above 100 % is slower).
+ * RUN's p50 as a percentage of BASE's (times: above 100 % is slower);
+ * and, when both files carry an `explain` section (explain -o), the
+ * attributed components side by side.
  */
 #include <getopt.h>
 #include <stdlib.h>
@@ -32,6 +34,83 @@ static double percent(double run, double base)
 	return base > 0 ? 100.0 * run / base : 0;
 }
 
+/* `explain` components ({api, name, unit, value}) both files carry. */
+struct component_row {
+	const char *api, *name, *unit;
+	double base, run;
+};
+
+static const struct jnode *components_of(const struct jnode *doc)
+{
+	const struct jnode *c = jread_get(jread_get(doc, "explain"), "components");
+
+	return c && c->type == JNODE_ARRAY ? c : NULL;
+}
+
+static size_t match_components(const struct jnode *base, const struct jnode *run,
+			       struct component_row **rows)
+{
+	const struct jnode *bc = components_of(base), *rc = components_of(run);
+	size_t n = 0, cap = 0;
+
+	*rows = NULL;
+	for (const struct jnode *r = bc && rc ? rc->child : NULL; r; r = r->next) {
+		const char *api = jread_string(r, "api", "?"), *name = jread_string(r, "name", "?");
+		const struct jnode *b;
+
+		for (b = bc->child; b; b = b->next)
+			if (!strcmp(jread_string(b, "api", ""), api) && !strcmp(jread_string(b, "name", ""), name))
+				break;
+		if (!b)
+			continue;
+		if (n == cap) {
+			struct component_row *grown = realloc(*rows, (cap = cap ? 2 * cap : 64) * sizeof(**rows));
+
+			if (!grown) {
+				errorf("out of memory");
+				exit(1);
+			}
+			*rows = grown;
+		}
+		(*rows)[n++] = (struct component_row){ api, name, jread_string(r, "unit", ""),
+						       jread_number(b, "value", 0), jread_number(r, "value", 0) };
+	}
+	return n;
+}
+
+static void print_components_text(const struct component_row *rows, size_t n)
+{
+	const char *api = "";
+
+	if (n)
+		printf("\nattributed components (both files carry `explain`; RUN as %% of BASE):\n");
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(api, rows[i].api)) {
+			api = rows[i].api;
+			printf("\n%s:\n  %-48s %12s %12s %8s\n", api, "component", "BASE", "RUN", "RUN %");
+		}
+		printf("  %-48s %12.6g %12.6g %7.1f%%  %s\n", rows[i].name, rows[i].base, rows[i].run,
+		       percent(rows[i].run, rows[i].base), rows[i].unit);
+	}
+}
+
+static void json_components(struct json *j, const struct component_row *rows, size_t n)
+{
+	json_key(j, "components");
+	json_array_begin(j);
+	for (size_t i = 0; i < n; i++) {
+		json_object_begin(j);
+		json_kv_string(j, "api", rows[i].api);
+		json_kv_string(j, "name", rows[i].name);
+		json_kv_string(j, "unit", rows[i].unit);
+		json_kv_double(j, "base", rows[i].base);
+		json_kv_double(j, "run", rows[i].run);
+		json_kv_double(j, "percent", percent(rows[i].run, rows[i].base));
+		json_object_end(j);
+	}
+	json_array_end(j);
+}
+
 static void print_text(const char *base_path, const char *run_path, const struct compare_row *rows,
 		       size_t n, size_t unmatched)
 {
@@ -58,7 +137,7 @@ static void print_text(const char *base_path, const char *run_path, const struct
 }
 
 static void print_json(const char *base_path, const char *run_path, const struct compare_row *rows,
-		       size_t n, size_t unmatched)
+		       size_t n, size_t unmatched, const struct component_row *crows, size_t ncrows)
 {
 	struct json j;
 
@@ -83,6 +162,7 @@ static void print_json(const char *base_path, const char *run_path, const struct
 		json_object_end(&j);
 	}
 	json_array_end(&j);
+	json_components(&j, crows, ncrows);
 	json_object_end(&j);
 	fputc('\n', stdout);
 }
@@ -137,7 +217,8 @@ int cmd_compare(int argc, char **argv)
 	};
 	struct jnode *base = NULL, *run = NULL;
 	struct compare_row *rows = NULL;
-	size_t n, unmatched;
+	struct component_row *crows = NULL;
+	size_t n, unmatched, ncrows;
 	bool json = false;
 	char err[512];
 	int c, ret = 1;
@@ -173,13 +254,17 @@ int cmd_compare(int argc, char **argv)
 		goto out;
 	}
 	n = match_probes(base, run, &rows, &unmatched);
-	if (json)
-		print_json(argv[optind], argv[optind + 1], rows, n, unmatched);
-	else
+	ncrows = match_components(base, run, &crows);
+	if (json) {
+		print_json(argv[optind], argv[optind + 1], rows, n, unmatched, crows, ncrows);
+	} else {
 		print_text(argv[optind], argv[optind + 1], rows, n, unmatched);
+		print_components_text(crows, ncrows);
+	}
 	ret = 0;
 out:
 	free(rows);
+	free(crows);
 	jread_free(base);
 	jread_free(run);
 	return ret;

@@ -81,6 +81,35 @@ static const struct subcommand subcommands[] = {
 		"  gpuprobe-trace export gpuprobe.trace --perfetto trace.json\n"
 		"  gpuprobe-trace export gpuprobe.trace --csv records.csv\n",
 	},
+	{
+		"explain", cmd_explain, "attribute a traced probe run: interrupt waterfall, pinning, copies",
+		"usage: gpuprobe-trace explain PROBE.json TRACE [-d BDF] [--json] [-o OUT.json]\n"
+		"\n"
+		"Lines up a `probe` run with the kernel events recorded around it (same\n"
+		"CLOCK_MONOTONIC) and attributes them:\n"
+		"  - blocking sync: GPU end -> MSI handler entry -> wake-up of the waiting\n"
+		"    thread (in or after the handler) -> the wait returns, each step's\n"
+		"    p50/p99, and whether the steps' p50s sum to the measured GPU end ->\n"
+		"    return p50 within 5 % (CLOSES or FAIL);\n"
+		"  - pinning: DMA map calls, bytes and segments per pin.first / pin.repeat\n"
+		"    call, the first-vs-repeat gap and what it means;\n"
+		"  - copies: interrupts per MiB, DMA maps and swiotlb bounces per copy.\n"
+		"Exit status 0, 1 when the inputs cannot be read, 3 when a waterfall does\n"
+		"not close within 5 %.\n"
+		"\n"
+		"  -d, --device BDF   the GPU in the trace (default: the device the probe\n"
+		"                     names, else the trace's first target)\n"
+		"      --json         one JSON document on stdout\n"
+		"  -o, --output FILE  a copy of PROBE.json with an \"explain\" member added;\n"
+		"                     `compare` then shows the attributed components too\n"
+		"\n"
+		"EXAMPLES\n"
+		"  gpuprobe-trace record --source tracefs -d 0000:00:06.0 -o probe.trace -- \\\n"
+		"      gpuprobe-trace probe --api cuda --quick -o probe.json\n"
+		"  gpuprobe-trace explain probe.json probe.trace\n"
+		"  gpuprobe-trace explain probe.json probe.trace -o probe-explained.json\n"
+		"  gpuprobe-trace compare host-explained.json guest-explained.json\n",
+	},
 	{ "probe", cmd_probe, PROBE_SUMMARY, PROBE_USAGE }, { "compare", cmd_compare, COMPARE_SUMMARY, COMPARE_USAGE },
 };
 

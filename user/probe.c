@@ -6,6 +6,8 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "cmds.h"
 #include "probe.h"
@@ -93,6 +95,8 @@ int cmd_probe(int argc, char **argv)
 	if (ret >= 0)
 		return ret;
 	memset(apis, 0, sizeof(apis));
+	/* Every probe runs, and every blocking wait sleeps, on this thread. */
+	apis[0].tid = apis[1].tid = (uint32_t)syscall(SYS_gettid);
 	start = mono_now_ns();
 	if (cli.cuda) {
 		apis[napis].api = "cuda";

@@ -117,6 +117,16 @@ struct probe_phase {
 	uint64_t start_ns, end_ns;
 };
 
+/*
+ * When operations of one probe ran (one pin call, or a whole copy run), so
+ * that `explain` can count the kernel events of a trace inside each.
+ */
+struct probe_window {
+	const struct probe_dist *d;
+	uint64_t start_ns, end_ns;
+	uint32_t ops;		/* operations inside, a copy run's warm-up included */
+};
+
 #define PROBE_MAX_PHASES	32
 
 struct probe_api {
@@ -134,6 +144,9 @@ struct probe_api {
 	size_t ndeferred;
 	struct probe_phase phases[PROBE_MAX_PHASES];
 	size_t nphases;
+	struct probe_window *windows;
+	size_t nwindows;
+	uint32_t tid;		/* the thread that waits (blocking sync) */
 };
 
 struct probe_opts {
@@ -161,6 +174,8 @@ void probe_defer(struct probe_api *a, struct probe_dist *d, uint64_t host_ns, ui
 void probe_resolve(struct probe_api *a);
 void probe_phase_begin(struct probe_api *a, const char *name);
 void probe_phase_end(struct probe_api *a);
+void probe_window_add(struct probe_api *a, const struct probe_dist *d, uint64_t start_ns,
+		      uint64_t end_ns, uint32_t ops);
 void probe_api_free(struct probe_api *a);
 /* Fit one calibration from pairs (sorted by RTT in place). */
 bool probe_clock_fit(struct probe_clock_pair *p, size_t n, struct probe_clock_cal *cal);

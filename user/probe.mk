@@ -6,7 +6,10 @@
 
 PROBE_OBJS	:= probe.o probe_stats.o probe_output.o probe_opencl.o probe_cuda.o \
 		   probe_fatbin.o compare.o probe_jsonread.o
-APP_OBJS	+= $(PROBE_OBJS)
+# `explain`: a probe output and the trace recorded around it, attributed.
+EXPLAIN_OBJS	:= explain.o explain_timeline.o explain_wake.o explain_dma.o \
+		   explain_output.o explain_json.o
+APP_OBJS	+= $(PROBE_OBJS) $(EXPLAIN_OBJS)
 
 # This file is included before the Makefile's first rule and defines rules.
 .DEFAULT_GOAL	:= all
@@ -17,6 +20,11 @@ main.o: CFLAGS += -include probe.h
 
 ../kernels/probe_kernels_fatbin.c: FORCE_KERNELS
 	$(MAKE) -C ../kernels
+
+# Synthetic timelines with known answers, and the committed H200 run.
+tests/test_explain: tests/test_explain.o tests/testlib.o tests/synth.o $(EXPLAIN_OBJS) probe_jsonread.o \
+		    $(CORE_OBJS)
+	$(CC) $(LDFLAGS) -o $@ $^ -lm
 
 probe_fatbin.o: ../kernels/probe_kernels_fatbin.c
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) -c -o $@ $<

@@ -309,9 +309,9 @@ static bool probe_wake(struct cuda *cu, size_t n, uint64_t spin_ns, bool blockin
 static bool time_copy(struct cuda *cu, struct probe_dist *d, int dir, CUdeviceptr dev,
 		      CUdeviceptr dev2, void *host, uint64_t bytes, uint64_t budget_ns)
 {
-	uint64_t est = 0;
+	uint64_t est = 0, start = mono_now_ns(), i;
 
-	for (uint64_t i = 0; i < probe_samples_for(est, budget_ns, 3, 100) + 1; i++) {
+	for (i = 0; i < probe_samples_for(est, budget_ns, 3, 100) + 1; i++) {
 		uint64_t t0 = mono_now_ns();
 
 		if (dir == 0)
@@ -326,6 +326,7 @@ static bool time_copy(struct cuda *cu, struct probe_dist *d, int dir, CUdevicept
 		else
 			probe_dist_add(d, (double)(mono_now_ns() - t0));
 	}
+	probe_window_add(cu->api, d, start, mono_now_ns(), (uint32_t)i);
 	return true;
 }
 
@@ -413,6 +414,8 @@ static bool probe_pinning(struct cuda *cu)
 				}
 				probe_dist_add(pass ? repeat : first, (double)(t1 - t0));
 				probe_dist_add(unpin, (double)(t2 - t1));
+				probe_window_add(cu->api, pass ? repeat : first, t0, t1, 1);
+				probe_window_add(cu->api, unpin, t1, t2, 1);
 			}
 			probe_host_free(host, bytes);
 		}

@@ -276,9 +276,9 @@ static bool probe_launch_and_wake(struct opencl *cl, size_t n)
 static bool time_copies(struct opencl *cl, struct probe_dist *d, bool h2d, cl_mem buf,
 			void *host, uint64_t bytes, uint64_t budget_ns)
 {
-	uint64_t t0, t1, n;
+	uint64_t t0, t1, n, i, est, start = mono_now_ns();
 
-	for (uint64_t i = 0, est = 0; i < (n = probe_samples_for(est, budget_ns, 3, 100)) + 1; i++) {
+	for (i = 0, est = 0; i < (n = probe_samples_for(est, budget_ns, 3, 100)) + 1; i++) {
 		t0 = mono_now_ns();
 		if (h2d)
 			CL_CHECK(cl, cl->clEnqueueWriteBuffer(cl->queue, buf, CL_TRUE, 0, bytes, host, 0, NULL, NULL));
@@ -290,6 +290,7 @@ static bool time_copies(struct opencl *cl, struct probe_dist *d, bool h2d, cl_me
 		else
 			probe_dist_add(d, (double)(t1 - t0));
 	}
+	probe_window_add(cl->api, d, start, mono_now_ns(), (uint32_t)i);
 	return true;
 }
 
@@ -360,16 +361,17 @@ out:
 
 /*
  * Make the device use host memory: create the buffer (flags), map and unmap
- * it, copy a few bytes from it to the device. Returns the elapsed time.
+ * it, copy a few bytes from it to the device. t[0] before, t[1] when the
+ * device has used it, t[2] when the buffer is released.
  */
 static bool use_host_buffer(struct opencl *cl, cl_mem_flags flags, void *host, uint64_t bytes,
-			    cl_mem sink, uint64_t *create_ns, uint64_t *release_ns)
+			    cl_mem sink, uint64_t t[3])
 {
-	uint64_t t0 = mono_now_ns();
 	cl_mem buf;
 	void *p;
 	cl_int err;
 
+	t[0] = mono_now_ns();
 	buf = cl->clCreateBuffer(cl->context, flags, bytes, host, &err);
 	if (!buf)
 		return cl_failed(cl, "clCreateBuffer(host memory)", err);
@@ -380,11 +382,27 @@ static bool use_host_buffer(struct opencl *cl, cl_mem_flags flags, void *host, u
 	CL_CHECK(cl, cl->clEnqueueUnmapMemObject(cl->queue, buf, p, 0, NULL, NULL));
 	CL_CHECK(cl, cl->clEnqueueCopyBuffer(cl->queue, buf, sink, 0, 0, 64, 0, NULL, NULL));
 	CL_CHECK(cl, cl->clFinish(cl->queue));
-	*create_ns = mono_now_ns() - t0;
-	t0 = mono_now_ns();
+	t[1] = mono_now_ns();
 	CL_CHECK(cl, cl->clReleaseMemObject(buf));
 	CL_CHECK(cl, cl->clFinish(cl->queue));
-	*release_ns = mono_now_ns() - t0;
+	t[2] = mono_now_ns();
+	return true;
+}
+
+/* One use_host_buffer() into `use` (and `release`), with its windows. */
+static bool time_host_buffer(struct opencl *cl, cl_mem_flags flags, void *host, uint64_t bytes,
+			     cl_mem sink, struct probe_dist *use, struct probe_dist *release)
+{
+	uint64_t t[3];
+
+	if (!use_host_buffer(cl, flags, host, bytes, sink, t))
+		return false;
+	probe_dist_add(use, (double)(t[1] - t[0]));
+	probe_window_add(cl->api, use, t[0], t[1], 1);
+	if (release) {
+		probe_dist_add(release, (double)(t[2] - t[1]));
+		probe_window_add(cl->api, release, t[1], t[2], 1);
+	}
 	return true;
 }
 
@@ -405,7 +423,7 @@ static bool probe_pinning(struct opencl *cl)
 		return cl_failed(cl, "clCreateBuffer(sink)", err);
 	probe_phase_begin(cl->api, "pin");
 	for (size_t s = 0; s < nsizes && ok; s++) {
-		uint64_t bytes = sizes[s], c, r;
+		uint64_t bytes = sizes[s];
 		size_t n = cl->opts->quick ? 5 : bytes >= (64u << 20) ? 4 : 10;
 		struct probe_dist *first, *repeat, *unpin, *alloc;
 		first = probe_dist_sized(cl->api, "pin.first", bytes, 0,
@@ -423,19 +441,9 @@ static bool probe_pinning(struct opencl *cl)
 				ok = false;
 				break;
 			}
-			ok = use_host_buffer(cl, CL_MEM_USE_HOST_PTR, host, bytes, sink, &c, &r);
-			if (ok) {
-				probe_dist_add(first, (double)c);
-				probe_dist_add(unpin, (double)r);
-				ok = use_host_buffer(cl, CL_MEM_USE_HOST_PTR, host, bytes, sink, &c, &r);
-			}
-			if (ok) {
-				probe_dist_add(repeat, (double)c);
-				probe_dist_add(unpin, (double)r);
-				ok = use_host_buffer(cl, CL_MEM_ALLOC_HOST_PTR, NULL, bytes, sink, &c, &r);
-			}
-			if (ok)
-				probe_dist_add(alloc, (double)c);
+			ok = time_host_buffer(cl, CL_MEM_USE_HOST_PTR, host, bytes, sink, first, unpin) &&
+			     time_host_buffer(cl, CL_MEM_USE_HOST_PTR, host, bytes, sink, repeat, unpin) &&
+			     time_host_buffer(cl, CL_MEM_ALLOC_HOST_PTR, NULL, bytes, sink, alloc, NULL);
 			probe_host_free(host, bytes);
 		}
 	}

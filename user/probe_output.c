@@ -128,6 +128,23 @@ static void json_wake_samples(struct json *j, const struct probe_api *a)
 	json_array_end(j);
 }
 
+static void json_windows(struct json *j, const struct probe_api *a)
+{
+	json_key(j, "windows");
+	json_array_begin(j);
+	for (size_t i = 0; i < a->nwindows; i++) {
+		const struct probe_window *w = &a->windows[i];
+
+		json_object_begin(j);
+		json_kv_string(j, "probe", w->d->name);
+		json_kv_u64(j, "start_ns", w->start_ns);
+		json_kv_u64(j, "end_ns", w->end_ns);
+		json_kv_u64(j, "ops", w->ops);
+		json_object_end(j);
+	}
+	json_array_end(j);
+}
+
 static void json_api(struct json *j, const struct probe_api *a)
 {
 	json_object_begin(j);
@@ -138,6 +155,7 @@ static void json_api(struct json *j, const struct probe_api *a)
 	if (a->ran) {
 		json_kv_string(j, "device", a->device);
 		json_kv_string(j, "driver", a->driver);
+		json_kv_u64(j, "tid", a->tid);
 		json_calibration(j, &a->cal);
 		json_key(j, "phases");
 		json_array_begin(j);
@@ -155,6 +173,7 @@ static void json_api(struct json *j, const struct probe_api *a)
 			json_dist(j, a->dists[i]);
 		json_array_end(j);
 		json_wake_samples(j, a);
+		json_windows(j, a);
 	}
 	json_object_end(j);
 }

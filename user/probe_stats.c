@@ -216,6 +216,22 @@ void probe_phase_end(struct probe_api *a)
 	a->phases[a->nphases++].end_ns = mono_now_ns();
 }
 
+void probe_window_add(struct probe_api *a, const struct probe_dist *d, uint64_t start_ns,
+		      uint64_t end_ns, uint32_t ops)
+{
+	struct probe_window *grown;
+
+	if ((a->nwindows & (a->nwindows - 1)) == 0) {
+		grown = realloc(a->windows, (a->nwindows ? 2 * a->nwindows : 1) * sizeof(*grown));
+		if (!grown) {
+			errorf("out of memory");
+			exit(1);
+		}
+		a->windows = grown;
+	}
+	a->windows[a->nwindows++] = (struct probe_window){ d, start_ns, end_ns, ops };
+}
+
 void probe_api_free(struct probe_api *a)
 {
 	for (size_t i = 0; i < a->ndists; i++) {
@@ -225,6 +241,9 @@ void probe_api_free(struct probe_api *a)
 	free(a->dists);
 	free(a->wake);
 	free(a->deferred);
+	free(a->windows);
+	a->windows = NULL;
+	a->nwindows = 0;
 	a->deferred = NULL;
 	a->ndeferred = 0;
 	a->dists = NULL;

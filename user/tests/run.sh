@@ -33,6 +33,8 @@ run_suite tracefs-decode ./test_tracefs formats
 run_suite cli ./cli.sh
 run_suite native-tracefs ./native_tracefs.sh
 run_suite probe ./probe.sh
+run_suite explain ./test_explain
+run_suite explain-h200 ./explain.sh
 
 echo "$total_pass passed, $total_fail failed"
 [ "$total_fail" -eq 0 ]
