@@ -73,6 +73,22 @@ timeout 120 "$GPT" record --source tracefs -d $BDF -o "$R/probe.trace" -- \
 echo "record exit $?" >>"$R/record-probe.txt"
 "$GPT" report "$R/probe.trace" >"$R/report-probe.txt" 2>&1
 "$GPT" report "$R/probe.trace" --json >"$R/report-probe.json" 2>&1
+"$GPT" explain "$R/probe-traced.json" "$R/probe.trace" >"$R/explain.txt" 2>&1
+
+t probe-full-traced
+# all sizes (pins up to 256 MiB) for the first-pin vs repeat gap
+timeout 200 "$GPT" record --source tracefs -d $BDF -o "$R/probe-full.trace" -- \
+	"$GPT" probe --api cuda -o "$R/probe-full-traced.json" >"$R/record-probe-full.txt" 2>&1
+echo "record exit $?" >>"$R/record-probe-full.txt"
+"$GPT" report "$R/probe-full.trace" >"$R/report-probe-full.txt" 2>&1
+"$GPT" explain "$R/probe-full-traced.json" "$R/probe-full.trace" >"$R/explain-full.txt" 2>&1
+
+t probe-ocl-traced
+timeout 100 "$GPT" record --source tracefs -d $BDF -o "$R/probe-ocl.trace" -- \
+	"$GPT" probe --api opencl --quick -o "$R/probe-ocl-traced.json" >"$R/record-probe-ocl.txt" 2>&1
+echo "record exit $?" >>"$R/record-probe-ocl.txt"
+"$GPT" report "$R/probe-ocl.trace" >"$R/report-probe-ocl.txt" 2>&1
+"$GPT" explain "$R/probe-ocl-traced.json" "$R/probe-ocl.trace" >"$R/explain-ocl.txt" 2>&1
 
 t pack
 tar -C "$OUT" -czf "$OUT/h200-results.tgz" r
