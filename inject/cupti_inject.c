@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libgpuprobe_cupti.so: loaded by the CUDA driver at cuInit through
+ * CUDA_INJECTION64_PATH, it records the workload's kernels, copies, memsets,
+ * synchronisations and driver API calls with CUPTI's activity API, stamped
+ * on CLOCK_MONOTONIC (the kernel events' clock), into $GPUPROBE_APP_EVENTS.
+ *
+ * Buffers are flushed at exit and, best effort, on SIGTERM/SIGINT before
+ * the previous handler runs.  Only one CUPTI client can own a process:
+ * when another (Nsight, a profiler in the app) got there first, we say so
+ * and step aside rather than disturb it.
+ */
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cupti.h>
+
+#include "appwriter.h"
+#include "cupti_records.h"
+
+#define PREFIX	"gpuprobe (CUDA)"
+
+static CUpti_SubscriberHandle subscriber;
+static bool active;
+static struct sigaction previous[2];
+static const int chained_signals[2] = { SIGTERM, SIGINT };
+
+static uint64_t CUPTIAPI monotonic_timestamp(void)
+{
+	return appwriter_mono_ns();
+}
+
+/* No callbacks are enabled: the subscription only claims CUPTI for us. */
+static void CUPTIAPI ignore_callback(void *userdata, CUpti_CallbackDomain domain,
+				     CUpti_CallbackId cbid, const void *data)
+{
+	(void)userdata, (void)domain, (void)cbid, (void)data;
+}
+
+static const char *result_string(CUptiResult r)
+{
+	const char *s = NULL;
+
+	if (cuptiGetResultString(r, &s) != CUPTI_SUCCESS || !s)
+		return "unknown CUPTI error";
+	return s;
+}
+
+static void flush_all(void)
+{
+	if (!active)
+		return;
+	cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	appwriter_flush();
+}
+
+static void at_exit(void)
+{
+	flush_all();
+	if (cupti_records_dropped())
+		appwriter_note(GPUPROBE_APP_CUDA, PREFIX,
+			       "CUPTI dropped %llu activity records; counts are low",
+			       (unsigned long long)cupti_records_dropped());
+	appwriter_flush();
+}
+
+static void on_fatal_signal(int sig, siginfo_t *info, void *uctx)
+{
+	const struct sigaction *old = &previous[sig == SIGINT];
+
+	flush_all();
+	if (old->sa_flags & SA_SIGINFO) {
+		if (old->sa_sigaction)
+			old->sa_sigaction(sig, info, uctx);
+		return;
+	}
+	if (old->sa_handler == SIG_IGN)
+		return;
+	if (old->sa_handler != SIG_DFL) {
+		old->sa_handler(sig);
+		return;
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void chain_signals(void)
+{
+	struct sigaction sa = { 0 };
+
+	sa.sa_sigaction = on_fatal_signal;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	for (unsigned int i = 0; i < 2; i++)
+		sigaction(chained_signals[i], &sa, &previous[i]);
+}
+
+static int claim_cupti(void)
+{
+	char other[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN] = "";
+	CUpti_SubscriberParams params = {
+		.structSize = CUpti_SubscriberParams_STRUCT_SIZE,
+		.subscriberName = "gpuprobe",
+		.oldSubscriberName = other,
+		.oldSubscriberSize = sizeof(other),
+	};
+	CUptiResult r = cuptiSubscribe_v2(&subscriber, ignore_callback, NULL, &params);
+
+	if (r == CUPTI_SUCCESS)
+		return 0;
+	if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)
+		appwriter_note(GPUPROBE_APP_CUDA, PREFIX,
+			       "another CUPTI user owns this process (%s): no CUDA events; "
+			       "run without it (Nsight, torch.profiler) or record with --no-inject",
+			       other[0] ? other : "Nsight, cuda-gdb or an in-app profiler");
+	else
+		appwriter_note(GPUPROBE_APP_CUDA, PREFIX, "cuptiSubscribe failed: %s; no CUDA events",
+			       result_string(r));
+	return -1;
+}
+
+static const CUpti_ActivityKind wanted[] = {
+	CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+	CUPTI_ACTIVITY_KIND_MEMCPY,
+	CUPTI_ACTIVITY_KIND_MEMSET,
+	CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
+	CUPTI_ACTIVITY_KIND_DRIVER,
+};
+
+static int enable_activities(void)
+{
+	CUptiResult r;
+
+	r = cuptiActivityRegisterTimestampCallback(monotonic_timestamp);
+	if (r != CUPTI_SUCCESS) {
+		appwriter_note(GPUPROBE_APP_CUDA, PREFIX,
+			       "cannot put CUPTI on CLOCK_MONOTONIC (%s): no CUDA events",
+			       result_string(r));
+		return -1;
+	}
+	r = cuptiActivityRegisterCallbacks(cupti_buffer_requested, cupti_buffer_completed);
+	if (r != CUPTI_SUCCESS) {
+		appwriter_note(GPUPROBE_APP_CUDA, PREFIX, "cuptiActivityRegisterCallbacks: %s",
+			       result_string(r));
+		return -1;
+	}
+	for (unsigned int i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++) {
+		r = cuptiActivityEnable(wanted[i]);
+		if (r == CUPTI_SUCCESS)
+			continue;
+		appwriter_note(GPUPROBE_APP_CUDA, PREFIX,
+			       "cannot enable CUPTI activity kind %d: %s%s", (int)wanted[i],
+			       result_string(r),
+			       r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED ||
+			       r == CUPTI_ERROR_NOT_COMPATIBLE ?
+			       " (another CUPTI user, e.g. Nsight or an in-app profiler?)" : "");
+		return -1;
+	}
+	return 0;
+}
+
+/* Called by the CUDA driver during cuInit; returning 1 means success. */
+__attribute__((visibility("default"))) int InitializeInjection(void)
+{
+	if (active || !appwriter_open())
+		return 1;	/* not under gpuprobe-trace record: stay out of the way */
+	if (claim_cupti())
+		return 1;
+	if (enable_activities()) {
+		cuptiActivityFlushAll(0);
+		cuptiUnsubscribe(subscriber);
+		return 1;
+	}
+	active = true;
+	atexit(at_exit);
+	chain_signals();
+	return 1;
+}

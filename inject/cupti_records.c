@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * CUPTI activity records to application events.  Timestamps come from our
+ * timestamp callback (CLOCK_MONOTONIC), so they are copied unchanged.  The
+ * record versions are those of the CUPTI this library is built against;
+ * CUPTI hands out records of the version its headers define.
+ */
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "appwriter.h"
+#include "cupti_records.h"
+
+#define ACTIVITY_BUFFER_SIZE	(4u << 20)
+#define ACTIVITY_ALIGN		8
+
+static atomic_uint_least64_t dropped, written;
+
+uint64_t cupti_records_dropped(void)
+{
+	return atomic_load(&dropped);
+}
+
+uint64_t cupti_records_written(void)
+{
+	return atomic_load(&written);
+}
+
+void CUPTIAPI cupti_buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
+{
+	*buffer = aligned_alloc(ACTIVITY_ALIGN, ACTIVITY_BUFFER_SIZE);
+	*size = *buffer ? ACTIVITY_BUFFER_SIZE : 0;
+	*max_records = 0;	/* as many as fit */
+}
+
+static uint32_t copy_direction(uint8_t copy_kind)
+{
+	switch (copy_kind) {
+	case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD:
+	case CUPTI_ACTIVITY_MEMCPY_KIND_HTOA:	return GPUPROBE_COPY_HTOD;
+	case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH:
+	case CUPTI_ACTIVITY_MEMCPY_KIND_ATOH:	return GPUPROBE_COPY_DTOH;
+	case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD:
+	case CUPTI_ACTIVITY_MEMCPY_KIND_ATOA:
+	case CUPTI_ACTIVITY_MEMCPY_KIND_ATOD:
+	case CUPTI_ACTIVITY_MEMCPY_KIND_DTOA:	return GPUPROBE_COPY_DTOD;
+	case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH:	return GPUPROBE_COPY_HTOH;
+	case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP:	return GPUPROBE_COPY_PTOP;
+	default:				return GPUPROBE_COPY_UNKNOWN;
+	}
+}
+
+/* The host side of a copy decides pinned or pageable. */
+static uint32_t host_memory_flags(uint8_t kind)
+{
+	if (kind == CUPTI_ACTIVITY_MEMORY_KIND_PINNED)
+		return GPUPROBE_APPF_PINNED;
+	if (kind == CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE)
+		return GPUPROBE_APPF_PAGEABLE;
+	return 0;
+}
+
+static void put_memcpy(const CUpti_ActivityMemcpy6 *m)
+{
+	struct gpuprobe_app_event ev;
+
+	appwriter_init_event(&ev, GPUPROBE_APP_CUDA, GPUPROBE_APP_MEMCPY);
+	ev.kind = copy_direction(m->copyKind);
+	ev.flags = host_memory_flags(m->srcKind) | host_memory_flags(m->dstKind);
+	ev.device = m->deviceId;
+	ev.stream = m->streamId;
+	ev.correlation = m->correlationId;
+	ev.start_ns = m->start;
+	ev.end_ns = m->end;
+	ev.bytes = m->bytes;
+	appwriter_set_name(&ev, "memcpy");
+	appwriter_put(&ev);
+}
+
+static void put_memset(const CUpti_ActivityMemset4 *m)
+{
+	struct gpuprobe_app_event ev;
+
+	appwriter_init_event(&ev, GPUPROBE_APP_CUDA, GPUPROBE_APP_MEMSET);
+	ev.flags = host_memory_flags((uint8_t)m->memoryKind);
+	ev.device = m->deviceId;
+	ev.stream = m->streamId;
+	ev.correlation = m->correlationId;
+	ev.start_ns = m->start;
+	ev.end_ns = m->end;
+	ev.bytes = m->bytes;
+	appwriter_set_name(&ev, "memset");
+	appwriter_put(&ev);
+}
+
+static void put_kernel(const CUpti_ActivityKernel10 *k)
+{
+	struct gpuprobe_app_event ev;
+
+	appwriter_init_event(&ev, GPUPROBE_APP_CUDA, GPUPROBE_APP_KERNEL);
+	ev.device = k->deviceId;
+	ev.stream = k->streamId;
+	ev.correlation = k->correlationId;
+	ev.start_ns = k->start;
+	ev.end_ns = k->end;
+	appwriter_set_name(&ev, k->name);
+	appwriter_put(&ev);
+}
+
+static uint32_t sync_kind(CUpti_ActivitySynchronizationType type)
+{
+	switch (type) {
+	case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE:	return GPUPROBE_SYNC_EVENT;
+	case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT:	return GPUPROBE_SYNC_STREAM_WAIT;
+	case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE:	return GPUPROBE_SYNC_STREAM;
+	case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE:	return GPUPROBE_SYNC_DEVICE;
+	default:							return GPUPROBE_SYNC_OTHER;
+	}
+}
+
+static void put_sync(const CUpti_ActivitySynchronization2 *s)
+{
+	static const char *const names[] = {
+		[GPUPROBE_SYNC_OTHER] = "sync", [GPUPROBE_SYNC_DEVICE] = "context_synchronize",
+		[GPUPROBE_SYNC_STREAM] = "stream_synchronize",
+		[GPUPROBE_SYNC_EVENT] = "event_synchronize",
+		[GPUPROBE_SYNC_STREAM_WAIT] = "stream_wait_event",
+	};
+	struct gpuprobe_app_event ev;
+
+	appwriter_init_event(&ev, GPUPROBE_APP_CUDA, GPUPROBE_APP_SYNC);
+	ev.kind = sync_kind(s->type);
+	if (ev.kind != GPUPROBE_SYNC_STREAM_WAIT)
+		ev.flags = GPUPROBE_APPF_BLOCKING;
+	ev.stream = s->streamId;
+	ev.correlation = s->correlationId;
+	ev.start_ns = s->start;
+	ev.end_ns = s->end;
+	appwriter_set_name(&ev, names[ev.kind]);
+	appwriter_put(&ev);
+}
+
+/* Calls that return only once the device is done with the work they wait for. */
+static int api_blocks(const char *name)
+{
+	return strstr(name, "Synchronize") ||
+	       (!strncmp(name, "cuMemcpy", 8) && !strstr(name, "Async")) ||
+	       (!strncmp(name, "cudaMemcpy", 10) && !strstr(name, "Async"));
+}
+
+static void put_api(const CUpti_ActivityAPI *a)
+{
+	CUpti_CallbackDomain domain = a->kind == CUPTI_ACTIVITY_KIND_DRIVER ?
+		CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API;
+	struct gpuprobe_app_event ev;
+	const char *name = NULL;
+
+	if (cuptiGetCallbackName(domain, a->cbid, &name) != CUPTI_SUCCESS || !name)
+		name = "cuda_api";
+	appwriter_init_event(&ev, GPUPROBE_APP_CUDA, GPUPROBE_APP_API);
+	ev.kind = a->cbid;
+	ev.pid = a->processId;
+	ev.tid = a->threadId;
+	ev.correlation = a->correlationId;
+	ev.start_ns = a->start;
+	ev.end_ns = a->end;
+	if (api_blocks(name))
+		ev.flags |= GPUPROBE_APPF_BLOCKING;
+	appwriter_set_name(&ev, name);
+	appwriter_put(&ev);
+}
+
+static void put_record(const CUpti_Activity *rec)
+{
+	switch (rec->kind) {
+	case CUPTI_ACTIVITY_KIND_KERNEL:
+	case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+		put_kernel((const CUpti_ActivityKernel10 *)rec);
+		break;
+	case CUPTI_ACTIVITY_KIND_MEMCPY:
+		put_memcpy((const CUpti_ActivityMemcpy6 *)rec);
+		break;
+	case CUPTI_ACTIVITY_KIND_MEMSET:
+		put_memset((const CUpti_ActivityMemset4 *)rec);
+		break;
+	case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
+		put_sync((const CUpti_ActivitySynchronization2 *)rec);
+		break;
+	case CUPTI_ACTIVITY_KIND_DRIVER:
+	case CUPTI_ACTIVITY_KIND_RUNTIME:
+		put_api((const CUpti_ActivityAPI *)rec);
+		break;
+	default:
+		return;
+	}
+	atomic_fetch_add(&written, 1);
+}
+
+void CUPTIAPI cupti_buffer_completed(CUcontext ctx, uint32_t stream_id, uint8_t *buffer,
+				    size_t size, size_t valid_size)
+{
+	CUpti_Activity *rec = NULL;
+	size_t lost = 0;
+
+	(void)size;
+	while (cuptiActivityGetNextRecord(buffer, valid_size, &rec) == CUPTI_SUCCESS)
+		put_record(rec);
+	if (cuptiActivityGetNumDroppedRecords(ctx, stream_id, &lost) == CUPTI_SUCCESS && lost)
+		atomic_fetch_add(&dropped, lost);
+	free(buffer);
+	appwriter_flush();
+}
