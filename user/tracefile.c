@@ -23,6 +23,7 @@ _Static_assert(sizeof(struct tracefile_target) % 8 == 0, "target alignment");
 _Static_assert(sizeof(struct tracefile_vector) % 8 == 0, "vector alignment");
 _Static_assert(sizeof(struct tracefile_rec_irq_count) % 8 == 0, "irq count alignment");
 _Static_assert(sizeof(struct tracefile_rec_end) % 8 == 0, "end alignment");
+_Static_assert(sizeof(struct tracefile_rec_app) % 8 == 0, "app alignment");
 
 const char *tracefile_source_name(uint32_t source)
 {
@@ -48,6 +49,7 @@ size_t tracefile_record_min_size(uint16_t type)
 	case GPUPROBE_EV_SWIOTLB:	return sizeof(struct gpuprobe_rec_swiotlb);
 	case TRACEFILE_REC_IRQ_COUNT:	return sizeof(struct tracefile_rec_irq_count);
 	case TRACEFILE_REC_END:		return sizeof(struct tracefile_rec_end);
+	case TRACEFILE_REC_APP:		return sizeof(struct tracefile_rec_app);
 	default:			return 0;
 	}
 }

@@ -13,6 +13,7 @@
 
 #include <linux/gpuprobe.h>
 
+#include "../inject/appevents.h"
 #include "target.h"
 
 #define TRACEFILE_MAGIC		"GPUPROBE"
@@ -33,6 +34,7 @@ enum tracefile_source {
 enum tracefile_record_type {
 	TRACEFILE_REC_IRQ_COUNT = 0x8001,	/* struct tracefile_rec_irq_count */
 	TRACEFILE_REC_END = 0x8002,		/* struct tracefile_rec_end */
+	TRACEFILE_REC_APP = 0x8003,		/* struct tracefile_rec_app */
 };
 
 /* Set by the tracefs source on an irq entry whose exit was never seen. */
@@ -61,6 +63,12 @@ struct tracefile_rec_end {
 	uint64_t records;		/* records before this one */
 	int32_t exit_status;		/* workload's, -1 when none */
 	uint32_t reserved;
+};
+
+/* A CUDA/OpenCL application event (inject/appevents.h), merged after the run. */
+struct tracefile_rec_app {
+	struct gpuprobe_rec_hdr hdr;	/* ts_ns = ev.start_ns */
+	struct gpuprobe_app_event ev;
 };
 
 struct tracefile_header_fixed {
