@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "appinject.h"
 #include "cmds.h"
 #include "source.h"
 #include "tracefile.h"
@@ -35,6 +36,8 @@ struct record_options {
 	enum source_choice source;
 	double duration_s;
 	bool quiet;
+	bool no_inject;
+	const char *inject_dir;
 	char **command;		/* NULL-terminated, or NULL */
 };
 
@@ -49,6 +52,7 @@ struct recorder {
 	struct workload workload;
 	bool have_workload;
 	bool status_line;
+	struct app_inject app;
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -112,6 +116,8 @@ static int parse_record_options(int argc, char **argv, struct record_options *o)
 		{ "source", required_argument, NULL, 's' },
 		{ "duration", required_argument, NULL, 'D' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "no-inject", no_argument, NULL, 'N' },
+		{ "inject-dir", required_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -144,6 +150,12 @@ static int parse_record_options(int argc, char **argv, struct record_options *o)
 			break;
 		case 'q':
 			o->quiet = true;
+			break;
+		case 'N':
+			o->no_inject = true;
+			break;
+		case 'I':
+			o->inject_dir = optarg;
 			break;
 		case 'h':
 			usage_of("record", stdout);
@@ -300,6 +312,7 @@ static int finish_recording(struct recorder *r)
 	if (r->have_workload) {
 		workload_stop(&r->workload, stop_signal ? stop_signal : SIGTERM, WORKLOAD_GRACE_MS);
 		status = workload_exit_code(&r->workload);
+		app_inject_merge(&r->app, &r->writer, r->opts.quiet);
 	}
 	if (trace_writer_finish(&r->writer, stop_ns, status) && !r->write_errno) {
 		errorf("cannot finish %s: %s", r->opts.output, strerror(errno));
@@ -371,6 +384,8 @@ int cmd_record(int argc, char **argv)
 		goto out_free;
 	install_signals();
 	if (r->opts.command) {
+		if (!r->opts.no_inject)
+			app_inject_setup(&r->app, r->opts.inject_dir, r->opts.quiet);
 		if (workload_spawn(&r->workload, r->opts.command)) {
 			errorf("cannot start '%s': %s", r->opts.command[0], strerror(errno));
 			goto err_remove_output;
