@@ -283,6 +283,9 @@ void agg_add(struct agg *a, const struct gpuprobe_rec_hdr *rec)
 	case TRACEFILE_REC_IRQ_COUNT:
 		add_irq_count(a, (const struct tracefile_rec_irq_count *)rec);
 		break;
+	case TRACEFILE_REC_APP:
+		a->app_events++;
+		break;
 	}
 }
 
