@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "agg.h"
+#include "attribute.h"
 #include "cmds.h"
 #include "report.h"
 #include "util.h"
@@ -210,14 +211,25 @@ int report_file(const char *path, bool json, FILE *out)
 		goto out_close;
 	}
 	agg_finish(a, &r);
+	if (a->app_events) {
+		char err[512];
+
+		a->attribution = attribute_file(path, err, sizeof(err));
+		if (!a->attribution && err[0])
+			warnf("no attribution: %s", err);
+	}
 	if (json)
 		report_print_json(out, path, a);
 	else
 		report_print_text(out, path, a);
+	if (!json && a->attribution)
+		attribute_print_text(out, a->attribution);
 	ret = 0;
 out_close:
 	trace_reader_close(&r);
 out_free:
+	if (a)
+		attribution_free(a->attribution);
 	agg_free(a);
 	free(info);
 	return ret;

@@ -2,6 +2,7 @@
 /* `report --json`: the same numbers as the text report, as one document. */
 #include <time.h>
 
+#include "attribute.h"
 #include "json.h"
 #include "report.h"
 
@@ -209,5 +210,7 @@ void report_print_json(FILE *out, const char *path, const struct agg *a)
 	json_kv_u64(&j, "loss_reports", a->lost_reports);
 	json_kv_u64(&j, "unknown_count_reports", a->lost_unknown);
 	json_object_end(&j);
+	if (a->attribution)
+		attribute_print_json(&j, a->attribution);
 	json_object_end(&j);
 }
