@@ -15,12 +15,16 @@
 #include <unistd.h>
 
 #include "agg.h"
+#include "attribute.h"
 #include "cmds.h"
 #include "json.h"
 #include "tracefile.h"
 #include "util.h"
 
 #define PID_CPUS		1
+#define PID_CUDA		2
+#define PID_OPENCL		3
+#define TID_HOST_BASE		1000000	/* host threads; device streams below */
 #define PID_TARGET_BASE		10
 #define TID_DMA			1
 #define TID_IOMMU		2
@@ -48,6 +52,7 @@ static const char *record_type_name(uint16_t type)
 	case GPUPROBE_EV_IOMMU:		return "iommu";
 	case GPUPROBE_EV_SWIOTLB:	return "swiotlb";
 	case TRACEFILE_REC_IRQ_COUNT:	return "irq_count";
+	case TRACEFILE_REC_APP:		return "app";
 	default:			return "unknown";
 	}
 }
@@ -161,9 +166,37 @@ static void perfetto_instant(struct exporter *e, const struct gpuprobe_rec_hdr *
 	fputs("}", e->out);
 }
 
+/* CUDA/OpenCL: device work on one track per stream/queue, calls per thread. */
+static void perfetto_app(struct exporter *e, const struct tracefile_rec_app *r)
+{
+	const struct gpuprobe_app_event *ev = &r->ev;
+	int pid = ev->api == GPUPROBE_APP_OPENCL ? PID_OPENCL : PID_CUDA;
+	bool host = ev->type >= GPUPROBE_APP_SYNC;
+	int tid = host ? TID_HOST_BASE + (int)(ev->tid % TID_HOST_BASE) : (int)ev->stream;
+
+	if (ev->type == GPUPROBE_APP_NOTE)
+		return;
+	use_track(e, pid, tid, host ? "thread" : pid == PID_CUDA ? "stream" : "queue",
+		  host ? (int)ev->tid : (int)ev->stream);
+	begin_event(e);
+	fprintf(e->out, "{\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"cat\":\"%s\",\"name\":",
+		pid, tid, attr_type_name(ev->type));
+	json_write_escaped(e->out, ev->name);
+	fputs(",\"ts\":", e->out);
+	print_us(e->out, ev->start_ns);
+	fputs(",\"dur\":", e->out);
+	print_us(e->out, ev->end_ns - ev->start_ns);
+	fprintf(e->out, ",\"args\":{\"bytes\":%" PRIu64 ",\"direction\":\"%s\",\"correlation\":%" PRIu64 ",\"pid\":%u}}",
+		(uint64_t)ev->bytes, ev->type == GPUPROBE_APP_MEMCPY ? attr_copy_name(ev->kind) : "",
+		(uint64_t)ev->correlation, ev->pid);
+}
+
 static void perfetto_record(struct exporter *e, const struct gpuprobe_rec_hdr *h)
 {
 	switch (h->type) {
+	case TRACEFILE_REC_APP:
+		perfetto_app(e, (const struct tracefile_rec_app *)h);
+		break;
 	case GPUPROBE_EV_IRQ:
 		perfetto_irq(e, (const struct gpuprobe_rec_irq *)h);
 		break;
@@ -189,6 +222,8 @@ static void perfetto_begin(struct exporter *e)
 	fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", e->out);
 	e->first_event = true;
 	name_process(e, PID_CPUS, "CPUs", 0);
+	name_process(e, PID_CUDA, "CUDA (CUPTI)", 1);
+	name_process(e, PID_OPENCL, "OpenCL", 1);
 	for (unsigned int i = 0; i < e->info->targets.count; i++) {
 		char name[96];
 		const struct target *t = &e->info->targets.t[i];
