@@ -85,7 +85,7 @@ static int by_api_pid_corr(const void *a, const void *b)
 		return x->pid < y->pid ? -1 : 1;
 	if (x->correlation != y->correlation)
 		return x->correlation < y->correlation ? -1 : 1;
-	return x->type == GPUPROBE_APP_API ? -1 : 1;
+	return x->type < y->type ? -1 : x->type > y->type;
 }
 
 /* CUDA: the issuing call is the API record with the op's correlation id. */
