@@ -404,6 +404,9 @@ int main(void)
 		{ "module: record batches split, misaligned, corrupt", test_record_batches },
 		{ "module: START mask from caps", test_module_event_mask },
 		{ "tracefs: kernel filter strings", test_tracefs_filters },
+		{ "attribution: known timeline (phases, overlaps, totals, shares)",
+		  test_attribution_known_timeline },
+		{ "attribution: none without application records", test_attribution_absent },
 	};
 	int passed = 0, failed;
 

@@ -18,5 +18,7 @@ void test_irq_pairing(void);
 void test_record_batches(void);
 void test_module_event_mask(void);
 void test_tracefs_filters(void);
+void test_attribution_known_timeline(void);
+void test_attribution_absent(void);
 
 #endif /* GPUPROBE_TESTS_H */
