@@ -33,6 +33,7 @@ run_suite tracefs-decode ./test_tracefs formats
 run_suite cli ./cli.sh
 run_suite native-tracefs ./native_tracefs.sh
 run_suite probe ./probe.sh
+run_suite inject ./inject.sh
 run_suite explain ./test_explain
 run_suite explain-h200 ./explain.sh
 
