@@ -28,6 +28,7 @@ modules-w1:
 
 user:
 	$(MAKE) -C user
+	$(MAKE) -C inject
 
 # kselftest harness and checkpatch come from Debian's linux-source tarball,
 # extracted at build time (not vendored).
