@@ -90,6 +90,26 @@ echo "record exit $?" >>"$R/record-probe-ocl.txt"
 "$GPT" report "$R/probe-ocl.trace" >"$R/report-probe-ocl.txt" 2>&1
 "$GPT" explain "$R/probe-ocl-traced.json" "$R/probe-ocl.trace" >"$R/explain-ocl.txt" 2>&1
 
+t app-torch
+# Issue 7: the application traced unmodified (CUPTI injection + OpenCL layer,
+# both in .gpu/ beside gpuprobe-trace: `make -C inject gpu-carry`).
+ls -la .gpu/libgpuprobe_*.so .gpu/lib/libcupti* >"$R/app-env.txt" 2>&1
+ldd .gpu/libgpuprobe_cupti.so >>"$R/app-env.txt" 2>&1
+timeout 150 "$GPT" record --source tracefs -d $BDF -o "$R/app-torch.trace" -- \
+	python3 scripts/examples/torch_step.py 20 blocking >"$R/record-app-torch.txt" 2>&1
+echo "record exit $?" >>"$R/record-app-torch.txt"
+"$GPT" report "$R/app-torch.trace" >"$R/report-app-torch.txt" 2>&1
+"$GPT" report "$R/app-torch.trace" --json >"$R/report-app-torch.json" 2>&1
+"$GPT" export "$R/app-torch.trace" --perfetto "$R/app-torch.perfetto.json" >>"$R/export.txt" 2>&1
+
+t app-opencl
+# NVIDIA's OpenCL through OCL_ICD_VENDORS (set above); 16 MiB per buffer
+timeout 90 "$GPT" record --source tracefs -d $BDF -o "$R/app-ocl.trace" -- \
+	.gpu/ocl_app 4194304 >"$R/record-app-ocl.txt" 2>&1
+echo "record exit $?" >>"$R/record-app-ocl.txt"
+"$GPT" report "$R/app-ocl.trace" >"$R/report-app-ocl.txt" 2>&1
+"$GPT" report "$R/app-ocl.trace" --json >"$R/report-app-ocl.json" 2>&1
+
 t pack
 tar -C "$OUT" -czf "$OUT/h200-results.tgz" r
 cp "$R/info.txt" "$R/report-torch.txt" "$R/probe.txt" "$OUT/" 2>/dev/null
