@@ -74,24 +74,14 @@ static inline void dma_tally_records(struct dma_tally *t, const uint8_t *p,
 	}
 }
 
+static inline void dma_tally_cb(void *arg, const uint8_t *recs, size_t len)
+{
+	dma_tally_records(arg, recs, len);
+}
+
 static inline void dma_drain(struct genl_sock *l, struct dma_tally *t)
 {
-	static char buf[1 << 17] __attribute__((aligned(8)));
-	struct nlmsghdr *nlh;
-	ssize_t n;
-
-	while ((n = recv(l->fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0) {
-		for (nlh = (void *)buf; NLMSG_OK(nlh, n); nlh = NLMSG_NEXT(nlh, n)) {
-			struct nlattr *nla;
-			int rem;
-
-			nla = genl_attrs(nlh, &rem);
-			nla = genl_find(nla, rem, GPUPROBE_A_RECORDS);
-			if (nla)
-				dma_tally_records(t, GENL_ATTR_DATA(nla),
-						  nla->nla_len - NLA_HDRLEN);
-		}
-	}
+	gp_recv_records(l, dma_tally_cb, t);
 }
 
 #define DMA_EVENTS (GPUPROBE_EVMASK(GPUPROBE_EV_DMA) | \

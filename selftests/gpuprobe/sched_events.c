@@ -56,8 +56,10 @@ static int which(const struct sched_tally *t, uint32_t tgid)
 	return tgid == t->watched[0] ? 0 : tgid == t->watched[1] ? 1 : -1;
 }
 
-static void sched_cb(struct sched_tally *t, const uint8_t *p, size_t len)
+static void sched_cb(void *arg, const uint8_t *p, size_t len)
 {
+	struct sched_tally *t = arg;
+
 	while (len >= sizeof(struct gpuprobe_rec_hdr)) {
 		const struct gpuprobe_rec_hdr *h = (const void *)p;
 		const struct gpuprobe_rec_sched *r = (const void *)p;
@@ -84,22 +86,7 @@ static void sched_cb(struct sched_tally *t, const uint8_t *p, size_t len)
 
 static void read_sched(struct genl_sock *l, struct sched_tally *t)
 {
-	static char buf[1 << 17] __attribute__((aligned(8)));
-	struct nlmsghdr *nlh;
-	ssize_t n;
-
-	while ((n = recv(l->fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0) {
-		for (nlh = (void *)buf; NLMSG_OK(nlh, n); nlh = NLMSG_NEXT(nlh, n)) {
-			struct nlattr *nla;
-			int rem;
-
-			nla = genl_attrs(nlh, &rem);
-			nla = genl_find(nla, rem, GPUPROBE_A_RECORDS);
-			if (nla)
-				sched_cb(t, GENL_ATTR_DATA(nla),
-					 nla->nla_len - NLA_HDRLEN);
-		}
-	}
+	gp_recv_records(l, sched_cb, t);
 }
 
 TEST_F(sched, watched_groups_and_their_forks_only)

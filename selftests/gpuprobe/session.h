@@ -203,21 +203,29 @@ static inline int gp_listen(struct genl_sock *l, int rcvbuf)
 	return 0;
 }
 
-/* Reads what is queued (non-blocking) into the tally. */
-static inline void gp_drain(struct genl_sock *l, struct gp_tally *t)
+/*
+ * Reads what is queued on an events socket (non-blocking) and hands each
+ * message's packed records to fn.  Returns how many ENOBUFS (overruns) the
+ * socket reported.
+ */
+static inline int gp_recv_records(struct genl_sock *l,
+				  void (*fn)(void *arg, const uint8_t *recs,
+					     size_t len),
+				  void *arg)
 {
 	static char buf[1 << 17] __attribute__((aligned(8)));
 	struct nlmsghdr *nlh;
+	int enobufs = 0;
 	ssize_t n;
 
 	for (;;) {
 		n = recv(l->fd, buf, sizeof(buf), MSG_DONTWAIT);
 		if (n < 0 && errno == ENOBUFS) {
-			t->enobufs++;
+			enobufs++;
 			continue;
 		}
 		if (n <= 0)
-			return;
+			return enobufs;
 		for (nlh = (void *)buf; NLMSG_OK(nlh, n); nlh = NLMSG_NEXT(nlh, n)) {
 			struct nlattr *nla;
 			int rem;
@@ -227,10 +235,21 @@ static inline void gp_drain(struct genl_sock *l, struct gp_tally *t)
 			nla = genl_attrs(nlh, &rem);
 			nla = genl_find(nla, rem, GPUPROBE_A_RECORDS);
 			if (nla)
-				gp_tally_records(t, GENL_ATTR_DATA(nla),
-						 nla->nla_len - NLA_HDRLEN);
+				fn(arg, GENL_ATTR_DATA(nla),
+				   nla->nla_len - NLA_HDRLEN);
 		}
 	}
+}
+
+static inline void gp_tally_cb(void *arg, const uint8_t *recs, size_t len)
+{
+	gp_tally_records(arg, recs, len);
+}
+
+/* Reads what is queued (non-blocking) into the tally. */
+static inline void gp_drain(struct genl_sock *l, struct gp_tally *t)
+{
+	t->enobufs += gp_recv_records(l, gp_tally_cb, t);
 }
 
 static inline uint32_t gp_bdf(const char *s)
