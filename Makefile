@@ -7,10 +7,16 @@
 TOP := $(abspath .)
 BUILD := $(TOP)/build
 
-# The kernel to build against: the running kernel's build dir, else the newest
-# installed Debian headers (the dev/CI machines run a kernel without modules).
+# The kernel to build against: the running kernel's build dir, else the
+# oldest installed Debian headers (the stable kernel the test VM boots; the
+# dev/CI machines run a kernel without modules).  KDIR_NEXT, the newest
+# installed headers when they differ (bookworm-backports' 6.12, with the dma:
+# tracepoints), gets a second build in build/knext and a second VM tier.
+HEADERS := $(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V)
 KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
-	$(lastword $(sort $(wildcard /usr/src/linux-headers-*-amd64))))
+	$(firstword $(HEADERS)))
+KDIR_NEXT ?= $(filter-out $(KDIR),$(lastword $(HEADERS)))
+KNEXT := $(BUILD)/knext
 KSRC_TAR ?= $(lastword $(sort $(wildcard /usr/src/linux-source-*.tar.xz)))
 KSRC := $(BUILD)/ksrc
 KSFT_DIR := $(KSRC)/tools/testing/selftests
@@ -25,6 +31,18 @@ modules:
 # W=1 rebuild of everything (kbuild notices the changed flags)
 modules-w1:
 	$(MAKE) -C $(KDIR) M=$(TOP) W=1 modules
+
+# The module again for KDIR_NEXT, from a copy (kbuild builds in the source).
+modules-next:
+	@test -n "$(KDIR_NEXT)" || { echo "no second kernel's headers: run scripts/deps.sh"; exit 1; }
+	mkdir -p $(KNEXT)
+	rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
+		--exclude='*.mod' --exclude='*.mod.c' --exclude='modules.order' \
+		--exclude='Module.symvers' \
+		--include='/Kbuild' --include='/kmod/***' --include='/include/***' \
+		--include='/selftests/' --include='/selftests/gpuprobe/' \
+		--include='/selftests/gpuprobe/edu/***' --exclude='*' ./ $(KNEXT)/
+	$(MAKE) -C $(KDIR_NEXT) M=$(KNEXT) W=1 modules
 
 user:
 	$(MAKE) -C user
@@ -66,4 +84,4 @@ clean:
 	$(MAKE) -C user clean
 	rm -rf $(BUILD)
 
-.PHONY: all modules modules-w1 user selftests checkpatch test vmtest demo bench clean
+.PHONY: all modules modules-w1 modules-next user selftests checkpatch test vmtest demo bench clean

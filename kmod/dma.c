@@ -27,32 +27,15 @@
 #include <net/genetlink.h>
 
 #include "compat.h"
+#include "dma.h"
 #include "gpuprobe.h"
 
 #define GPUPROBE_KRP_MAXACTIVE	64
 
-/* Per call in flight: filled at entry, finished at return. */
-struct gpuprobe_dma_inst {
-	struct task_struct *task;
-	u64 ts;
-	u64 bytes;
-	u64 addr;
-	u64 iommu_ns;
-	u64 paddr;		/* IOMMU map */
-	void *ptr;		/* dma_addr_t * (alloc) or scatterlist (sg) */
-	u32 bdf;
-	u32 nents;
-	u32 iommu_calls;
-	u16 op;
-	u8 dir;
-	u8 cpu_owner;		/* this call is its CPU's current DMA call */
-	int cpu;
-};
-
 /* The DMA call the running task has in progress on this CPU, if any. */
-static DEFINE_PER_CPU(struct gpuprobe_dma_inst *, gpuprobe_dma_current);
+DEFINE_PER_CPU(struct gpuprobe_dma_inst *, gpuprobe_dma_current);
 
-static u32 gpuprobe_dev_bdf(struct device *dev)
+u32 gpuprobe_dev_bdf(struct device *dev)
 {
 	const struct gpuprobe_irqmap *map = rcu_dereference_sched(gpuprobe_irqmap);
 	unsigned int i;
@@ -84,8 +67,8 @@ static unsigned long arg(struct pt_regs *regs, unsigned int n)
 }
 
 /* Common entry: filters on the device, claims this CPU's current slot. */
-static int gpuprobe_dma_begin(struct gpuprobe_dma_inst *in, struct device *dev,
-			      u16 op, u8 dir, u64 bytes, u32 nents)
+int gpuprobe_dma_begin(struct gpuprobe_dma_inst *in, struct device *dev,
+		       u16 op, u8 dir, u64 bytes, u32 nents)
 {
 	struct gpuprobe_dma_inst **cur;
 
@@ -109,7 +92,7 @@ static int gpuprobe_dma_begin(struct gpuprobe_dma_inst *in, struct device *dev,
 	return 0;
 }
 
-static void gpuprobe_dma_end(struct gpuprobe_dma_inst *in)
+void gpuprobe_dma_end(struct gpuprobe_dma_inst *in)
 {
 	u64 now = ktime_get_mono_fast_ns();
 	struct gpuprobe_rec_dma rec = {
@@ -133,7 +116,7 @@ static void gpuprobe_dma_end(struct gpuprobe_dma_inst *in)
 	gpuprobe_emit(&rec.hdr);
 }
 
-static u64 gpuprobe_sg_bytes(struct scatterlist *sgl, int nents)
+u64 gpuprobe_sg_bytes(struct scatterlist *sgl, int nents)
 {
 	struct scatterlist *sg;
 	u64 bytes = 0;
@@ -463,11 +446,19 @@ static struct kprobe gpuprobe_fault_kp = {
 };
 
 static bool gpuprobe_dma_attached, gpuprobe_iommu_attached, gpuprobe_fault_attached;
+static bool gpuprobe_dma_krp_on[ARRAY_SIZE(gpuprobe_dma_krps)];
+static bool gpuprobe_iommu_krp_on[ARRAY_SIZE(gpuprobe_iommu_krps)];
+static bool gpuprobe_dma_use_tp;	/* dma: tracepoints instead of kretprobes */
 static int gpuprobe_dma_err, gpuprobe_iommu_err, gpuprobe_fault_err;
 
-static int gpuprobe_krps_register(struct kretprobe *krps, size_t n)
+/*
+ * One by one: a kernel may lack some entry points (iommu_map_atomic went in
+ * 6.3).  Succeeds when at least one registers; *registered says which.
+ */
+static int gpuprobe_krps_register(struct kretprobe *krps, bool *registered,
+				  size_t n)
 {
-	struct kretprobe *ptrs[16];
+	int err = -ENOENT, any = 0;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
@@ -475,27 +466,49 @@ static int gpuprobe_krps_register(struct kretprobe *krps, size_t n)
 		krps[i].kp.addr = NULL;
 		krps[i].kp.flags = 0;
 		krps[i].nmissed = 0;
-		ptrs[i] = &krps[i];
+		registered[i] = !register_kretprobe(&krps[i]);
+		any |= registered[i];
 	}
-	return register_kretprobes(ptrs, n);
+	return any ? 0 : err;
 }
 
-static void gpuprobe_krps_unregister(struct kretprobe *krps, size_t n)
+static void gpuprobe_krps_unregister(struct kretprobe *krps, bool *registered,
+				     size_t n)
 {
 	struct kretprobe *ptrs[16];
-	size_t i;
+	size_t i, k = 0;
 
 	for (i = 0; i < n; i++)
-		ptrs[i] = &krps[i];
-	unregister_kretprobes(ptrs, n);
+		if (registered[i])
+			ptrs[k++] = &krps[i];
+	unregister_kretprobes(ptrs, k);
+	memset(registered, 0, n * sizeof(*registered));
 }
 
+/*
+ * DMA calls: the dma: tracepoints where the kernel has them (6.12+), timed
+ * from a kprobe at the call's entry (dma_tp.c); else kretprobes.  IOMMU
+ * calls: kretprobes either way (no IOMMU tracepoint carries a duration or
+ * a domain).
+ */
 u32 gpuprobe_dma_available(void)
 {
-	if (!IS_ENABLED(CONFIG_KRETPROBES))
-		return 0;
-	return GPUPROBE_EVMASK(GPUPROBE_EV_DMA) |
-	       (IS_ENABLED(CONFIG_IOMMU_API) ? GPUPROBE_EVMASK(GPUPROBE_EV_IOMMU) : 0);
+	u32 mask = 0;
+
+	if (gpuprobe_dma_tp_available() || IS_ENABLED(CONFIG_KRETPROBES))
+		mask |= GPUPROBE_EVMASK(GPUPROBE_EV_DMA);
+	if (IS_ENABLED(CONFIG_KRETPROBES) && IS_ENABLED(CONFIG_IOMMU_API))
+		mask |= GPUPROBE_EVMASK(GPUPROBE_EV_IOMMU);
+	return mask;
+}
+
+static int gpuprobe_dma_calls_attach(void)
+{
+	gpuprobe_dma_use_tp = gpuprobe_dma_tp_available();
+	if (gpuprobe_dma_use_tp)
+		return gpuprobe_dma_tp_attach();
+	return gpuprobe_krps_register(gpuprobe_dma_krps, gpuprobe_dma_krp_on,
+				      ARRAY_SIZE(gpuprobe_dma_krps));
 }
 
 int gpuprobe_dma_attach(u32 mask)
@@ -503,8 +516,7 @@ int gpuprobe_dma_attach(u32 mask)
 	int err;
 
 	if (mask & GPUPROBE_EVMASK(GPUPROBE_EV_DMA)) {
-		err = gpuprobe_krps_register(gpuprobe_dma_krps,
-					     ARRAY_SIZE(gpuprobe_dma_krps));
+		err = gpuprobe_dma_calls_attach();
 		gpuprobe_dma_err = err;
 		if (err)
 			return err;
@@ -512,6 +524,7 @@ int gpuprobe_dma_attach(u32 mask)
 	}
 	if (mask & GPUPROBE_EVMASK(GPUPROBE_EV_IOMMU)) {
 		err = gpuprobe_krps_register(gpuprobe_iommu_krps,
+					     gpuprobe_iommu_krp_on,
 					     ARRAY_SIZE(gpuprobe_iommu_krps));
 		gpuprobe_iommu_err = err;
 		if (err) {
@@ -536,9 +549,12 @@ void gpuprobe_dma_detach(void)
 		unregister_kprobe(&gpuprobe_fault_kp);
 	if (gpuprobe_iommu_attached)
 		gpuprobe_krps_unregister(gpuprobe_iommu_krps,
+					 gpuprobe_iommu_krp_on,
 					 ARRAY_SIZE(gpuprobe_iommu_krps));
-	if (gpuprobe_dma_attached)
-		gpuprobe_krps_unregister(gpuprobe_dma_krps,
+	if (gpuprobe_dma_attached && gpuprobe_dma_use_tp)
+		gpuprobe_dma_tp_detach();
+	else if (gpuprobe_dma_attached)
+		gpuprobe_krps_unregister(gpuprobe_dma_krps, gpuprobe_dma_krp_on,
 					 ARRAY_SIZE(gpuprobe_dma_krps));
 	gpuprobe_fault_attached = false;
 	gpuprobe_iommu_attached = false;
@@ -564,17 +580,26 @@ int gpuprobe_dma_hooks_fill(struct sk_buff *skb,
 			    int (*fill)(struct sk_buff *, const char *, bool,
 					const char *))
 {
-	const char *why_dma = !IS_ENABLED(CONFIG_KRETPROBES) ?
-		"kernel built without kretprobes" :
-		gpuprobe_dma_err ? "kretprobe registration failed" : NULL;
+	bool tp = gpuprobe_dma_tp_available();
+	const char *why_dma = !tp && !IS_ENABLED(CONFIG_KRETPROBES) ?
+		"no dma: tracepoints and no kretprobes in this kernel" :
+		gpuprobe_dma_err ? "registration failed" : NULL;
 	const char *why_iommu = !IS_ENABLED(CONFIG_IOMMU_API) ?
-		"kernel built without the IOMMU API" : why_dma ? why_dma :
+		"kernel built without the IOMMU API" :
+		!IS_ENABLED(CONFIG_KRETPROBES) ? "kernel built without kretprobes" :
 		gpuprobe_iommu_err ? "kretprobe registration failed" : NULL;
 	const char *why_fault = why_iommu ? why_iommu : gpuprobe_fault_err ?
 		"dmar_fault not probeable (no Intel IOMMU driver)" :
 		NULL;
+	int err;
 
-	if (fill(skb, "kretprobe:dma_map_*", gpuprobe_dma_attached, why_dma) ||
+	if (tp)
+		err = gpuprobe_dma_tp_hooks_fill(skb, fill, gpuprobe_dma_attached,
+						 why_dma);
+	else
+		err = fill(skb, "kretprobe:dma_map_*", gpuprobe_dma_attached,
+			   why_dma);
+	if (err ||
 	    fill(skb, "kretprobe:iommu_map/unmap", gpuprobe_iommu_attached,
 		 why_iommu) ||
 	    fill(skb, "kprobe:dmar_fault", gpuprobe_fault_attached,

@@ -4,7 +4,7 @@
 # Idempotent: does nothing when everything is present.
 set -eu
 
-PKGS="build-essential pkg-config qemu-system-x86 linux-image-amd64
+PKGS="build-essential pkg-config rsync qemu-system-x86 linux-image-amd64
 linux-headers-amd64 linux-source-6.1 busybox-static cpio kmod xz-utils
 python3-yaml libnl-genl-3-dev libtracefs-dev libtraceevent-dev trace-cmd python3
 ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo"
@@ -17,18 +17,52 @@ for p in $PKGS; do
 	fi
 done
 
-if [ -z "$missing" ]; then
+# A second, newer kernel for the module's other code paths (the dma:
+# tracepoints of 6.12+): the newest image and headers in bookworm-backports.
+BP=/etc/apt/sources.list.d/gpuprobe-backports.sources
+next_kernel_missing() {
+	for h in /usr/src/linux-headers-*+bpo-amd64 /usr/src/linux-headers-*+deb12-amd64; do
+		[ -d "$h" ] || continue
+		v=${h#/usr/src/linux-headers-}
+		[ -r "/boot/vmlinuz-$v" ] && return 1
+	done
+	return 0
+}
+
+install_next_kernel() {
+	if [ ! -f "$BP" ]; then
+		printf 'Types: deb\nURIs: http://deb.debian.org/debian\nSuites: bookworm-backports\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' >"$BP"
+	fi
+	apt-get update -q >&2
+	img=$(apt-cache depends linux-image-amd64/bookworm-backports 2>/dev/null |
+		awk '/Depends: linux-image-/ { print $2; exit }')
+	hdr=$(apt-cache depends linux-headers-amd64/bookworm-backports 2>/dev/null |
+		awk '/Depends: linux-headers-/ { print $2; exit }')
+	if [ -z "$img" ] || [ -z "$hdr" ]; then
+		echo "deps: bookworm-backports has no kernel: the second VM tier will be skipped" >&2
+		return 0
+	fi
+	echo "deps: installing the second test kernel: $img $hdr" >&2
+	apt-get install -y -q --no-install-recommends "$img" "$hdr" >&2
+}
+
+if [ -z "$missing" ] && ! next_kernel_missing; then
 	exit 0
 fi
 
 if [ "$(id -u)" != 0 ]; then
-	echo "deps: missing packages:$missing" >&2
+	echo "deps: missing packages:$missing (and/or the backports kernel)" >&2
 	echo "deps: run as root (or: sudo $0) to install them" >&2
 	exit 1
 fi
 
-echo "deps: installing:$missing" >&2
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -q >&2
-# shellcheck disable=SC2086
-apt-get install -y -q --no-install-recommends $missing >&2
+if [ -n "$missing" ]; then
+	echo "deps: installing:$missing" >&2
+	apt-get update -q >&2
+	# shellcheck disable=SC2086
+	apt-get install -y -q --no-install-recommends $missing >&2
+fi
+if next_kernel_missing; then
+	install_next_kernel
+fi

@@ -57,8 +57,10 @@ done
 shift $((OPTIND - 1))
 [ "${1:-}" = "--" ] && shift
 
-KO=$TOP/kmod/gpuprobe.ko
-EDU_KO=$TOP/selftests/gpuprobe/edu/gpuprobe_edu.ko
+# MODDIR: where the modules were built (another kernel: make vm612)
+MODDIR=${MODDIR:-$TOP}
+KO=$MODDIR/kmod/gpuprobe.ko
+EDU_KO=$MODDIR/selftests/gpuprobe/edu/gpuprobe_edu.ko
 TRACE=$TOP/user/gpuprobe-trace
 for f in "$KO" "$EDU_KO" "$TRACE"; do
 	if [ ! -f "$f" ]; then
@@ -164,7 +166,7 @@ LOG=$VMDIR/console.log
 echo "vmtest: booting $KVER (log: $LOG, bound ${TIMEOUT}s)" >&2
 set +e
 timeout --foreground -k 5 "$TIMEOUT" \
-	qemu-system-x86_64 -machine q35,accel=tcg -cpu max -smp 2 -m "$MEM" \
+	qemu-system-x86_64 -machine q35 -accel "tcg,thread=${VM_TCG_THREAD:-multi}" -cpu max -smp 2 -m "$MEM" \
 	-nodefaults -no-user-config -display none -no-reboot \
 	-serial stdio -monitor none \
 	-kernel "$VMLINUZ" -initrd "$INITRD" -append "$APPEND" \

@@ -173,4 +173,26 @@ TEST_F(dma, nvme_direct_io_mapped_not_edu)
 	EXPECT_EQ(0, self->t.foreign);	/* nothing of edu's */
 }
 
+/*
+ * The hook in use follows the kernel: its dma: tracepoints where it has
+ * them (6.12+, timed from entry kprobes), else kretprobes (6.1).
+ */
+TEST_F(dma, hook_follows_the_kernel)
+{
+	int has_tp = access("/sys/kernel/tracing/events/dma", F_OK) == 0;
+
+	ASSERT_EQ(0, gp_start(&self->s, DMA_EVENTS));
+	TH_LOG("dma: tracepoints %s", has_tp ? "present" : "absent");
+	if (has_tp) {
+		EXPECT_EQ(1, gp_hook_attached(&self->s, "tracepoint:dma:"));
+		EXPECT_EQ(1, gp_hook_attached(&self->s, "kprobe:dma_*_attrs entry"));
+		EXPECT_EQ(-1, gp_hook_attached(&self->s, "kretprobe:dma_map_"));
+	} else {
+		EXPECT_EQ(1, gp_hook_attached(&self->s, "kretprobe:dma_map_"));
+		EXPECT_EQ(-1, gp_hook_attached(&self->s, "tracepoint:dma:"));
+	}
+	EXPECT_EQ(1, gp_hook_attached(&self->s, "kretprobe:iommu_map/unmap"));
+	ASSERT_EQ(0, gp_stop(&self->s));
+}
+
 TEST_HARNESS_MAIN

@@ -94,6 +94,44 @@ static inline int gp_stats(struct genl_sock *s, struct gp_stats *st)
 	return err;
 }
 
+/* GET_INFO's hooks: is the first whose name starts with prefix attached? */
+struct gp_hook_query {
+	const char *prefix;
+	int attached;		/* -1: no such hook */
+};
+
+static inline void gp_hook_cb(struct nlmsghdr *nlh, void *arg)
+{
+	struct gp_hook_query *q = arg;
+	struct nlattr *nla, *name, *att;
+	int rem, hrem;
+
+	for (nla = genl_attrs(nlh, &rem); GENL_ATTR_OK(nla, rem);
+	     nla = GENL_ATTR_NEXT(nla, rem)) {
+		if ((nla->nla_type & NLA_TYPE_MASK) != GPUPROBE_A_HOOK ||
+		    q->attached >= 0)
+			continue;
+		hrem = nla->nla_len - NLA_HDRLEN;
+		name = genl_find(GENL_ATTR_DATA(nla), hrem, GPUPROBE_A_HOOK_NAME);
+		att = genl_find(GENL_ATTR_DATA(nla), hrem,
+				GPUPROBE_A_HOOK_ATTACHED);
+		if (name && att && !strncmp(GENL_ATTR_DATA(name), q->prefix,
+					    strlen(q->prefix)))
+			q->attached = *(uint8_t *)GENL_ATTR_DATA(att);
+	}
+}
+
+static inline int gp_hook_attached(struct genl_sock *s, const char *prefix)
+{
+	struct gp_hook_query q = { .prefix = prefix, .attached = -1 };
+	struct genl_msg *m = calloc(1, sizeof(*m));
+
+	genl_msg_init(m, s->family, 0, GPUPROBE_CMD_GET_INFO);
+	genl_xfer(s, m, gp_hook_cb, &q);
+	free(m);
+	return q.attached;
+}
+
 /* Targets as the TARGET_GET dump lists them: "bdf,bdf,..." */
 static inline void gp_targets_cb(struct nlmsghdr *nlh, void *arg)
 {
