@@ -127,11 +127,8 @@ static int parse_record_options(int argc, char **argv, struct record_options *o)
 	while ((c = getopt_long(argc, argv, "+d:o:s:D:qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
-			if (o->ndevices >= TARGET_MAX) {
-				errorf("too many -d options: at most %d", TARGET_MAX);
+			if (device_arg_add(o->devices, &o->ndevices, optarg))
 				return 2;
-			}
-			o->devices[o->ndevices++] = optarg;
 			break;
 		case 'o':
 			o->output = optarg;

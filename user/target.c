@@ -266,6 +266,16 @@ int irq_kernel_count(const char *root, uint32_t irq, uint64_t *count)
 	return 0;
 }
 
+int device_arg_add(char **devices, unsigned int *n, char *bdf)
+{
+	if (*n >= TARGET_MAX) {
+		errorf("too many -d options: at most %d", TARGET_MAX);
+		return -1;
+	}
+	devices[(*n)++] = bdf;
+	return 0;
+}
+
 int targets_from_args(const char *root, char *const *bdfs, unsigned int n,
 		      struct target_set *set)
 {

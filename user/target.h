@@ -51,6 +51,9 @@ int targets_find_display(const char *sysfs_root, struct target_set *set);
 int targets_from_args(const char *sysfs_root, char *const *bdfs, unsigned int n,
 		      struct target_set *set);
 
+/* One -d BDF option into devices[TARGET_MAX]; says so when there are too many. */
+int device_arg_add(char **devices, unsigned int *n, char *bdf);
+
 const struct target *target_set_find(const struct target_set *set, uint32_t bdf);
 /* Vector of irq among all targets; NULL if none. */
 const struct target_vector *target_set_vector(const struct target_set *set,
