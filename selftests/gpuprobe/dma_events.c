@@ -19,18 +19,9 @@ FIXTURE(dma) {
 
 FIXTURE_SETUP(dma)
 {
-	char param[64];
-
 	self->s.fd = self->l.fd = -1;
-	ASSERT_EQ(0, edu_find(self->edu, sizeof(self->edu)));
 	ASSERT_EQ(0, pci_find(0x1b36, 0x0010, self->nvme, sizeof(self->nvme)));
-	if (!mod_loaded("gpuprobe_edu"))
-		ASSERT_EQ(0, mod_load(EDU_KO, NULL));
-	if (mod_loaded("gpuprobe"))
-		mod_unload("gpuprobe");
-	snprintf(param, sizeof(param), "target=%s", self->edu);
-	ASSERT_EQ(0, mod_load(GPUPROBE_KO, param));
-	ASSERT_EQ(0, genl_open(&self->s, GPUPROBE_FAMILY_NAME, NULL));
+	ASSERT_EQ(0, gp_setup_edu(self->edu, sizeof(self->edu), NULL, &self->s));
 	ASSERT_EQ(0, gp_listen(&self->l, 8 << 20));
 	memset(&self->t, 0, sizeof(self->t));
 	self->t.bdf = gp_bdf(self->edu);

@@ -18,16 +18,7 @@ FIXTURE(policy) {
 
 FIXTURE_SETUP(policy)
 {
-	char param[64];
-
-	ASSERT_EQ(0, edu_find(self->edu, sizeof(self->edu)));
-	if (!mod_loaded("gpuprobe_edu"))
-		ASSERT_EQ(0, mod_load(EDU_KO, NULL));
-	if (mod_loaded("gpuprobe"))
-		mod_unload("gpuprobe");
-	snprintf(param, sizeof(param), "target=%s", self->edu);
-	ASSERT_EQ(0, mod_load(GPUPROBE_KO, param));
-	ASSERT_EQ(0, genl_open(&self->s, GPUPROBE_FAMILY_NAME, NULL));
+	ASSERT_EQ(0, gp_setup_edu(self->edu, sizeof(self->edu), NULL, &self->s));
 }
 
 FIXTURE_TEARDOWN(policy)

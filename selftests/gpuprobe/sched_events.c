@@ -17,16 +17,7 @@ FIXTURE(sched) {
 
 FIXTURE_SETUP(sched)
 {
-	char param[64];
-
-	ASSERT_EQ(0, edu_find(self->edu, sizeof(self->edu)));
-	if (!mod_loaded("gpuprobe_edu"))
-		ASSERT_EQ(0, mod_load(EDU_KO, NULL));
-	if (mod_loaded("gpuprobe"))
-		mod_unload("gpuprobe");
-	snprintf(param, sizeof(param), "target=%s", self->edu);
-	ASSERT_EQ(0, mod_load(GPUPROBE_KO, param));
-	ASSERT_EQ(0, genl_open(&self->s, GPUPROBE_FAMILY_NAME, NULL));
+	ASSERT_EQ(0, gp_setup_edu(self->edu, sizeof(self->edu), NULL, &self->s));
 	ASSERT_EQ(0, gp_listen(&self->l, 8 << 20));
 }
 

@@ -19,6 +19,29 @@
 
 #define MAX_CPUS 64
 
+/*
+ * The usual start of a test: the edu driver loaded, gpuprobe (re)loaded with
+ * the edu device as its target (and any extra module parameters), a control
+ * socket open.  Returns 0 or the first -errno.
+ */
+static inline int gp_setup_edu(char *edu, size_t len, const char *extra,
+			       struct genl_sock *s)
+{
+	char param[160];
+	int err;
+
+	err = edu_find(edu, len);
+	if (!err && !mod_loaded("gpuprobe_edu"))
+		err = mod_load(EDU_KO, NULL);
+	if (err)
+		return err;
+	if (mod_loaded("gpuprobe"))
+		mod_unload("gpuprobe");
+	snprintf(param, sizeof(param), "target=%s %s", edu, extra ? extra : "");
+	err = mod_load(GPUPROBE_KO, param);
+	return err ? err : genl_open(s, GPUPROBE_FAMILY_NAME, NULL);
+}
+
 /* Sends cmd with an optional string BDF and/or u32 attribute. */
 static inline int gp_cmd(struct genl_sock *s, uint8_t cmd, const char *bdf,
 			 uint16_t u32_type, uint32_t u32_val)
