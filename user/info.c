@@ -34,6 +34,23 @@ static const char *const cap_names[] = {
 	"irq", "sched", "dma", "iommu", "iommu_fault", "swiotlb", "summary", "mcast_priv",
 };
 
+#define CAP_SYS_MODULE_BIT	16
+
+/* Is CAP_SYS_MODULE in this process's bounding set (can anything here load)? */
+static bool can_ever_load_modules(void)
+{
+	FILE *f = fopen("/proc/self/status", "re");
+	unsigned long long bnd = ~0ULL;
+	char line[256];
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapBnd: %llx", &bnd) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return bnd & (1ULL << CAP_SYS_MODULE_BIT);
+}
+
 /* Why the module cannot be used, most fundamental reason first. */
 void explain_module_absent(char *buf, size_t size)
 {
@@ -42,6 +59,11 @@ void explain_module_absent(char *buf, size_t size)
 
 	if (stat("/proc/modules", &st))
 		snprintf(buf, size, "this kernel has no loadable module support");
+	else if (!read_text_file("/proc/sys/kernel/modules_disabled", text, sizeof(text)) &&
+		 text[0] == '1')
+		snprintf(buf, size, "module loading is disabled until reboot (kernel.modules_disabled=1): use --source tracefs");
+	else if (!can_ever_load_modules())
+		snprintf(buf, size, "this environment cannot load modules (CAP_SYS_MODULE is not in its capability bounding set, as in most containers): load gpuprobe.ko from the host, or use --source tracefs");
 	else if (!read_text_file("/sys/module/module/parameters/sig_enforce", text, sizeof(text)) &&
 		 text[0] == 'Y')
 		snprintf(buf, size, "this kernel enforces module signatures: sign gpuprobe.ko with your MOK key, or use --source tracefs");
