@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "bench.h"
 #include "dma.h"
 
 #define ROUNDS	15
@@ -28,14 +29,6 @@ static const char *kfuncs[] = { "dma_map_page_attrs", "dma_unmap_page_attrs",
 static struct genl_sock ctl, lis;
 static volatile int listening;
 static struct dma_tally tally;
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 static void *listener(void *arg)
 {
@@ -78,13 +71,6 @@ static void conf_set(int conf, int on)
 		fprintf(stderr, "dma_bench: %s: %s\n", names[conf], strerror(-err));
 		exit(1);
 	}
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
 }
 
 int main(void)
@@ -131,14 +117,7 @@ int main(void)
 
 	printf("# cost per 4 KiB dma_map_single+dma_unmap_single pair, ns; median of %d rounds of %d\n",
 	       ROUNDS, NPAIRS);
-	for (c = 0; c < NCONF; c++) {
-		qsort(samples[c], ROUNDS, sizeof(uint64_t), cmp_u64);
-		med[c] = samples[c][ROUNDS / 2];
-		printf("%-9s %6llu ns  (min %llu, max %llu)\n", names[c],
-		       (unsigned long long)med[c],
-		       (unsigned long long)samples[c][0],
-		       (unsigned long long)samples[c][ROUNDS - 1]);
-	}
+	bench_medians(names, NCONF, ROUNDS, &samples[0][0], med);
 	printf("added by gpuprobe: %+lld ns, by kprobe events: %+lld ns\n",
 	       (long long)(med[GPUPROBE] - med[BASE]),
 	       (long long)(med[KPROBES] - med[BASE]));

@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "bench.h"
 #include "session.h"
 
 #define ROUNDS	21
@@ -30,14 +31,6 @@ static char edu[32], nvme[32];
 static struct genl_sock ctl, lis;
 static volatile int listening;
 static struct gp_tally tally;
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 static void *listener(void *arg)
 {
@@ -95,13 +88,6 @@ static void conf_set(int conf, int irq, int on)
 		die(names[conf], err);
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 int main(void)
 {
 	uint64_t samples[NCONF][ROUNDS], med[NCONF], t0, t1;
@@ -152,14 +138,7 @@ int main(void)
 
 	printf("# cost per edu interrupt (raise -> handled), ns; median of %d rounds of %d\n",
 	       ROUNDS, BATCH);
-	for (c = 0; c < NCONF; c++) {
-		qsort(samples[c], ROUNDS, sizeof(uint64_t), cmp_u64);
-		med[c] = samples[c][ROUNDS / 2];
-		printf("%-9s %6llu ns  (min %llu, max %llu)\n", names[c],
-		       (unsigned long long)med[c],
-		       (unsigned long long)samples[c][0],
-		       (unsigned long long)samples[c][ROUNDS - 1]);
-	}
+	bench_medians(names, NCONF, ROUNDS, &samples[0][0], med);
 	printf("(min)     base %llu, gpuprobe %llu, ftrace %llu, other %llu\n",
 	       (unsigned long long)samples[BASE][0],
 	       (unsigned long long)samples[GPUPROBE][0],
