@@ -59,6 +59,19 @@ $(KSRC)/.stamp:
 		'*/scripts/const_structs.checkpatch'
 	touch $@
 
+# The kernel's ynl schemas (Documentation/netlink/genetlink*.yaml) are newer
+# than 6.1: they come from Debian's linux-source-6.12.
+KSRC_NEXT_TAR ?= $(lastword $(sort $(wildcard /usr/src/linux-source-6.1[2-9].tar.xz)))
+KSRC_NEXT := $(BUILD)/ksrc-next
+$(KSRC_NEXT)/.stamp:
+	@test -n "$(KSRC_NEXT_TAR)" || { echo "no linux-source-6.12 tarball: run scripts/deps.sh"; exit 1; }
+	mkdir -p $(KSRC_NEXT)
+	tar -xJf $(KSRC_NEXT_TAR) -C $(KSRC_NEXT) --strip-components=1 --wildcards \
+		'*/Documentation/netlink/genetlink*.yaml'
+	touch $@
+
+spec-schema: $(KSRC_NEXT)/.stamp
+
 selftests: $(KSRC)/.stamp
 	$(MAKE) -C selftests/gpuprobe KSFT_DIR=$(KSFT_DIR) OUTPUT=$(BUILD)/selftests
 
@@ -84,4 +97,4 @@ clean:
 	$(MAKE) -C user clean
 	rm -rf $(BUILD)
 
-.PHONY: all modules modules-w1 modules-next user selftests checkpatch test vmtest demo bench clean
+.PHONY: spec-schema all modules modules-w1 modules-next user selftests checkpatch test vmtest demo bench clean

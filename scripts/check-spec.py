@@ -5,7 +5,10 @@
 Every command, attribute (per set), event type and record struct member in
 Documentation/netlink/specs/gpuprobe.yaml must have the same number (or
 offset) in the header, and the header must have nothing the spec lacks.
-Prints KTAP-ish lines and "N passed, N failed".
+The spec itself must validate against the kernel's own ynl schema
+(genetlink-legacy: the records are structs), taken from Debian's
+linux-source-6.12 (make spec-schema extracts it), and every operation must
+have a doc.  Prints KTAP-ish lines and "N passed, N failed".
 """
 import re
 import subprocess
@@ -18,6 +21,17 @@ import yaml
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SPEC = os.path.join(TOP, "Documentation/netlink/specs/gpuprobe.yaml")
 HDR = os.path.join(TOP, "include/uapi/linux/gpuprobe.h")
+SCHEMA = os.environ.get("GPUPROBE_YNL_SCHEMA", os.path.join(
+    TOP, "build/ksrc-next/Documentation/netlink/genetlink-legacy.yaml"))
+
+
+def schema_errors(spec):
+    """The spec's violations of the kernel's genetlink-legacy schema."""
+    import jsonschema
+    schema = yaml.safe_load(open(SCHEMA))
+    validator = jsonschema.Draft7Validator(schema)
+    return ["%s: %s" % ("/".join(str(p) for p in e.absolute_path), e.message)
+            for e in validator.iter_errors(spec)]
 
 
 def c_name(*parts):
@@ -76,6 +90,17 @@ def main():
         print(("ok" if ok else "not ok") + " %d %s%s" %
               (len(results), name, "" if ok else " # " + detail))
 
+    # the spec against the kernel's schema
+    if not os.path.exists(SCHEMA):
+        check("spec validates against genetlink-legacy.yaml", False,
+              "%s missing: run make spec-schema" % SCHEMA)
+    else:
+        errs = schema_errors(spec)
+        check("spec validates against genetlink-legacy.yaml", not errs,
+              "; ".join(errs[:5]))
+    for op in spec["operations"]["list"]:
+        check("op %s has a doc" % op["name"], bool(op.get("doc")))
+
     # commands
     want = {}
     for i, op in enumerate(spec["operations"]["list"]):
@@ -121,7 +146,7 @@ def main():
                           ("iommu-op", "GPUPROBE_IOMMU")):
         d = defs[dname]
         for i, e in enumerate(d["entries"]):
-            val = d.get("start-value", 0) + i
+            val = d.get("value-start", 0) + i
             name = c_name(prefix, e)
             check("enum " + name, enums.get(name) == val,
                   "header %s, spec %s" % (enums.get(name), val))
@@ -140,7 +165,7 @@ def main():
             key = "%s.%s" % (sname, m["name"])
             check("struct " + key, int(offs[key]) == off,
                   "header offset %s, spec %d" % (offs[key], off))
-            off += 16 if m["type"] == "binary" else sizes[m["type"]]
+            off += int(m["len"]) if m["type"] == "binary" else sizes[m["type"]]
         check("struct %s size" % sname, int(offs[sname + ".SIZE"]) == off,
               "header %s, spec %d" % (offs[sname + ".SIZE"], off))
 

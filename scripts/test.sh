@@ -57,6 +57,7 @@ else
 	grep -E 'ERROR|WARNING|CHECK' "$LOGDIR/checkpatch.log" | head -n 10
 fi
 
+make -s spec-schema >"$LOGDIR/spec-schema.log" 2>&1
 if /usr/bin/python3 scripts/check-spec.py >"$LOGDIR/spec.log" 2>&1; then
 	result "uapi_header_matches_ynl_spec" pass
 else
