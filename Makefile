@@ -32,17 +32,37 @@ modules:
 modules-w1:
 	$(MAKE) -C $(KDIR) M=$(TOP) W=1 modules
 
-# The module again for KDIR_NEXT, from a copy (kbuild builds in the source).
-modules-next:
-	@test -n "$(KDIR_NEXT)" || { echo "no second kernel's headers: run scripts/deps.sh"; exit 1; }
-	mkdir -p $(KNEXT)
+# The module again for another kernel tree, from a copy (kbuild builds in the
+# source): $(1) the copy, $(2) the kernel tree.
+define build-module-copy
+	mkdir -p $(1)
 	rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
 		--exclude='*.mod' --exclude='*.mod.c' --exclude='modules.order' \
 		--exclude='Module.symvers' \
 		--include='/Kbuild' --include='/kmod/***' --include='/include/***' \
 		--include='/selftests/' --include='/selftests/gpuprobe/' \
-		--include='/selftests/gpuprobe/edu/***' --exclude='*' ./ $(KNEXT)/
-	$(MAKE) -C $(KDIR_NEXT) M=$(KNEXT) W=1 modules
+		--include='/selftests/gpuprobe/edu/***' --exclude='*' ./ $(1)/
+	$(MAKE) -C $(2) M=$(1) W=1 modules
+endef
+
+# KDIR_NEXT: bookworm-backports' 6.12 headers
+modules-next:
+	@test -n "$(KDIR_NEXT)" || { echo "no second kernel's headers: run scripts/deps.sh"; exit 1; }
+	$(call build-module-copy,$(KNEXT),$(KDIR_NEXT))
+
+# The debug kernel (KASAN, lockdep, kmemleak, fault injection), built from
+# linux-source-6.1 or reused from /var/cache/gpuprobe: Documentation/debug-kernel.rst.
+debug-kernel:
+	scripts/debug-kernel.sh
+
+KDEBUG := $(BUILD)/kdebug
+modules-debug:
+	@kdir=$$(scripts/debug-kernel.sh | tail -n1 | sed -n 's/.* KDIR=//p'); \
+	test -n "$$kdir" || { echo "no debug kernel: see scripts/debug-kernel.sh"; exit 1; }; \
+	$(MAKE) --no-print-directory KDIR_DEBUG=$$kdir modules-debug-build
+
+modules-debug-build:
+	$(call build-module-copy,$(KDEBUG),$(KDIR_DEBUG))
 
 user:
 	$(MAKE) -C user
@@ -97,4 +117,4 @@ clean:
 	$(MAKE) -C user clean
 	rm -rf $(BUILD)
 
-.PHONY: spec-schema all modules modules-w1 modules-next user selftests checkpatch test vmtest demo bench clean
+.PHONY: spec-schema all modules modules-w1 modules-next debug-kernel modules-debug modules-debug-build user selftests checkpatch test vmtest demo bench clean

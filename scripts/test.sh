@@ -8,6 +8,9 @@
 #   3. vm:     the selftests inside the QEMU test VM (scripts/vmtest.sh), and
 #              the swiotlb test in a second VM booted without an IOMMU, and
 #              the module tests again on the second (backports) kernel
+#   4. debug:  every VM selftest plus the stress tests, fault injection and
+#              the netlink fuzzer on the project's debug kernel (KASAN, KFENCE,
+#              UBSAN, lockdep, kmemleak), built or reused by scripts/debug-kernel.sh
 # Build first (make); `make test` does both.
 set -uo pipefail
 
@@ -91,6 +94,28 @@ elif grep -q "no second kernel" "$LOGDIR/knext.log"; then
 	result "vm_next_kernel" skip "no second kernel in the registry (scripts/deps.sh)"
 else
 	result "module_builds_for_the_second_kernel" fail "(see $LOGDIR/knext.log)"
+fi
+
+echo "# tier 4: the debug kernel (KASAN, KFENCE, UBSAN, lockdep, kmemleak, fault injection)"
+# built from linux-source-6.1 on first use (about 20 min on 2 cores), then
+# reused from /var/cache/gpuprobe; Documentation/debug-kernel.rst
+scripts/debug-kernel.sh 2>&1 | tee "$LOGDIR/debug-kernel.log"
+dk=$(tail -n1 "$LOGDIR/debug-kernel.log")
+bzimage=$(echo "$dk" | sed -n 's/^BZIMAGE=\([^ ]*\) KDIR=.*/\1/p')
+kdir=$(echo "$dk" | sed -n 's/.* KDIR=//p')
+if [ -z "$bzimage" ] || [ -z "$kdir" ]; then
+	result "debug_kernel_builds" fail "(see $LOGDIR/debug-kernel.log)"
+elif ! make -s modules-debug-build KDIR_DEBUG="$kdir" >"$LOGDIR/kdebug.log" 2>&1 ||
+     grep -q 'warning:' "$LOGDIR/kdebug.log"; then
+	result "module_builds_W1_for_the_debug_kernel" fail "(see $LOGDIR/kdebug.log)"
+	grep -m5 -E 'warning:|error:' "$LOGDIR/kdebug.log"
+else
+	names=$(cat selftests/gpuprobe/vm/list selftests/gpuprobe/vm/list.debug |
+		grep -v '^#' | awk 'NF { print $1 }' | paste -sd, -)
+	VM_MEM=2048 MODDIR="$TOP/build/kdebug" VMDIR="$TOP/build/vm-debug" \
+		scripts/vmtest.sh -q -t 3600 -k "$bzimage" -T "$names" \
+		2>&1 | tee "$LOGDIR/vm-debug.log"
+	add_summary vm-debug "$LOGDIR/vm-debug.log"
 fi
 
 echo "$PASS passed, $FAIL failed, $SKIP skipped"

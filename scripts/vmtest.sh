@@ -33,6 +33,9 @@ options:
   -t SECS        time bound for the whole VM run (default 900)
   -a ARGS        extra kernel command line (e.g. -a swiotlb=force)
   -T NAMES       run only these selftests (comma-separated names)
+  -k BZIMAGE     boot this kernel instead of Debian's (the debug kernel of
+                 scripts/debug-kernel.sh; build the modules for it first:
+                 make modules-debug); a kmemleak scan then ends the run
   -q             print only KTAP and kernel problems, not the boot log
   -h             this help
 
@@ -44,11 +47,13 @@ examples:
 USAGE
 }
 
-while getopts "t:a:T:qh" opt; do
+VM_KERNEL=${VM_KERNEL:-}
+while getopts "t:a:T:k:qh" opt; do
 	case $opt in
 	t) TIMEOUT=$OPTARG ;;
 	a) EXTRA_APPEND="$EXTRA_APPEND $OPTARG" ;;
 	T) VM_TESTS=$OPTARG ;;
+	k) VM_KERNEL=$OPTARG ;;
 	q) QUIET=1 ;;
 	h) usage; exit 0 ;;
 	*) usage >&2; exit 2 ;;
@@ -71,8 +76,15 @@ done
 
 # The VM must boot the kernel the module was built for.
 KVER=$(modinfo -F vermagic "$KO" | cut -d' ' -f1)
-VMLINUZ=/boot/vmlinuz-$KVER
-if [ ! -r "$VMLINUZ" ]; then
+VMLINUZ=${VM_KERNEL:-/boot/vmlinuz-$KVER}
+if [ -n "$VM_KERNEL" ]; then
+	krel=$(cat "$(dirname "$VM_KERNEL")/../../../include/config/kernel.release" 2>/dev/null || true)
+	if [ ! -r "$VM_KERNEL" ] || [ "$krel" != "$KVER" ]; then
+		echo "vmtest: $KO was built for $KVER, but $VM_KERNEL is ${krel:-not in a kernel build tree}:" \
+			"build the modules for it (make modules-debug)" >&2
+		exit 2
+	fi
+elif [ ! -r "$VMLINUZ" ]; then
 	echo "vmtest: $VMLINUZ not found: gpuprobe.ko was built for $KVER;" \
 		"install linux-image-$KVER (scripts/deps.sh) or rebuild" >&2
 	exit 2
@@ -147,7 +159,18 @@ export PATH=/gpuprobe:/gpuprobe/tests:/bin HOME=/tmp
 cd /gpuprobe
 echo "GPUPROBE-VM-START"
 sh /gpuprobe/vm-cmd
-echo "GPUPROBE-VM-EXIT $?"
+rc=$?
+# debug kernels: a kmemleak scan once our modules are gone (two scans: an
+# object must stay unreferenced across one to be reported)
+if [ -w /sys/kernel/debug/kmemleak ]; then
+	for m in gpuprobe gpuprobe_edu; do rmmod $m 2>/dev/null; done
+	echo scan >/sys/kernel/debug/kmemleak; sleep 6
+	echo scan >/sys/kernel/debug/kmemleak
+	echo "GPUPROBE-KMEMLEAK-BEGIN"
+	cat /sys/kernel/debug/kmemleak
+	echo "GPUPROBE-KMEMLEAK-END"
+fi
+echo "GPUPROBE-VM-EXIT $rc"
 poweroff -f
 INIT
 chmod +x "$ROOT/init"
@@ -190,10 +213,30 @@ if [ "$qemu_rc" = 124 ] || [ "$qemu_rc" = 137 ]; then
 	echo "vmtest: FAIL: VM ran past ${TIMEOUT}s" >&2
 	fail=1
 fi
-if grep -Eq 'WARNING:|BUG:|Oops|general protection fault|Kernel panic|possible (circular|recursive) locking|inconsistent lock state|UBSAN:|KASAN:|kernel BUG|INFO: task .* blocked' "$LOG"; then
+PROBLEM='WARNING:|BUG:|Oops|general protection fault|Kernel panic|possible (circular|recursive) locking|inconsistent lock state|UBSAN:|KASAN:|KFENCE:|ODEBUG:|kernel BUG|INFO: task .* blocked|INFO: rcu_.* stall|DEBUG_LOCKS_WARN'
+if grep -Eq "$PROBLEM" "$LOG"; then
 	echo "vmtest: FAIL: the kernel reported a problem:" >&2
-	grep -E -m5 'WARNING:|BUG:|Oops|general protection fault|Kernel panic|locking|lock state|UBSAN:|KASAN:|INFO: task' "$LOG" >&2
+	# the whole first report: from its first line to the end of its trace
+	awk -v re="$PROBLEM" '$0 ~ re && !n { n = 1 } n && n++ <= 60' "$LOG" >&2
 	fail=1
+fi
+# kmemleak: every module in a debug kernel is ours (the rest is built in), so
+# a leak counts when its allocation trace names gpuprobe or runs through
+# module space (an unloaded module's frames print as bare addresses)
+if grep -q GPUPROBE-KMEMLEAK-BEGIN "$LOG"; then
+	sed -n '/GPUPROBE-KMEMLEAK-BEGIN/,/GPUPROBE-KMEMLEAK-END/p' "$LOG" |
+		awk '/^unreferenced object/ { if (r != "") print r; r = $0; next }
+		     /GPUPROBE-KMEMLEAK/ { next }
+		     { r = r "\n" $0 } END { if (r != "") print r }' >"$VMDIR/kmemleak.txt"
+	ours=$(grep -Ec 'gpuprobe|\[<ffffffff[a-f][0-9a-f]{7}>\] 0xffffffff[a-f]' "$VMDIR/kmemleak.txt" || true)
+	total=$(grep -c . "$VMDIR/kmemleak.txt" || true)
+	echo "vmtest: kmemleak: $total unreferenced objects, $ours allocated by our modules" >&2
+	if [ "$ours" -gt 0 ]; then
+		echo "vmtest: FAIL: kmemleak reports leaks from gpuprobe:" >&2
+		grep -E 'gpuprobe|\[<ffffffff[a-f][0-9a-f]{7}>\] 0xffffffff[a-f]' "$VMDIR/kmemleak.txt" |
+			head -n 3 | sed 's/\\n/\n/g' >&2
+		fail=1
+	fi
 fi
 exit_line=$(grep -a 'GPUPROBE-VM-EXIT' "$LOG" | tail -n1 || true)
 if [ -z "$exit_line" ]; then

@@ -5,6 +5,9 @@
 # their own cases (nested, indented); other tests count by exit status
 # (0 pass, 4 skip, anything else fail).  Ends with "# vm: N passed, N failed, N skipped".
 cd /gpuprobe/tests || exit 1
+# list.debug: the stress tests, the fuzzer and fault injection, run by the
+# debug tier by name (scripts/test.sh); their commands are looked up there too
+cat list list.debug >/tmp/list.all 2>/dev/null
 if [ $# -gt 0 ]; then
 	names=$(echo "$*" | tr ',' ' ')
 else
@@ -17,7 +20,7 @@ echo "1..$count"
 n=0 pass=0 failed=0 skip=0
 for name in $names; do
 	n=$((n + 1))
-	cmd=$(awk -v n="$name" '$1 == n { $1 = ""; print }' list)
+	cmd=$(awk -v n="$name" '$1 == n { $1 = ""; print }' /tmp/list.all)
 	[ -n "$cmd" ] || cmd="./$name"
 	out=/tmp/ktap.$name
 	# shellcheck disable=SC2086

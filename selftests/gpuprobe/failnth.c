@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Allocation failure at every point of the module's operations, the way
+ * syzkaller does it: /proc/thread-self/fail-nth = k makes the k-th
+ * fault-injectable call (slab or page allocation) of this task fail.  For
+ * each operation, k runs 1, 2, ... until the operation completes without the
+ * fault being reached; every attempt before that must end in a clean error
+ * (or a successful fallback), leave consistent state behind, and let the next
+ * attempt run.  Leaks are caught by the VM harness's kmemleak scan, crashes
+ * and lock problems by the debug kernel.
+ *
+ * Operations: insmod (module init: hooks, notifier, targets, family),
+ * START (rings, tracepoints, kretprobes), TARGET_ADD, and driver bind (the
+ * bus notifier re-reads the vectors and publishes the irq map, the code the
+ * periodic rescan work runs).
+ *
+ * Needs CONFIG_FAULT_INJECTION_DEBUG_FS with FAILSLAB and FAIL_PAGE_ALLOC:
+ * skips (4) on kernels without it.
+ */
+#include <stdbool.h>
+
+#include "session.h"
+
+#define MAX_POINTS	4000
+#define EDU_DRV		"/sys/bus/pci/drivers/gpuprobe_edu"
+
+static int nth_fd = -1;
+static char edu[32];
+
+static void nth_arm(unsigned int k)
+{
+	char buf[16];
+	int n = snprintf(buf, sizeof(buf), "%u", k);
+
+	if (pwrite(nth_fd, buf, n, 0) != n)
+		exit(1);
+}
+
+/* true when the armed fault was injected; disarms it either way */
+static bool nth_fired(void)
+{
+	char buf[16] = "";
+	bool fired;
+
+	if (pread(nth_fd, buf, sizeof(buf) - 1, 0) <= 0)
+		exit(1);
+	fired = atoi(buf) == 0;
+	if (pwrite(nth_fd, "0", 1, 0) != 1)
+		exit(1);
+	return fired;
+}
+
+static int open_ctl(struct genl_sock *s)
+{
+	struct timeval tv = { .tv_sec = 5 };
+	int err = genl_open(s, GPUPROBE_FAMILY_NAME, NULL);
+
+	if (!err)
+		setsockopt(s->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	return err;
+}
+
+static bool running(struct genl_sock *s)
+{
+	struct gp_stats st;
+
+	return gp_stats(s, &st) == 0 && st.running;
+}
+
+static bool has_target(struct genl_sock *s, const char *bdf)
+{
+	char list[1024];
+
+	return gp_targets(s, list) == 0 && strstr(list, bdf);
+}
+
+struct op_result {
+	unsigned int points;	/* faults injected, each handled */
+	unsigned int failed;	/* of those, the operation reported an error */
+	unsigned int bad;	/* inconsistent state afterwards */
+	bool completed;		/* ran clean once no fault was left to hit */
+};
+
+static void report(int n, const char *name, const struct op_result *r)
+{
+	bool ok = r->completed && !r->bad && r->points > 0;
+
+	printf("# %s: %u allocation points failed in turn, %u gave an error, %u fell back; %u left bad state; %s\n",
+	       name, r->points, r->failed, r->points - r->failed, r->bad,
+	       r->completed ? "then completed" : "never completed");
+	printf("%sok %d %s survives failure at every allocation\n",
+	       ok ? "" : "not ", n, name);
+}
+
+static void op_insmod(struct op_result *r)
+{
+	char param[64];
+
+	snprintf(param, sizeof(param), "target=%s", edu);
+	for (unsigned int k = 1; k < MAX_POINTS; k++) {
+		int err;
+		bool fired;
+
+		nth_arm(k);
+		err = mod_load(GPUPROBE_KO, param);
+		fired = nth_fired();
+		if (err && !fired) {
+			printf("# insmod failed without an injected fault: %s\n",
+			       strerror(-err));
+			r->bad++;
+			return;
+		}
+		if (fired) {
+			r->points++;
+			r->failed += !!err;
+			if (err && mod_loaded("gpuprobe")) {
+				printf("# insmod k=%u: error %s but the module stayed\n",
+				       k, strerror(-err));
+				r->bad++;
+			}
+		}
+		if (!err)
+			mod_unload("gpuprobe");
+		if (!fired) {
+			r->completed = true;
+			return;
+		}
+	}
+}
+
+/* A netlink op under fault injection, on a fresh socket each time. */
+static void op_genl(struct op_result *r, uint8_t cmd, bool start)
+{
+	for (unsigned int k = 1; k < MAX_POINTS; k++) {
+		struct genl_sock s, check;
+		int err;
+		bool fired;
+
+		if (open_ctl(&s)) {
+			r->bad++;
+			return;
+		}
+		nth_arm(k);
+		if (start)
+			err = gp_start(&s, GPUPROBE_EVMASK(GPUPROBE_EV_IRQ) |
+				       GPUPROBE_EVMASK(GPUPROBE_EV_DMA) |
+				       GPUPROBE_EVMASK(GPUPROBE_EV_IOMMU));
+		else
+			err = gp_cmd(&s, cmd, edu, 0, 0);
+		fired = nth_fired();
+		genl_close(&s);
+		if (open_ctl(&check)) {
+			r->bad++;
+			return;
+		}
+		if (err && !fired) {
+			printf("# %s failed without an injected fault: %s\n",
+			       start ? "START" : "TARGET_ADD", strerror(-err));
+			r->bad++;
+		}
+		if (fired) {
+			r->points++;
+			r->failed += !!err;
+		}
+		/*
+		 * An error may come from the netlink core after the op ran
+		 * (the ack could not be allocated), so state is judged, not
+		 * the error: it must be one whole thing or the other.
+		 */
+		if (start) {
+			if (running(&check))
+				err = gp_stop(&check);
+			else
+				err = 0;
+		} else {
+			err = has_target(&check, edu) ?
+			      gp_cmd(&check, GPUPROBE_CMD_TARGET_DEL, edu, 0, 0) : 0;
+		}
+		if (err) {
+			printf("# k=%u: cleaning up after the op: %s\n", k,
+			       strerror(-err));
+			r->bad++;
+		}
+		genl_close(&check);
+		if (!fired) {
+			r->completed = !r->bad;
+			return;
+		}
+	}
+}
+
+/* Driver bind: the notifier reads vectors and publishes the irq map. */
+static void op_bind(struct op_result *r)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), EDU_DRV "/%s", edu);
+	for (unsigned int k = 1; k < MAX_POINTS; k++) {
+		int err;
+		bool fired;
+
+		if (access(path, F_OK) == 0 &&
+		    write_file(EDU_DRV "/unbind", edu)) {
+			r->bad++;
+			return;
+		}
+		nth_arm(k);
+		err = write_file(EDU_DRV "/bind", edu);
+		fired = nth_fired();
+		if (fired) {
+			r->points++;
+			r->failed += !!err;
+		} else if (err) {
+			printf("# bind failed without an injected fault: %s\n",
+			       strerror(-err));
+			r->bad++;
+			return;
+		}
+		if (!fired) {
+			r->completed = true;
+			return;
+		}
+	}
+}
+
+static bool configure(const char *dir)
+{
+	char path[128];
+	static const char *const set[][2] = {
+		{ "ignore-gfp-wait", "N" },	/* GFP_KERNEL too */
+		{ "verbose", "0" },
+		{ "probability", "0" },		/* only fail-nth fires */
+	};
+
+	for (unsigned int i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, set[i][0]);
+		if (write_file(path, set[i][1]))
+			return false;
+	}
+	snprintf(path, sizeof(path), "%s/min-order", dir);
+	if (!access(path, F_OK))
+		write_file(path, "0");
+	return true;
+}
+
+int main(void)
+{
+	struct op_result ins = { 0 }, start = { 0 }, add = { 0 }, bind = { 0 };
+	struct genl_sock s;
+	int err;
+
+	printf("TAP version 13\n");
+	if (access("/proc/thread-self/fail-nth", F_OK) ||
+	    !configure("/sys/kernel/debug/failslab") ||
+	    !configure("/sys/kernel/debug/fail_page_alloc")) {
+		printf("1..0 # SKIP no fail-nth, failslab or fail_page_alloc (a debug kernel has them)\n");
+		return 4;
+	}
+	printf("1..4\n");
+	err = gp_setup_edu(edu, sizeof(edu), NULL, &s);
+	if (err) {
+		printf("Bail out! setup: %s\n", strerror(-err));
+		return 1;
+	}
+	genl_close(&s);
+	mod_unload("gpuprobe");
+	nth_fd = open("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
+	if (nth_fd < 0)
+		return 1;
+
+	op_insmod(&ins);
+	report(1, "insmod", &ins);
+	fflush(stdout);
+
+	if (mod_load(GPUPROBE_KO, NULL) || open_ctl(&s)) {
+		printf("Bail out! loading gpuprobe\n");
+		return 1;
+	}
+	/* START with edu as the target */
+	gp_cmd(&s, GPUPROBE_CMD_TARGET_ADD, edu, 0, 0);
+	op_genl(&start, GPUPROBE_CMD_START, true);
+	report(2, "START", &start);
+	fflush(stdout);
+
+	gp_cmd(&s, GPUPROBE_CMD_TARGET_DEL, edu, 0, 0);
+	op_genl(&add, GPUPROBE_CMD_TARGET_ADD, false);
+	report(3, "TARGET_ADD", &add);
+	fflush(stdout);
+
+	/* bind with edu watched, during a session */
+	gp_cmd(&s, GPUPROBE_CMD_TARGET_ADD, edu, 0, 0);
+	gp_start(&s, GPUPROBE_EVMASK(GPUPROBE_EV_IRQ));
+	op_bind(&bind);
+	report(4, "driver bind (vector re-read, irq map publish)", &bind);
+	gp_stop(&s);
+	genl_close(&s);
+	mod_unload("gpuprobe");
+
+	return ins.completed && start.completed && add.completed &&
+	       bind.completed && !ins.bad && !start.bad && !add.bad &&
+	       !bind.bad ? 0 : 1;
+}
