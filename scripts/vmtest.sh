@@ -125,7 +125,8 @@ done
 
 # distro modules and their dependencies, in load order, from modules.dep
 : >"$ROOT/etc/modules"
-for m in nvme vfio-pci; do
+# (none for a project kernel: it has them built in)
+[ -n "$VM_KERNEL" ] || for m in nvme vfio-pci; do
 	modprobe --show-depends -S "$KVER" "$m" 2>/dev/null |
 		awk '$1 == "insmod" { print $2 }'
 done | awk '!seen[$0]++' | while read -r mod; do
