@@ -20,7 +20,7 @@
 #include <tracefs.h>
 
 #include "irqpair.h"
-#include "recbatch.h"
+#include "batch.h"
 #include "source.h"
 #include "tracefile.h"
 #include "tracefs_decoder.h"

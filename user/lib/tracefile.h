@@ -13,7 +13,7 @@
 
 #include <linux/gpuprobe.h>
 
-#include "../inject/appevents.h"
+#include "appevents.h"
 #include "target.h"
 
 #define TRACEFILE_MAGIC		"GPUPROBE"

@@ -17,7 +17,7 @@
 #include <netlink/genl/genl.h>
 #include <netlink/netlink.h>
 
-#include "recbatch.h"
+#include "batch.h"
 #include "source.h"
 #include "tracefile.h"
 #include "util.h"

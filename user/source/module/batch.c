@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "recbatch.h"
+#include "batch.h"
 #include "tracefile.h"
 #include "util.h"
 
