@@ -64,8 +64,9 @@ if [ ! -x "$GPT" ] || ! "$GPT" probe --help >/dev/null 2>&1; then
 	step build-probe-only 120 cc -std=gnu11 -O2 -D_GNU_SOURCE -Iuser/probe -Iuser/lib -Iuser/cmd -Iuser/output \
 		-Iinclude/uapi -Iinject -o "$GPT" \
 		kernels/probe_main.c user/cmd/probe.c user/probe/probe_stats.c user/output/probe_output.c \
-		user/probe/probe_opencl.c user/probe/probe_cuda.c user/cmd/compare.c user/lib/probe_jsonread.c \
-		user/lib/json.c user/lib/util.c kernels/probe_kernels_fatbin.c -lm -ldl
+		user/probe/probe_opencl.c user/probe/probe_cuda.c user/cmd/compare.c user/lib/json_read.c user/lib/array.c \
+		user/lib/format.c user/lib/stats.c user/lib/file.c \
+		user/lib/json.c user/lib/util.c kernels/probe_kernels_fatbin.c -ljansson -lm -ldl
 fi
 
 # --- the probes ----------------------------------------------------------

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "attribute.h"
 #include "util.h"
 
@@ -31,24 +32,6 @@ struct pass_state {
 	struct attr_counts *prefix;		/* prefix[i]: sum of the first i */
 };
 
-static int grow(void **p, size_t *cap, size_t n, size_t elem, size_t max)
-{
-	size_t cap2;
-	void *q;
-
-	if (n < *cap)
-		return 0;
-	if (n >= max)
-		return -1;
-	cap2 = *cap ? *cap * 2 : 1024;
-	q = realloc(*p, cap2 * elem);
-	if (!q)
-		return -1;
-	*p = q;
-	*cap = cap2;
-	return 0;
-}
-
 static void keep_app_event(struct pass_state *ps, const struct gpuprobe_app_event *ev)
 {
 	struct attribution *at = ps->at;
@@ -62,12 +45,11 @@ static void keep_app_event(struct pass_state *ps, const struct gpuprobe_app_even
 	if (ev->type == GPUPROBE_APP_API || ev->type == GPUPROBE_APP_SYNC) {
 		at->api_events += ev->type == GPUPROBE_APP_API;
 		at->sync_events += ev->type == GPUPROBE_APP_SYNC;
-		if (!grow((void **)&ps->hosts, &ps->hosts_cap, ps->nhosts, sizeof(*ev),
-			  ATTR_MAX_APP_EVENTS))
+		if (!(ps->nhosts >= ATTR_MAX_APP_EVENTS || array_reserve((void **)&ps->hosts, &ps->hosts_cap, ps->nhosts + 1, sizeof(*ev))))
 			ps->hosts[ps->nhosts++] = *ev;
 		return;
 	}
-	if (grow((void **)&at->ops, &ps->ops_cap, at->nops, sizeof(*at->ops), ATTR_MAX_APP_EVENTS))
+	if ((at->nops >= ATTR_MAX_APP_EVENTS || array_reserve((void **)&at->ops, &ps->ops_cap, at->nops + 1, sizeof(*at->ops))))
 		return;
 	memset(&at->ops[at->nops], 0, sizeof(at->ops[0]));
 	at->ops[at->nops].ev = *ev;
@@ -222,8 +204,7 @@ static void keep_kernel_event(struct pass_state *ps, const struct gpuprobe_rec_h
 
 	if (h->ts_ns < ps->lo || h->ts_ns > ps->hi || !kernel_counts(h, &c))
 		return;
-	if (grow((void **)&ps->kev, &ps->kev_cap, ps->nkev, sizeof(*ps->kev),
-		 ATTR_MAX_KERNEL_EVENTS)) {
+	if ((ps->nkev >= ATTR_MAX_KERNEL_EVENTS || array_reserve((void **)&ps->kev, &ps->kev_cap, ps->nkev + 1, sizeof(*ps->kev)))) {
 		ps->at->kernel_events_dropped++;
 		return;
 	}
@@ -341,7 +322,7 @@ static struct attr_name *name_slot(struct attribution *at, const struct attr_op 
 		if (n->api == op->ev.api && n->type == op->ev.type && !strcmp(n->name, op->ev.name))
 			return n;
 	}
-	if (grow((void **)&at->names, cap, at->nnames, sizeof(*at->names), ATTR_MAX_APP_EVENTS))
+	if ((at->nnames >= ATTR_MAX_APP_EVENTS || array_reserve((void **)&at->names, cap, at->nnames + 1, sizeof(*at->names))))
 		return NULL;
 	memset(&at->names[at->nnames], 0, sizeof(at->names[0]));
 	at->names[at->nnames].api = op->ev.api;

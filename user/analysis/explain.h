@@ -19,6 +19,8 @@
 
 #include <linux/gpuprobe.h>
 
+#include "stats.h"
+
 /* ---- timeline: what the trace holds for one device and one thread ---- */
 
 struct explain_irq {
@@ -68,13 +70,14 @@ void explain_timeline_free(struct explain_timeline *t);
 
 /* ---- distributions ---- */
 
-struct explain_stat {
-	size_t n;
-	double p50, p99, mean, min, max;
-};
+/* Nearest-rank (lib/stats.c), as the probes' own distributions. */
+static inline struct sample_stats explain_stat_of(const double *v, size_t n)
+{
+	struct sample_stats s;
 
-/* Nearest-rank, as the probes' own distributions. */
-struct explain_stat explain_stat_of(const double *v, size_t n);
+	sample_stats_of(v, n, &s);
+	return s;
+}
 
 /* ---- wake: the interrupt waterfall ---- */
 
@@ -110,16 +113,16 @@ struct explain_waterfall {
 	uint64_t kernel_spin_ns;
 	size_t samples;
 	size_t count[WAIT_CLASSES];
-	struct explain_stat step[STEPS];
-	struct explain_stat end_to_return;	/* the WAIT_INTERRUPT samples */
-	struct explain_stat all_end_to_return;	/* every sample of the probe */
+	struct sample_stats step[STEPS];
+	struct sample_stats end_to_return;	/* the WAIT_INTERRUPT samples */
+	struct sample_stats all_end_to_return;	/* every sample of the probe */
 	/* Off the critical path or a part of it, where the events were seen. */
-	struct explain_stat handler;		/* entry -> exit */
-	struct explain_stat after_wake;		/* handler runs on after its wake-up */
+	struct sample_stats handler;		/* entry -> exit */
+	struct sample_stats after_wake;		/* handler runs on after its wake-up */
 	size_t woken_inside;			/* wake-up before the handler's exit */
-	struct explain_stat wake_to_switch;	/* where the switch-in was recorded */
-	struct explain_stat switch_to_return;
-	struct explain_stat coalesced_end_to_wake;
+	struct sample_stats wake_to_switch;	/* where the switch-in was recorded */
+	struct sample_stats switch_to_return;
+	struct sample_stats coalesced_end_to_wake;
 	double sum_p50;			/* sum of the steps' p50 */
 	double closure_pct;		/* 100 * (sum_p50 - p50 end->return) / p50 */
 	bool closes;			/* |closure_pct| <= EXPLAIN_CLOSURE_PCT */

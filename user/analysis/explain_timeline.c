@@ -7,26 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "explain.h"
 #include "tracefile.h"
 #include "util.h"
 
-/* Append one element to a growing array; false when out of memory. */
-static bool push(void **array, size_t *n, size_t size, const void *elem)
-{
-	if ((*n & (*n - 1)) == 0) {	/* 0, 1, 2, 4...: double */
-		void *grown = realloc(*array, (*n ? 2 * *n : 1) * size);
-
-		if (!grown)
-			return false;
-		*array = grown;
-	}
-	memcpy((char *)*array + *n * size, elem, size);
-	(*n)++;
-	return true;
-}
-
-#define PUSH(arr, n, elem) push((void **)&(arr), &(n), sizeof(*(arr)), &(elem))
 
 static int cmp_irq(const void *a, const void *b)
 {
@@ -77,7 +62,7 @@ static bool take(struct explain_timeline *t, const struct gpuprobe_rec_hdr *rec)
 	case GPUPROBE_EV_IRQ: {
 		struct explain_irq e = { rec->ts_ns, rec->ts_ns + irq->duration_ns, rec->cpu, irq->irq };
 
-		return irq->bdf != t->bdf || PUSH(t->irqs, t->nirqs, e);
+		return irq->bdf != t->bdf || ARRAY_PUSH(t->irqs, t->nirqs, e);
 	}
 	case GPUPROBE_EV_WAKEUP:
 	case GPUPROBE_EV_SWITCH: {
@@ -88,18 +73,18 @@ static bool take(struct explain_timeline *t, const struct gpuprobe_rec_hdr *rec)
 		if (s->pid != t->tid)
 			return true;
 		if (rec->type == GPUPROBE_EV_WAKEUP)
-			return PUSH(t->wakeups, t->nwakeups, e);
-		return PUSH(t->switch_ins, t->nswitch_ins, e);
+			return ARRAY_PUSH(t->wakeups, t->nwakeups, e);
+		return ARRAY_PUSH(t->switch_ins, t->nswitch_ins, e);
 	}
 	case GPUPROBE_EV_DMA: {
 		struct explain_dma e = { rec->ts_ns, d->bytes, d->nents, d->op };
 
-		return d->bdf != t->bdf || PUSH(t->dma, t->ndma, e);
+		return d->bdf != t->bdf || ARRAY_PUSH(t->dma, t->ndma, e);
 	}
 	case GPUPROBE_EV_SWIOTLB: {
 		struct explain_bounce e = { rec->ts_ns, b->bytes };
 
-		return b->bdf != t->bdf || PUSH(t->bounces, t->nbounces, e);
+		return b->bdf != t->bdf || ARRAY_PUSH(t->bounces, t->nbounces, e);
 	}
 	}
 	return true;

@@ -19,37 +19,6 @@
 /* How far back from a wake-up to look for the handler that issued it. */
 #define HANDLER_LOOKBACK	16
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double nearest_rank(const double *sorted, size_t n, double q)
-{
-	size_t rank = (size_t)ceil(q * (double)n);
-
-	return sorted[rank ? rank - 1 : 0];
-}
-
-struct explain_stat explain_stat_of(const double *v, size_t n)
-{
-	struct explain_stat s = { 0 };
-	double *sorted, sum = 0;
-
-	if (!n || !(sorted = malloc(n * sizeof(*sorted))))
-		return s;
-	memcpy(sorted, v, n * sizeof(*sorted));
-	qsort(sorted, n, sizeof(*sorted), cmp_double);
-	for (size_t i = 0; i < n; i++)
-		sum += sorted[i];
-	s = (struct explain_stat){ n, nearest_rank(sorted, n, 0.50), nearest_rank(sorted, n, 0.99),
-				   sum / (double)n, sorted[0], sorted[n - 1] };
-	free(sorted);
-	return s;
-}
-
 /* Index of the first element of a sorted sched array at or after ts. */
 static size_t sched_lower_bound(const struct explain_sched *a, size_t n, uint64_t ts)
 {

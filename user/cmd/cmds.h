@@ -27,7 +27,4 @@ int export_csv(const char *trace_path, const char *out_path);
 /* info.c: why the module cannot be used (it is not registered). */
 void explain_module_absent(char *buf, size_t size);
 
-/* "1.23us" style; buf must hold 32 bytes. */
-const char *format_ns(char *buf, unsigned long long ns);
-
 #endif /* GPUPROBE_CMDS_H */

@@ -12,7 +12,8 @@
 #include "cmds.h"
 #include "json.h"
 #include "probe.h"
-#include "probe_jsonread.h"
+#include "array.h"
+#include "json_read.h"
 #include "util.h"
 
 struct compare_row {
@@ -21,9 +22,11 @@ struct compare_row {
 	uint64_t bytes;
 };
 
-static const struct jnode *find_by(const struct jnode *array, const char *key, const char *value)
+static const json_t *find_by(const json_t *array, const char *key, const char *value)
 {
-	for (const struct jnode *e = array ? array->child : NULL; e; e = e->next)
+	const json_t *e;
+
+	jread_each(i, e, array)
 		if (!strcmp(jread_string(e, key, ""), value))
 			return e;
 	return NULL;
@@ -40,38 +43,27 @@ struct component_row {
 	double base, run;
 };
 
-static const struct jnode *components_of(const struct jnode *doc)
+static const json_t *components_of(const json_t *doc)
 {
-	const struct jnode *c = jread_get(jread_get(doc, "explain"), "components");
-
-	return c && c->type == JNODE_ARRAY ? c : NULL;
+	return jread_array(jread_get(doc, "explain"), "components");
 }
 
-static size_t match_components(const struct jnode *base, const struct jnode *run,
+static size_t match_components(const json_t *base, const json_t *run,
 			       struct component_row **rows)
 {
-	const struct jnode *bc = components_of(base), *rc = components_of(run);
+	const json_t *bc = components_of(base), *rc = components_of(run), *r, *b = NULL;
 	size_t n = 0, cap = 0;
 
 	*rows = NULL;
-	for (const struct jnode *r = bc && rc ? rc->child : NULL; r; r = r->next) {
+	jread_each(i, r, bc ? rc : NULL) {
 		const char *api = jread_string(r, "api", "?"), *name = jread_string(r, "name", "?");
-		const struct jnode *b;
 
-		for (b = bc->child; b; b = b->next)
+		jread_each(k, b, bc)
 			if (!strcmp(jread_string(b, "api", ""), api) && !strcmp(jread_string(b, "name", ""), name))
 				break;
 		if (!b)
 			continue;
-		if (n == cap) {
-			struct component_row *grown = realloc(*rows, (cap = cap ? 2 * cap : 64) * sizeof(**rows));
-
-			if (!grown) {
-				errorf("out of memory");
-				exit(1);
-			}
-			*rows = grown;
-		}
+		array_reserve_or_die((void **)rows, &cap, n + 1, sizeof(**rows));
 		(*rows)[n++] = (struct component_row){ api, name, jread_string(r, "unit", ""),
 						       jread_number(b, "value", 0), jread_number(r, "value", 0) };
 	}
@@ -128,8 +120,8 @@ static void print_text(const char *base_path, const char *run_path, const struct
 			       "RUN %", "p99 %");
 		}
 		printf("  %-30s %10s %10s %7.1f%% %7.1f%%\n", r->name,
-		       probe_format_ns(b, sizeof(b), r->base_p50),
-		       probe_format_ns(u, sizeof(u), r->run_p50), percent(r->run_p50, r->base_p50),
+		       format_ns(b, sizeof(b), r->base_p50),
+		       format_ns(u, sizeof(u), r->run_p50), percent(r->run_p50, r->base_p50),
 		       percent(r->run_p99, r->base_p99));
 	}
 	if (unmatched)
@@ -168,40 +160,32 @@ static void print_json(const char *base_path, const char *run_path, const struct
 }
 
 /* Rows for every (api, probe) of run that base also has; the rest counted. */
-static size_t match_probes(const struct jnode *base, const struct jnode *run,
+static size_t match_probes(const json_t *base, const json_t *run,
 			   struct compare_row **rows, size_t *unmatched)
 {
 	size_t n = 0, cap = 0;
 
 	*rows = NULL;
 	*unmatched = 0;
-	for (const struct jnode *ra = jread_get(run, "apis") ? jread_get(run, "apis")->child : NULL;
-	     ra; ra = ra->next) {
-		const char *api = jread_string(ra, "api", "?");
-		const struct jnode *ba = find_by(jread_get(base, "apis"), "api", api);
+	const json_t *ra, *rp;
 
-		for (const struct jnode *rp = jread_get(ra, "probes") ? jread_get(ra, "probes")->child : NULL;
-		     rp; rp = rp->next) {
+	jread_each(i, ra, jread_array(run, "apis")) {
+		const char *api = jread_string(ra, "api", "?");
+		const json_t *ba = find_by(jread_array(base, "apis"), "api", api);
+
+		jread_each(k, rp, jread_array(ra, "probes")) {
 			const char *name = jread_string(rp, "name", "?");
-			const struct jnode *bp = ba ? find_by(jread_get(ba, "probes"), "name", name) : NULL;
+			const json_t *bp = ba ? find_by(jread_array(ba, "probes"), "name", name) : NULL;
 
 			if (!bp) {
 				(*unmatched)++;
 				continue;
 			}
-			if (n == cap) {
-				struct compare_row *grown = realloc(*rows, (cap = cap ? 2 * cap : 64) * sizeof(**rows));
-
-				if (!grown) {
-					errorf("out of memory");
-					exit(1);
-				}
-				*rows = grown;
-			}
+			array_reserve_or_die((void **)rows, &cap, n + 1, sizeof(**rows));
 			(*rows)[n++] = (struct compare_row){
 				api, name, jread_number(bp, "p50", 0), jread_number(rp, "p50", 0),
 				jread_number(bp, "p99", 0), jread_number(rp, "p99", 0),
-				(uint64_t)jread_number(rp, "bytes", 0),
+				jread_u64(rp, "bytes", 0),
 			};
 		}
 	}
@@ -215,7 +199,7 @@ int cmd_compare(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	struct jnode *base = NULL, *run = NULL;
+	json_t *base = NULL, *run = NULL;
 	struct compare_row *rows = NULL;
 	struct component_row *crows = NULL;
 	size_t n, unmatched, ncrows;
@@ -248,9 +232,9 @@ int cmd_compare(int argc, char **argv)
 		errorf("%s", err);
 		goto out;
 	}
-	if (!jread_get(base, "apis") || !jread_get(run, "apis")) {
-		errorf("%s is not the output of 'gpuprobe-trace probe' (no \"apis\")",
-		       jread_get(base, "apis") ? argv[optind + 1] : argv[optind]);
+	if (!jread_array(base, "apis") || !jread_array(run, "apis")) {
+		errorf("%s is not the output of 'gpuprobe-trace probe' (no \"apis\" array)",
+		       jread_array(base, "apis") ? argv[optind + 1] : argv[optind]);
 		goto out;
 	}
 	n = match_probes(base, run, &rows, &unmatched);

@@ -11,24 +11,19 @@
 
 #include "cmds.h"
 #include "explain.h"
-#include "probe_jsonread.h"
+#include "json_read.h"
 #include "target.h"
 #include "util.h"
 
 #define EXIT_NOT_CLOSED	3
 
-static const struct jnode *array_of(const struct jnode *obj, const char *key)
+static const json_t *probe_named(const json_t *api, const char *name)
 {
-	const struct jnode *a = jread_get(obj, key);
+	const json_t *probes = jread_array(api, "probes");
 
-	return a && a->type == JNODE_ARRAY ? a : NULL;
-}
+	const json_t *p;
 
-static const struct jnode *probe_named(const struct jnode *api, const char *name)
-{
-	const struct jnode *probes = array_of(api, "probes");
-
-	for (const struct jnode *p = probes ? probes->child : NULL; p; p = p->next)
+	jread_each(i, p, probes)
 		if (!strcmp(jread_string(p, "name", ""), name))
 			return p;
 	return NULL;
@@ -44,16 +39,14 @@ static void waterfall_name(uint64_t spin_ns, char *buf, size_t size)
 }
 
 /* One waterfall per kernel length among the API's blocking-wait samples. */
-static int explain_waits(const struct jnode *api, const struct explain_timeline *t, double error_ns,
+static int explain_waits(const json_t *api, const struct explain_timeline *t, double error_ns,
 			 struct explain_api *out)
 {
-	const struct jnode *samples = array_of(api, "sync_wake_samples");
-	const struct jnode *first = samples ? samples->child : NULL;
+	const json_t *samples = jread_array(api, "sync_wake_samples");
+	size_t n = json_array_size(samples);
+	const json_t *s, *e;
 	struct explain_wait *w;
-	size_t n = 0;
 
-	for (const struct jnode *s = first; s; s = s->next)
-		n++;
 	w = calloc(n ? n : 1, sizeof(*w));
 	out->falls = calloc(n ? n : 1, sizeof(*out->falls));
 	if (!w || !out->falls) {
@@ -61,8 +54,8 @@ static int explain_waits(const struct jnode *api, const struct explain_timeline 
 		return -1;
 	}
 	/* Kernel lengths in order of appearance; each one's samples in one waterfall. */
-	for (const struct jnode *s = first; s; s = s->next) {
-		uint64_t spin = (uint64_t)jread_number(s, "kernel_spin_ns", 0);
+	jread_each(i, s, samples) {
+		uint64_t spin = jread_u64(s, "kernel_spin_ns", 0);
 		struct explain_waterfall *f = &out->falls[out->nfalls];
 		bool seen = false;
 		size_t k = 0;
@@ -71,12 +64,12 @@ static int explain_waits(const struct jnode *api, const struct explain_timeline 
 			seen |= out->falls[i].kernel_spin_ns == spin;
 		if (seen)
 			continue;
-		for (const struct jnode *e = s; e; e = e->next)
-			if ((uint64_t)jread_number(e, "kernel_spin_ns", 0) == spin)
+		jread_each_from(j, i, e, samples)
+			if (jread_u64(e, "kernel_spin_ns", 0) == spin)
 				w[k++] = (struct explain_wait){
-					(uint64_t)jread_number(e, "launched_ns", 0),
-					(uint64_t)jread_number(e, "gpu_end_ns", 0),
-					(uint64_t)jread_number(e, "return_ns", 0),
+					jread_u64(e, "launched_ns", 0),
+					jread_u64(e, "gpu_end_ns", 0),
+					jread_u64(e, "return_ns", 0),
 				};
 		memset(f, 0, sizeof(*f));
 		f->kernel_spin_ns = spin;
@@ -88,33 +81,31 @@ static int explain_waits(const struct jnode *api, const struct explain_timeline 
 	return 0;
 }
 
-static int explain_windows(const struct jnode *api, const struct explain_timeline *t,
+static int explain_windows(const json_t *api, const struct explain_timeline *t,
 			   struct explain_api *out)
 {
-	const struct jnode *windows = array_of(api, "windows");
+	const json_t *windows = jread_array(api, "windows");
+	size_t n = json_array_size(windows);
 	struct explain_window *w;
-	size_t n = 0;
+	const json_t *e;
 
-	for (const struct jnode *e = windows ? windows->child : NULL; e; e = e->next)
-		n++;
 	out->have_windows = n > 0;
 	w = calloc(n ? n : 1, sizeof(*w));
 	if (!w)
 		return -1;
-	n = 0;
-	for (const struct jnode *e = windows ? windows->child : NULL; e; e = e->next, n++) {
-		copy_string(w[n].probe, sizeof(w[n].probe), jread_string(e, "probe", "?"));
-		w[n].start_ns = (uint64_t)jread_number(e, "start_ns", 0);
-		w[n].end_ns = (uint64_t)jread_number(e, "end_ns", 0);
-		w[n].ops = (uint32_t)jread_number(e, "ops", 1);
+	jread_each(i, e, windows) {
+		copy_string(w[i].probe, sizeof(w[i].probe), jread_string(e, "probe", "?"));
+		w[i].start_ns = jread_u64(e, "start_ns", 0);
+		w[i].end_ns = jread_u64(e, "end_ns", 0);
+		w[i].ops = (uint32_t)jread_u64(e, "ops", 1);
 	}
 	out->nloads = explain_loads(t, w, n, &out->loads);
 	free(w);
 	if (!out->loads)
 		return -1;
 	for (size_t i = 0; i < out->nloads; i++) {
-		const struct jnode *p = probe_named(api, out->loads[i].probe);
-		uint64_t bytes = (uint64_t)jread_number(p, "bytes", 0);
+		const json_t *p = probe_named(api, out->loads[i].probe);
+		uint64_t bytes = jread_u64(p, "bytes", 0);
 
 		out->loads[i].bytes_per_op = bytes ? bytes : explain_size_of(out->loads[i].probe);
 		out->loads[i].p50_ns = jread_number(p, "p50", 0);
@@ -123,12 +114,14 @@ static int explain_windows(const struct jnode *api, const struct explain_timelin
 }
 
 /* Without windows (older probe outputs): the pin and copy phases as wholes. */
-static void explain_phases(const struct jnode *api, const struct explain_timeline *t,
+static void explain_phases(const json_t *api, const struct explain_timeline *t,
 			   struct explain_api *out)
 {
-	const struct jnode *phases = array_of(api, "phases");
+	const json_t *phases = jread_array(api, "phases");
 
-	for (const struct jnode *p = phases ? phases->child : NULL; p; p = p->next) {
+	const json_t *p;
+
+	jread_each(i, p, phases) {
 		const char *name = jread_string(p, "name", "");
 		struct explain_load *l = !strcmp(name, "pin") ? &out->pin_phase :
 					 !strcmp(name, "copy_sweep") ? &out->copy_phase : NULL;
@@ -137,20 +130,20 @@ static void explain_phases(const struct jnode *api, const struct explain_timelin
 			continue;
 		copy_string(l->probe, sizeof(l->probe), name);
 		l->windows = 1;
-		l->window_ns = (uint64_t)(jread_number(p, "end_ns", 0) - jread_number(p, "start_ns", 0));
-		explain_count(t, (uint64_t)jread_number(p, "start_ns", 0),
-			      (uint64_t)jread_number(p, "end_ns", 0), l);
+		l->window_ns = jread_u64(p, "end_ns", 0) - jread_u64(p, "start_ns", 0);
+		explain_count(t, jread_u64(p, "start_ns", 0), jread_u64(p, "end_ns", 0), l);
 		*(l == &out->pin_phase ? &out->have_pin_phase : &out->have_copy_phase) = true;
 	}
 }
 
 /* The GPU the CUDA probes name ("..., PCI 0000:00:06.0"), else none. */
-static uint32_t probed_device(const struct jnode *doc)
+static uint32_t probed_device(const json_t *doc)
 {
-	const struct jnode *apis = array_of(doc, "apis");
+	const json_t *apis = jread_array(doc, "apis");
+	const json_t *a;
 	uint32_t bdf;
 
-	for (const struct jnode *a = apis ? apis->child : NULL; a; a = a->next) {
+	jread_each(i, a, apis) {
 		const char *pci = strstr(jread_string(a, "device", ""), "PCI ");
 
 		if (pci && !bdf_parse(pci + 4, &bdf))
@@ -160,31 +153,31 @@ static uint32_t probed_device(const struct jnode *doc)
 }
 
 /* tid of the waiting thread: the API's "tid", else the process (probes run on its main thread). */
-static uint32_t waiting_tid(const struct jnode *doc, char *source, size_t size)
+static uint32_t waiting_tid(const json_t *doc, char *source, size_t size)
 {
-	const struct jnode *apis = array_of(doc, "apis");
+	const json_t *apis = jread_array(doc, "apis"), *a;
 
-	for (const struct jnode *a = apis ? apis->child : NULL; a; a = a->next)
-		if (jread_number(a, "tid", 0) > 0) {
+	jread_each(i, a, apis)
+		if (jread_u64(a, "tid", 0) > 0) {
 			copy_string(source, size, "tid");
-			return (uint32_t)jread_number(a, "tid", 0);
+			return (uint32_t)jread_u64(a, "tid", 0);
 		}
 	copy_string(source, size, "pid (no tid in the probe output; the probes wait on the main thread)");
-	return (uint32_t)jread_number(doc, "pid", 0);
+	return (uint32_t)jread_u64(doc, "pid", 0);
 }
 
 static int explain_run(const char *probe_path, const char *trace_path, uint32_t bdf,
 		       struct explain_result *r)
 {
-	const struct jnode *apis;
-	struct jnode *doc;
+	const json_t *apis, *a;
+	json_t *doc;
 	char err[512];
 	uint32_t tid;
 
 	copy_string(r->probe_path, sizeof(r->probe_path), probe_path);
 	copy_string(r->trace_path, sizeof(r->trace_path), trace_path);
 	doc = jread_file(probe_path, err, sizeof(err));
-	if (!doc || !(apis = array_of(doc, "apis"))) {
+	if (!doc || !(apis = jread_array(doc, "apis"))) {
 		errorf("%s", doc ? "not the output of 'gpuprobe-trace probe' (no \"apis\")" : err);
 		jread_free(doc);
 		return 1;
@@ -199,11 +192,13 @@ static int explain_run(const char *probe_path, const char *trace_path, uint32_t 
 		jread_free(doc);
 		return 1;
 	}
-	for (const struct jnode *a = apis->child; a && r->napis < ARRAY_SIZE(r->apis); a = a->next) {
+	jread_each(i, a, apis) {
 		struct explain_api *x = &r->apis[r->napis];
-		const struct jnode *cal = jread_get(a, "clock_calibration");
+		const json_t *cal = jread_get(a, "clock_calibration");
 		double error_ns = jread_number(cal, "error_bound_ns", 0);
 
+		if (r->napis >= ARRAY_SIZE(r->apis))
+			break;
 		if (strcmp(jread_string(a, "status", ""), "ok"))
 			continue;
 		r->napis++;

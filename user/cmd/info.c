@@ -212,7 +212,7 @@ static void json_module(struct json *j, const struct module_status *m)
 	json_array_begin(j);
 	for (size_t i = 0; i < ARRAY_SIZE(cap_names); i++)
 		if (mi->caps & (1ull << i))
-			json_string(j, cap_names[i]);
+			json_put_string(j, cap_names[i]);
 	json_array_end(j);
 	json_key(j, "hooks");
 	json_array_begin(j);

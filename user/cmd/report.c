@@ -13,21 +13,9 @@
 #include "agg.h"
 #include "attribute.h"
 #include "cmds.h"
+#include "format.h"
 #include "report.h"
 #include "util.h"
-
-const char *format_ns(char *buf, unsigned long long ns)
-{
-	if (ns < 1000)
-		snprintf(buf, 32, "%lluns", ns);
-	else if (ns < 1000000)
-		snprintf(buf, 32, "%.2fus", ns / 1e3);
-	else if (ns < 1000000000)
-		snprintf(buf, 32, "%.2fms", ns / 1e6);
-	else
-		snprintf(buf, 32, "%.3fs", ns / 1e9);
-	return buf;
-}
 
 static const char *clock_name(uint32_t id)
 {
@@ -66,8 +54,8 @@ static void print_latency_line(FILE *out, const char *what, const struct hist *h
 	char p50[32], p99[32], max[32];
 
 	fprintf(out, "%s p50 %s  p99 %s  max %s\n", what,
-		format_ns(p50, hist_percentile(h, 50)),
-		format_ns(p99, hist_percentile(h, 99)), format_ns(max, h->max));
+		format_ns(p50, FORMAT_NS_LEN, hist_percentile(h, 50)),
+		format_ns(p99, FORMAT_NS_LEN, hist_percentile(h, 99)), format_ns(max, FORMAT_NS_LEN, h->max));
 }
 
 static void print_kernel_count(FILE *out, const struct agg_vector *v)
@@ -136,7 +124,7 @@ static void print_iommu(FILE *out, const struct agg_target *t)
 		}
 		fprintf(out, "  IOMMU %-5s %" PRIu64 " calls, %" PRIu64 " bytes, %s\n",
 			iommu_op_name(op), io->count, io->bytes,
-			io->time_ns->sum ? format_ns(total, io->time_ns->sum) :
+			io->time_ns->sum ? format_ns(total, FORMAT_NS_LEN, io->time_ns->sum) :
 					   "no durations (tracefs events are instants)");
 		if (io->time_ns->max)
 			print_latency_line(out, "    time", io->time_ns);

@@ -92,7 +92,7 @@ void json_key(struct json *j, const char *key)
 	j->after_key = true;
 }
 
-void json_string(struct json *j, const char *s)
+void json_put_string(struct json *j, const char *s)
 {
 	before_item(j);
 	json_write_escaped(j->out, s ? s : "");
@@ -125,7 +125,7 @@ void json_bool(struct json *j, bool v)
 	fputs(v ? "true" : "false", j->out);
 }
 
-void json_null(struct json *j)
+void json_put_null(struct json *j)
 {
 	before_item(j);
 	fputs("null", j->out);
@@ -134,7 +134,7 @@ void json_null(struct json *j)
 void json_kv_string(struct json *j, const char *key, const char *s)
 {
 	json_key(j, key);
-	json_string(j, s);
+	json_put_string(j, s);
 }
 
 void json_kv_u64(struct json *j, const char *key, uint64_t v)

@@ -23,12 +23,12 @@ void json_object_end(struct json *j);
 void json_array_begin(struct json *j);
 void json_array_end(struct json *j);
 void json_key(struct json *j, const char *key);
-void json_string(struct json *j, const char *s);
+void json_put_string(struct json *j, const char *s);
 void json_u64(struct json *j, uint64_t v);
 void json_i64(struct json *j, int64_t v);
 void json_double(struct json *j, double v);
 void json_bool(struct json *j, bool v);
-void json_null(struct json *j);
+void json_put_null(struct json *j);
 
 /* key + value shorthands */
 void json_kv_string(struct json *j, const char *key, const char *s);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "attribute.h"
+#include "format.h"
 #include "cmds.h"
 
 #define TEXT_OPS	20
@@ -60,13 +61,13 @@ static void text_summary(FILE *out, const struct attribution *at)
 	for (unsigned int i = 0; i < at->nnotes; i++)
 		fprintf(out, "  note: %s\n", at->notes[i]);
 	fprintf(out, "  device busy %s; waiting from device end to call return %s in %" PRIu64 " waits\n",
-		format_ns(a, s->device_ns), format_ns(b, s->return_wait_ns), s->waits);
+		format_ns(a, FORMAT_NS_LEN, s->device_ns), format_ns(b, FORMAT_NS_LEN, s->return_wait_ns), s->waits);
 	fprintf(out, "  interrupt path: %s in %" PRIu64 " waits that saw a target interrupt = %.2f%% of wall time (%s)\n",
-		format_ns(a, s->irq_wait_ns), s->irq_waits, share(s->irq_wait_ns, s->wall_ns),
-		format_ns(c, s->wall_ns));
+		format_ns(a, FORMAT_NS_LEN, s->irq_wait_ns), s->irq_waits, share(s->irq_wait_ns, s->wall_ns),
+		format_ns(c, FORMAT_NS_LEN, s->wall_ns));
 	fprintf(out, "  mapping: DMA map/unmap calls %s (%.2f%% of wall; 0 from tracefs: instants); host calls that mapped: %" PRIu64 ", %s (%.2f%% of wall)\n",
-		format_ns(a, s->map_call_ns), share(s->map_call_ns, s->wall_ns),
-		s->api_calls_with_maps, format_ns(b, s->api_ns_with_maps),
+		format_ns(a, FORMAT_NS_LEN, s->map_call_ns), share(s->map_call_ns, s->wall_ns),
+		s->api_calls_with_maps, format_ns(b, FORMAT_NS_LEN, s->api_ns_with_maps),
 		share(s->api_ns_with_maps, s->wall_ns));
 }
 
@@ -80,7 +81,7 @@ static void text_names(FILE *out, const struct attribution *at)
 
 		fprintf(out, "    %-6s %-6s %-40s x%-6" PRIu64 " device %s, %" PRIu64 " B, return wait %s\n",
 			attr_api_name(n->api), attr_type_name(n->type), n->name, n->count,
-			format_ns(a, n->device_ns), n->bytes, format_ns(b, n->return_ns));
+			format_ns(a, FORMAT_NS_LEN, n->device_ns), n->bytes, format_ns(b, FORMAT_NS_LEN, n->return_ns));
 		for (int p = 0; p < ATTR_PHASES; p++) {
 			fprintf(out, "        %-6s ", phase_names[p]);
 			text_counts(out, &n->phase[p]);
@@ -103,8 +104,8 @@ static void text_ops(FILE *out, const struct attribution *at)
 			op->ev.type == GPUPROBE_APP_MEMCPY ? attr_copy_name(op->ev.kind) : "",
 			op->ev.flags & GPUPROBE_APPF_PINNED ? " pinned" :
 			op->ev.flags & GPUPROBE_APPF_PAGEABLE ? " pageable" : "",
-			(uint64_t)op->ev.bytes, format_ns(a, op->ev.end_ns - op->ev.start_ns),
-			format_ns(b, op->return_ns ? op->return_ns - op->ev.end_ns : 0));
+			(uint64_t)op->ev.bytes, format_ns(a, FORMAT_NS_LEN, op->ev.end_ns - op->ev.start_ns),
+			format_ns(b, FORMAT_NS_LEN, op->return_ns ? op->return_ns - op->ev.end_ns : 0));
 		text_counts(out, &op->phase[ATTR_RUN]);
 		fprintf(out, " | ret %" PRIu64 " irq %" PRIu64 " wake\n",
 			op->phase[ATTR_RETURN].irqs, op->phase[ATTR_RETURN].wakeups);
@@ -209,7 +210,7 @@ void attribute_print_json(struct json *j, const struct attribution *at)
 	json_key(j, "notes");
 	json_array_begin(j);
 	for (unsigned int i = 0; i < at->nnotes; i++)
-		json_string(j, at->notes[i]);
+		json_put_string(j, at->notes[i]);
 	json_array_end(j);
 	json_summary(j, at);
 	json_key(j, "names");

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "explain.h"
+#include "file.h"
 #include "json.h"
 #include "util.h"
 
@@ -19,7 +20,7 @@ static const char *const step_key[STEPS] = {
 	"gpu_end_to_irq_entry", "irq_entry_to_wake", "irq_exit_to_wake", "wake_to_return",
 };
 
-static void json_stat(struct json *j, const char *key, const struct explain_stat *s)
+static void json_stat(struct json *j, const char *key, const struct sample_stats *s)
 {
 	json_key(j, key);
 	json_object_begin(j);
@@ -191,33 +192,11 @@ void explain_print_json(FILE *out, const struct explain_result *r)
 	fputc('\n', out);
 }
 
-/* The whole file; NULL with errno set. */
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "r");
-	char *text = NULL;
-	long size;
-
-	if (!f)
-		return NULL;
-	if (fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
-	    (text = malloc((size_t)size + 1)) && fread(text, 1, (size_t)size, f) == (size_t)size) {
-		text[size] = '\0';
-		*len = (size_t)size;
-	} else {
-		free(text);
-		text = NULL;
-		errno = errno ? errno : EIO;
-	}
-	fclose(f);
-	return text;
-}
-
 int explain_write_merged(const char *probe_path, const char *out_path,
 			 const struct explain_result *r)
 {
 	size_t len = 0, end;
-	char *text = slurp(probe_path, &len);
+	char *text = read_whole_file(probe_path, &len);
 	struct json j;
 	FILE *out;
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "explain.h"
+#include "format.h"
 #include "json.h"
 #include "util.h"
 
@@ -21,28 +22,12 @@ static const char *const step_text[STEPS] = {
 	"handler exit -> wake-up (deferred)", "wake-up -> wait returns",
 };
 
-/* Signed nanoseconds for people: "-3.02us", "812ns". */
-static const char *ns_text(char buf[32], double ns)
-{
-	double a = fabs(ns);
-
-	if (a < 1e3)
-		snprintf(buf, 32, "%.0fns", ns);
-	else if (a < 1e6)
-		snprintf(buf, 32, "%.2fus", ns / 1e3);
-	else if (a < 1e9)
-		snprintf(buf, 32, "%.2fms", ns / 1e6);
-	else
-		snprintf(buf, 32, "%.2fs", ns / 1e9);
-	return buf;
-}
-
-static void print_stat_row(FILE *out, const char *what, const struct explain_stat *s)
+static void print_stat_row(FILE *out, const char *what, const struct sample_stats *s)
 {
 	char a[32], b[32], c[32];
 
-	fprintf(out, "    %-40s %10s %10s %10s\n", what, ns_text(a, s->p50), ns_text(b, s->p99),
-		ns_text(c, s->mean));
+	fprintf(out, "    %-40s %10s %10s %10s\n", what, format_ns(a, FORMAT_NS_LEN, s->p50), format_ns(b, FORMAT_NS_LEN, s->p99),
+		format_ns(c, FORMAT_NS_LEN, s->mean));
 }
 
 static void print_fall(FILE *out, const char *api, const struct explain_waterfall *f)
@@ -51,7 +36,7 @@ static void print_fall(FILE *out, const char *api, const struct explain_waterfal
 	char a[32], b[32], c[32];
 
 	fprintf(out, "\n%s: interrupt waterfall, %s (%zu blocking waits, %s kernel)\n", api, f->probe,
-		f->samples, f->kernel_spin_ns ? ns_text(a, (double)f->kernel_spin_ns) : "empty");
+		f->samples, f->kernel_spin_ns ? format_ns(a, FORMAT_NS_LEN, (double)f->kernel_spin_ns) : "empty");
 	fprintf(out, "  matched %zu of %zu: woken by a handler entered after the GPU ended (the\n"
 		"  interrupt path); %zu by a handler already running (coalesced: no new MSI);\n"
 		"  %zu not asleep (no wake-up inside the wait); %zu woken by something else\n",
@@ -59,28 +44,28 @@ static void print_fall(FILE *out, const char *api, const struct explain_waterfal
 		f->count[WAIT_OTHER_WAKER]);
 	if (f->count[WAIT_COALESCED])
 		fprintf(out, "  coalesced: GPU end -> wake-up by the running handler p50 %s p99 %s\n",
-			ns_text(a, f->coalesced_end_to_wake.p50), ns_text(b, f->coalesced_end_to_wake.p99));
+			format_ns(a, FORMAT_NS_LEN, f->coalesced_end_to_wake.p50), format_ns(b, FORMAT_NS_LEN, f->coalesced_end_to_wake.p99));
 	if (!hit)
 		return;
 	fprintf(out, "    %-40s %10s %10s %10s\n", "step (matched waits)", "p50", "p99", "mean");
 	for (int k = 0; k < STEPS; k++)
 		print_stat_row(out, step_text[k], &f->step[k]);
-	fprintf(out, "    %-40s %10s\n", "sum of the steps' p50", ns_text(a, f->sum_p50));
+	fprintf(out, "    %-40s %10s\n", "sum of the steps' p50", format_ns(a, FORMAT_NS_LEN, f->sum_p50));
 	print_stat_row(out, "measured GPU end -> return", &f->end_to_return);
 	fprintf(out, "    %-40s %10s   (every sample of the probe, matched or not)\n",
-		"measured, all waits", ns_text(a, f->all_end_to_return.p50));
+		"measured, all waits", format_ns(a, FORMAT_NS_LEN, f->all_end_to_return.p50));
 	fprintf(out, "  closure: steps sum to %+.1f %% of the measured p50: %s\n", f->closure_pct,
 		f->closes ? "CLOSES within 5 %" : "FAIL: more than 5 % apart");
 	fprintf(out, "  GPU end is known to +/-%s (device clock calibration): the first step carries it\n",
-		ns_text(a, f->clock_error_ns));
+		format_ns(a, FORMAT_NS_LEN, f->clock_error_ns));
 	fprintf(out, "  beside the path: handler entry -> exit p50 %s p99 %s; in %zu of %zu waits the\n"
 		"  handler woke the thread before its exit and ran on p50 %s after the wake-up\n",
-		ns_text(a, f->handler.p50), ns_text(b, f->handler.p99), f->woken_inside, hit,
-		ns_text(c, f->after_wake.p50));
+		format_ns(a, FORMAT_NS_LEN, f->handler.p50), format_ns(b, FORMAT_NS_LEN, f->handler.p99), f->woken_inside, hit,
+		format_ns(c, FORMAT_NS_LEN, f->after_wake.p50));
 	if (f->wake_to_switch.n)
 		fprintf(out, "  switch-in recorded for %zu of %zu: wake-up -> switch-in p50 %s, "
 			"switch-in -> return p50 %s\n", f->wake_to_switch.n, hit,
-			ns_text(a, f->wake_to_switch.p50), ns_text(b, f->switch_to_return.p50));
+			format_ns(a, FORMAT_NS_LEN, f->wake_to_switch.p50), format_ns(b, FORMAT_NS_LEN, f->switch_to_return.p50));
 	else
 		fprintf(out, "  no switch-in of the thread recorded inside these waits: wake-up -> return\n"
 			"  holds the switch-in and the return to user space\n");
@@ -111,7 +96,7 @@ static void print_pin_meaning(FILE *out, const struct explain_load *f, const str
 	char a[32], b[32];
 
 	fprintf(out, "  what it means (largest size, %s): first %s vs repeat %s, %.2fx.\n",
-		f->probe + strlen("pin.first."), ns_text(a, f->p50_ns), ns_text(b, r->p50_ns), ratio);
+		f->probe + strlen("pin.first."), format_ns(a, FORMAT_NS_LEN, f->p50_ns), format_ns(b, FORMAT_NS_LEN, r->p50_ns), ratio);
 	if (!f->map_calls && !r->map_calls) {
 		fprintf(out, "  The trace holds no DMA map of the target inside these calls: this driver\n"
 			"  does not map host memory for the device when it is registered (or the\n"
@@ -149,7 +134,7 @@ static void print_pins(FILE *out, const char *api, const struct explain_api *x)
 				"    %-8s %10s %10s %10s  %-15s %-17s %-15s\n", api, "size", "first p50",
 				"repeat p50", "gap", "maps/call f|r", "MiB mapped/call", "segments/call");
 		fprintf(out, "    %-8s %10s %10s %10s  %6.2f | %-6.2f %7.3f | %-7.3f %6.1f | %-6.1f\n",
-			size, ns_text(a, f->p50_ns), ns_text(b, r->p50_ns), ns_text(c, f->p50_ns - r->p50_ns),
+			size, format_ns(a, FORMAT_NS_LEN, f->p50_ns), format_ns(b, FORMAT_NS_LEN, r->p50_ns), format_ns(c, FORMAT_NS_LEN, f->p50_ns - r->p50_ns),
 			per_op(f->map_calls, f), per_op(r->map_calls, r), per_op(f->map_bytes, f) / MiB,
 			per_op(r->map_bytes, r) / MiB, per_op(f->map_segments, f),
 			per_op(r->map_segments, r));
@@ -211,7 +196,7 @@ void explain_print_text(FILE *out, const struct explain_result *r)
 	if (!t->sched_records)
 		fprintf(out, "  the trace has no scheduler events: record with a workload (-- CMD) so that\n"
 			"  its threads are followed, or no wake-up can be attributed\n");
-	fprintf(out, "  device clock error bound +/-%s\n", ns_text(a, r->clock_error_ns));
+	fprintf(out, "  device clock error bound +/-%s\n", format_ns(a, FORMAT_NS_LEN, r->clock_error_ns));
 	for (size_t i = 0; i < r->napis; i++) {
 		const struct explain_api *x = &r->apis[i];
 

@@ -22,13 +22,13 @@ static void print_calibration_text(FILE *out, const struct probe_clock_cal *cal)
 	fprintf(out, "  device clock (%s) -> CLOCK_MONOTONIC: offset %lld ns, error bound +/-%s "
 		"(%zu of %zu pairs, best round trip %s), drift %.2f ppm\n",
 		cal->source, (long long)cal->offset_ns,
-		probe_format_ns(err, sizeof(err), cal->error_ns), cal->used, cal->pairs,
-		probe_format_ns(rtt, sizeof(rtt), cal->best_rtt_ns), cal->drift_ppm);
+		format_ns(err, sizeof(err), cal->error_ns), cal->used, cal->pairs,
+		format_ns(rtt, sizeof(rtt), cal->best_rtt_ns), cal->drift_ppm);
 }
 
 static void print_dist_text(FILE *out, const struct probe_dist *d)
 {
-	struct probe_summary s;
+	struct sample_stats s;
 	char mn[32], p50[32], p99[32];
 
 	if (!probe_summarize(d, &s)) {
@@ -36,8 +36,8 @@ static void print_dist_text(FILE *out, const struct probe_dist *d)
 		return;
 	}
 	fprintf(out, "  %-28s %6zu %10s %10s %10s", d->name, s.n,
-		probe_format_ns(mn, sizeof(mn), s.min), probe_format_ns(p50, sizeof(p50), s.p50),
-		probe_format_ns(p99, sizeof(p99), s.p99));
+		format_ns(mn, sizeof(mn), s.min), format_ns(p50, sizeof(p50), s.p50),
+		format_ns(p99, sizeof(p99), s.p99));
 	if (d->bytes && s.p50 > 0)
 		fprintf(out, " %9.2f", (double)d->bytes / s.p50);
 	fputc('\n', out);
@@ -65,7 +65,7 @@ void probe_print_text(FILE *out, struct probe_api *apis, size_t napis)
 
 static void json_dist(struct json *j, const struct probe_dist *d)
 {
-	struct probe_summary s;
+	struct sample_stats s;
 
 	probe_summarize(d, &s);
 	json_object_begin(j);
@@ -90,7 +90,7 @@ static void json_calibration(struct json *j, const struct probe_clock_cal *cal)
 {
 	json_key(j, "clock_calibration");
 	if (!cal->valid) {
-		json_null(j);
+		json_put_null(j);
 		return;
 	}
 	json_object_begin(j);

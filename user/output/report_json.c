@@ -61,7 +61,7 @@ static void json_trace(struct json *j, const char *path, const struct agg *a)
 	if (a->exit_status >= 0)
 		json_i64(j, a->exit_status);
 	else
-		json_null(j);
+		json_put_null(j);
 	json_object_end(j);
 }
 
@@ -69,7 +69,7 @@ static void json_kernel_count(struct json *j, const struct agg_vector *v)
 {
 	json_key(j, "kernel_count");
 	if (!v->have_kstart || !v->have_kstop) {
-		json_null(j);
+		json_put_null(j);
 		return;
 	}
 	json_object_begin(j);
@@ -151,10 +151,10 @@ static void json_target_identity(struct json *j, const struct agg *a,
 
 	json_key(j, "bdf");
 	if (t->bdf == GPUPROBE_BDF_NONE) {
-		json_null(j);
+		json_put_null(j);
 	} else {
 		bdf_format(t->bdf, name);
-		json_string(j, name);
+		json_put_string(j, name);
 	}
 	json_kv_bool(j, "in_header", info != NULL);
 	json_kv_u64(j, "vendor", info ? info->vendor : 0);

@@ -15,6 +15,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "format.h"
+#include "stats.h"
+
 #define PROBE_SUMMARY	"latency, bandwidth and pinning probes (CUDA, OpenCL)"
 #define PROBE_USAGE \
 	"usage: gpuprobe-trace probe [--api cuda|opencl|all] [--json] [--quick] [-o OUT.json]\n" \
@@ -67,10 +70,6 @@ struct probe_dist {
 	double *ns;
 };
 
-struct probe_summary {
-	size_t n;
-	double min, p50, p99, max, mean;
-};
 
 /*
  * One blocking-sync sample, all CLOCK_MONOTONIC ns (the gpu_* ones through
@@ -166,7 +165,7 @@ struct probe_dist *probe_dist_new(struct probe_api *a, const char *name, uint64_
 struct probe_dist *probe_dist_sized(struct probe_api *a, const char *prefix, uint64_t size,
 				    uint64_t bytes, const char *what);
 void probe_dist_add(struct probe_dist *d, double ns);
-bool probe_summarize(const struct probe_dist *d, struct probe_summary *s);
+bool probe_summarize(const struct probe_dist *d, struct sample_stats *s);
 void probe_wake_add(struct probe_api *a, const struct probe_wake_sample *w);
 void probe_defer(struct probe_api *a, struct probe_dist *d, uint64_t host_ns, uint64_t dev_ns,
 		 int sign);
@@ -185,8 +184,6 @@ int64_t probe_clock_to_mono(const struct probe_clock_cal *cal, uint64_t dev_ns);
 /* Fresh anonymous memory, every page touched (NULL with a message on failure). */
 void *probe_host_alloc(uint64_t bytes);
 void probe_host_free(void *p, uint64_t bytes);
-const char *probe_format_ns(char *buf, size_t size, double ns);
-const char *probe_format_size(char *buf, size_t size, uint64_t bytes);
 
 /* probe_cuda.c, probe_opencl.c: fill a; false (with a->reason) if skipped. */
 bool probe_cuda_run(struct probe_api *a, const struct probe_opts *o);

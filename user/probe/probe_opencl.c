@@ -336,7 +336,7 @@ static bool probe_copies(struct opencl *cl)
 				char sz[16], name[64];
 				struct probe_dist *d;
 
-				probe_format_size(sz, sizeof(sz), sizes[s]);
+				format_size(sz, sizeof(sz), sizes[s]);
 				snprintf(name, sizeof(name), "%s.%s.%s", h2d ? "h2d" : "d2h",
 					 pin ? "pinned" : "pageable", sz);
 				d = probe_dist_new(cl->api, name, sizes[s], "blocking %s of %s, %s host memory",
@@ -464,7 +464,7 @@ static bool probe_alloc(struct opencl *cl)
 		struct probe_dist *alloc, *release;
 		char sz[16], name[64];
 
-		probe_format_size(sz, sizeof(sz), sizes[s]);
+		format_size(sz, sizeof(sz), sizes[s]);
 		snprintf(name, sizeof(name), "alloc.device.%s", sz);
 		alloc = probe_dist_new(cl->api, name, 0, "clCreateBuffer + first 4-byte write");
 		snprintf(name, sizeof(name), "free.device.%s", sz);
@@ -506,7 +506,7 @@ static bool probe_device_copy(struct opencl *cl)
 			cl->clReleaseMemObject(a);
 		return cl_failed(cl, "clCreateBuffer(copy)", err);
 	}
-	probe_format_size(sz, sizeof(sz), bytes);
+	format_size(sz, sizeof(sz), bytes);
 	snprintf(name, sizeof(name), "d2d.%s", sz);
 	d = probe_dist_new(cl->api, name, bytes, "clEnqueueCopyBuffer device->device + clFinish");
 	probe_phase_begin(cl->api, "device_copy");

@@ -9,7 +9,9 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "array.h"
 #include "probe.h"
+#include "stats.h"
 #include "util.h"
 
 #define KiB	1024ULL
@@ -44,17 +46,14 @@ size_t probe_samples_for(uint64_t est_ns, uint64_t budget_ns, size_t min, size_t
 struct probe_dist *probe_dist_new(struct probe_api *a, const char *name, uint64_t bytes,
 				  const char *what_fmt, ...)
 {
-	struct probe_dist **grown = realloc(a->dists, (a->ndists + 1) * sizeof(*grown));
 	struct probe_dist *d = calloc(1, sizeof(*d));
 	va_list ap;
 
-	if (grown)
-		a->dists = grown;
-	if (!grown || !d) {
+	if (!d) {
 		errorf("out of memory");
 		exit(1);
 	}
-	a->dists[a->ndists++] = d;
+	ARRAY_PUSH_OR_DIE(a->dists, a->ndists, d);
 	copy_string(d->name, sizeof(d->name), name);
 	d->bytes = bytes;
 	va_start(ap, what_fmt);
@@ -68,7 +67,7 @@ struct probe_dist *probe_dist_sized(struct probe_api *a, const char *prefix, uin
 {
 	char sz[24], name[64];
 
-	probe_format_size(sz, sizeof(sz), size);
+	format_size(sz, sizeof(sz), size);
 	snprintf(name, sizeof(name), "%s.%s", prefix, sz);
 	return probe_dist_new(a, name, bytes, "%s", what);
 }
@@ -93,88 +92,26 @@ void probe_host_free(void *p, uint64_t bytes)
 
 void probe_dist_add(struct probe_dist *d, double ns)
 {
-	if (d->n == d->cap) {
-		size_t cap = d->cap ? 2 * d->cap : 64;
-		double *grown = realloc(d->ns, cap * sizeof(*grown));
-
-		if (!grown) {
-			errorf("out of memory");
-			exit(1);
-		}
-		d->ns = grown;
-		d->cap = cap;
-	}
+	array_reserve_or_die((void **)&d->ns, &d->cap, d->n + 1, sizeof(*d->ns));
 	d->ns[d->n++] = ns;
 }
 
-static int cmp_double(const void *a, const void *b)
+bool probe_summarize(const struct probe_dist *d, struct sample_stats *s)
 {
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* Nearest-rank percentile of sorted v[0..n). */
-static double percentile(const double *v, size_t n, double q)
-{
-	size_t rank = (size_t)ceil(q * (double)n);
-
-	return v[rank ? rank - 1 : 0];
-}
-
-bool probe_summarize(const struct probe_dist *d, struct probe_summary *s)
-{
-	double *v, sum = 0;
-
-	memset(s, 0, sizeof(*s));
-	if (!d->n)
-		return false;
-	v = malloc(d->n * sizeof(*v));
-	if (!v)
-		return false;
-	memcpy(v, d->ns, d->n * sizeof(*v));
-	qsort(v, d->n, sizeof(*v), cmp_double);
-	for (size_t i = 0; i < d->n; i++)
-		sum += v[i];
-	s->n = d->n;
-	s->min = v[0];
-	s->p50 = percentile(v, d->n, 0.50);
-	s->p99 = percentile(v, d->n, 0.99);
-	s->max = v[d->n - 1];
-	s->mean = sum / (double)d->n;
-	free(v);
-	return true;
+	return sample_stats_of(d->ns, d->n, s);
 }
 
 void probe_wake_add(struct probe_api *a, const struct probe_wake_sample *w)
 {
-	struct probe_wake_sample *grown;
-
-	if ((a->nwake & (a->nwake - 1)) == 0) {	/* 0, 1, 2, 4...: double */
-		grown = realloc(a->wake, (a->nwake ? 2 * a->nwake : 1) * sizeof(*grown));
-		if (!grown) {
-			errorf("out of memory");
-			exit(1);
-		}
-		a->wake = grown;
-	}
-	a->wake[a->nwake++] = *w;
+	ARRAY_PUSH_OR_DIE(a->wake, a->nwake, *w);
 }
 
 void probe_defer(struct probe_api *a, struct probe_dist *d, uint64_t host_ns, uint64_t dev_ns,
 		 int sign)
 {
-	struct probe_deferred *grown;
+	struct probe_deferred item = (struct probe_deferred){ d, host_ns, dev_ns, sign };
 
-	if ((a->ndeferred & (a->ndeferred - 1)) == 0) {
-		grown = realloc(a->deferred, (a->ndeferred ? 2 * a->ndeferred : 1) * sizeof(*grown));
-		if (!grown) {
-			errorf("out of memory");
-			exit(1);
-		}
-		a->deferred = grown;
-	}
-	a->deferred[a->ndeferred++] = (struct probe_deferred){ d, host_ns, dev_ns, sign };
+	ARRAY_PUSH_OR_DIE(a->deferred, a->ndeferred, item);
 }
 
 void probe_resolve(struct probe_api *a)
@@ -219,17 +156,9 @@ void probe_phase_end(struct probe_api *a)
 void probe_window_add(struct probe_api *a, const struct probe_dist *d, uint64_t start_ns,
 		      uint64_t end_ns, uint32_t ops)
 {
-	struct probe_window *grown;
+	struct probe_window item = (struct probe_window){ d, start_ns, end_ns, ops };
 
-	if ((a->nwindows & (a->nwindows - 1)) == 0) {
-		grown = realloc(a->windows, (a->nwindows ? 2 * a->nwindows : 1) * sizeof(*grown));
-		if (!grown) {
-			errorf("out of memory");
-			exit(1);
-		}
-		a->windows = grown;
-	}
-	a->windows[a->nwindows++] = (struct probe_window){ d, start_ns, end_ns, ops };
+	ARRAY_PUSH_OR_DIE(a->windows, a->nwindows, item);
 }
 
 void probe_api_free(struct probe_api *a)
@@ -326,26 +255,3 @@ int64_t probe_clock_to_mono(const struct probe_clock_cal *cal, uint64_t dev_ns)
 	return (int64_t)dev_ns + cal->offset_ns + (int64_t)llround(since * cal->drift_ppm * 1e-6);
 }
 
-const char *probe_format_ns(char *buf, size_t size, double ns)
-{
-	if (ns < 1e3)
-		snprintf(buf, size, "%.0fns", ns);
-	else if (ns < 1e6)
-		snprintf(buf, size, "%.2fus", ns / 1e3);
-	else if (ns < 1e9)
-		snprintf(buf, size, "%.2fms", ns / 1e6);
-	else
-		snprintf(buf, size, "%.2fs", ns / 1e9);
-	return buf;
-}
-
-const char *probe_format_size(char *buf, size_t size, uint64_t bytes)
-{
-	if (bytes >= MiB && bytes % MiB == 0)
-		snprintf(buf, size, "%lluMiB", (unsigned long long)(bytes / MiB));
-	else if (bytes >= KiB && bytes % KiB == 0)
-		snprintf(buf, size, "%lluKiB", (unsigned long long)(bytes / KiB));
-	else
-		snprintf(buf, size, "%lluB", (unsigned long long)bytes);
-	return buf;
-}
