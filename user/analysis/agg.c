@@ -292,6 +292,7 @@ void agg_add(struct agg *a, const struct gpuprobe_rec_hdr *rec)
 void agg_finish(struct agg *a, const struct trace_reader *r)
 {
 	a->complete = r->seen_end;
+	a->truncated_at = r->truncated ? r->truncated_at : 0;
 	a->unknown_records = r->unknown_records;
 	if (r->seen_end) {
 		a->stop_ns = r->end.hdr.ts_ns;

@@ -13,8 +13,6 @@
 #include "hist.h"
 #include "tracefile.h"
 
-struct attribution;
-
 #define AGG_MAX_VECTORS		512
 #define AGG_MAX_TARGETS		(TARGET_MAX + 8)
 #define AGG_VECTOR_SLOTS	2048	/* hash slots, power of two */
@@ -80,11 +78,11 @@ struct agg {
 	uint64_t wakeups, switches;
 	uint64_t overflow;		/* records past the table limits */
 	bool complete;			/* end record seen */
+	uint64_t truncated_at;		/* !complete: byte offset of the cut */
 	uint64_t stop_ns;
 	int32_t exit_status;
 	uint64_t unknown_records;
 	uint64_t app_events;		/* CUDA/OpenCL records (attribute.c) */
-	struct attribution *attribution;	/* set by report when app_events */
 };
 
 struct agg *agg_new(const struct trace_info *info);

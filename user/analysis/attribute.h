@@ -16,7 +16,12 @@
 #include "json.h"
 #include "tracefile.h"
 
-#define ATTR_MAX_KERNEL_EVENTS	(4u << 20)	/* kernel events kept in the app's span */
+/*
+ * Kernel events kept until the application events (last in the file) say
+ * which windows matter: 24 bytes each, 384 MiB at most.  Beyond it events
+ * are counted in kernel_events_dropped and the report says so.
+ */
+#define ATTR_MAX_KERNEL_EVENTS	(16u << 20)
 #define ATTR_MAX_APP_EVENTS	(4u << 20)
 
 enum attr_phase { ATTR_ISSUE, ATTR_RUN, ATTR_RETURN, ATTR_PHASES };
@@ -60,7 +65,9 @@ struct attr_summary {
 
 struct attribution {
 	uint64_t app_events, api_events, sync_events;
-	uint64_t kernel_events, kernel_events_dropped;
+	uint64_t app_events_dropped;		/* past ATTR_MAX_APP_EVENTS */
+	uint64_t kernel_events;			/* inside the windows' span */
+	uint64_t kernel_events_dropped;		/* past ATTR_MAX_KERNEL_EVENTS */
 	unsigned int nnotes;
 	char notes[8][GPUPROBE_APP_NAME_LEN];
 	size_t nops;
@@ -71,9 +78,18 @@ struct attribution {
 };
 
 /*
- * Read path (two passes) into a new attribution; NULL on error (err says)
- * and also, with err empty, when the file holds no application events.
+ * One pass: feed every record to attr_builder_add(), in file order, then
+ * attr_builder_finish() gives the attribution; NULL on error (err says) and
+ * also, with err empty, when there were no application events.
  */
+struct attr_builder;
+struct attr_builder *attr_builder_new(void);
+void attr_builder_add(struct attr_builder *b, const struct gpuprobe_rec_hdr *rec);
+struct attribution *attr_builder_finish(struct attr_builder *b, uint64_t wall_ns,
+					char *err, size_t errlen);
+void attr_builder_free(struct attr_builder *b);
+
+/* The same over a whole file (tests). */
 struct attribution *attribute_file(const char *path, char *err, size_t errlen);
 void attribution_free(struct attribution *at);
 

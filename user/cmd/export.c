@@ -30,14 +30,15 @@
 #define TID_IOMMU		2
 #define TID_VECTOR_BASE		100
 #define MAX_NAMED_TRACKS	4096
+#define TRACK_SLOTS		(2 * MAX_NAMED_TRACKS)	/* power of two */
 
 struct exporter {
 	FILE *out;
 	const struct trace_info *info;
 	bool first_event;
-	/* tracks already named, as (pid << 32 | tid) */
+	/* tracks already named, (pid << 32 | tid) + 1 by hash; 0 = empty slot */
 	unsigned int ntracks;
-	uint64_t tracks[MAX_NAMED_TRACKS];
+	uint64_t tracks[TRACK_SLOTS];
 };
 
 static const char *record_type_name(uint16_t type)
@@ -90,14 +91,17 @@ static void name_process(struct exporter *e, int pid, const char *name, int sort
 /* Name a track the first time an event lands on it. */
 static void use_track(struct exporter *e, int pid, int tid, const char *prefix, int number)
 {
-	uint64_t key = (uint64_t)pid << 32 | (uint32_t)tid;
+	uint64_t key = ((uint64_t)pid << 32 | (uint32_t)tid) + 1;
+	unsigned int slot = (unsigned int)((key * 0x9e3779b97f4a7c15ull) >> 40) & (TRACK_SLOTS - 1);
 	char name[64];
 
-	for (unsigned int i = 0; i < e->ntracks; i++)
-		if (e->tracks[i] == key)
+	for (; e->tracks[slot]; slot = (slot + 1) & (TRACK_SLOTS - 1))
+		if (e->tracks[slot] == key)
 			return;
-	if (e->ntracks < MAX_NAMED_TRACKS)
-		e->tracks[e->ntracks++] = key;
+	if (e->ntracks < MAX_NAMED_TRACKS) {	/* beyond: named again, harmless */
+		e->tracks[slot] = key;
+		e->ntracks++;
+	}
 	if (number >= 0)
 		snprintf(name, sizeof(name), "%s %d", prefix, number);
 	else
@@ -369,6 +373,8 @@ static int export_file(const char *trace_path, const char *out_path, enum export
 		perfetto_end(e);
 	if (n < 0)
 		errorf("%s", r.error);
+	else if (r.truncated)
+		warnf("%s", r.warning);
 	if (finish_output(e->out)) {
 		errorf("cannot write %s: %m", out_path);
 		n = -1;

@@ -147,7 +147,10 @@ struct trace_reader {
 	size_t buf_pos;			/* next record in buf */
 	uint64_t buf_file_offset;	/* file offset of buf[0] */
 	bool eof;
-	bool seen_end;
+	bool seen_end;			/* the file is complete */
+	bool truncated;			/* cut short: read up to its last whole record */
+	uint64_t truncated_at;		/* byte offset of the cut */
+	char warning[512];		/* set with truncated: what was cut, where */
 	uint64_t records;
 	uint64_t unknown_records;
 	struct tracefile_rec_end end;
@@ -158,7 +161,10 @@ int trace_reader_open(struct trace_reader *r, const char *path, struct trace_inf
 /* Open over a stream already positioned at the file start (tests). */
 int trace_reader_open_stream(struct trace_reader *r, FILE *f, const char *name,
 			     struct trace_info *info);
-/* 1: *rec points at the next record, 0: clean end, -1: r->error says why. */
+/*
+ * 1: *rec points at the next record; 0: no more records (the end record, or
+ * a cut: r->truncated and r->warning); -1: r->error says why.
+ */
 int trace_reader_next(struct trace_reader *r, const struct gpuprobe_rec_hdr **rec);
 void trace_reader_close(struct trace_reader *r);
 

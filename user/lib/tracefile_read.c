@@ -1,14 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Validating, streaming trace file reader.  It keeps one buffer and hands
- * out pointers into it, so memory does not depend on the file's length.  A
- * corrupt or truncated file is refused with the byte offset where it broke.
+ * out pointers into it, so memory does not depend on the file's length.
+ *
+ * A file cut short (a recording killed, a full disk) is read up to its last
+ * whole record and marked incomplete, with the byte offset of the cut in
+ * r->warning: nothing before the cut is lost.  A file whose header is
+ * unreadable, or whose records stop making sense before the end, is refused
+ * with the byte offset where it broke.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "tracefile.h"
 #include "util.h"
@@ -61,6 +67,12 @@ static int check_fixed_header(struct trace_reader *r,
 	if (h->header_size < sizeof(*h) || h->header_size % 8 ||
 	    h->header_size > TRACEFILE_MAX_HEADER)
 		return reader_fail(r, "corrupt header size %u at offset 12", h->header_size);
+	if (h->record_version == 0 || h->record_version > GPUPROBE_RECORD_VERSION)
+		return reader_fail(r, "record version %u at offset 16 is not supported (this tool reads versions 1 to %u): use a matching gpuprobe-trace",
+				   h->record_version, GPUPROBE_RECORD_VERSION);
+	if (h->clock_id != CLOCK_MONOTONIC)
+		return reader_fail(r, "clock %u at offset 20 is not CLOCK_MONOTONIC (%u): the timestamps cannot be lined up with anything",
+				   h->clock_id, CLOCK_MONOTONIC);
 	if (h->ntargets > TARGET_MAX)
 		return reader_fail(r, "corrupt target count %u at offset 32 (at most %u)",
 				   h->ntargets, TARGET_MAX);
@@ -213,19 +225,50 @@ static int check_record(struct trace_reader *r, const struct gpuprobe_rec_hdr *h
 	return 0;
 }
 
-static int fail_at_eof(struct trace_reader *r, size_t avail)
+/* The file ends (or only zeros follow) at off without an end record: keep what came before. */
+static int stop_at_cut(struct trace_reader *r, uint64_t off, const char *what)
+{
+	r->truncated = true;
+	r->truncated_at = off;
+	r->eof = true;
+	r->buf_pos = r->buf_len;
+	snprintf(r->warning, sizeof(r->warning),
+		 "%s: incomplete: %s at offset %" PRIu64 " (no end record: the recording was cut short); %" PRIu64 " whole records before it were read",
+		 r->path, what, off, r->records);
+	return 0;
+}
+
+static int end_of_data(struct trace_reader *r, size_t avail)
 {
 	uint64_t off = r->buf_file_offset + r->buf_pos;
 
-	if (avail)
-		return reader_fail(r, "truncated record header at offset %" PRIu64 ": %zu of %zu bytes",
-				   off, avail, HDR_SIZE);
 	if (ferror(r->file))
 		return reader_fail(r, "read error at offset %" PRIu64 ": %s", off, strerror(errno));
+	if (avail)
+		return stop_at_cut(r, off, "the file ends inside a record header");
 	if (!r->seen_end)
-		return reader_fail(r, "file ends at offset %" PRIu64 " without an end record: the recording was interrupted or the file is truncated",
-				   off);
+		return stop_at_cut(r, off, "the file ends");
 	return 0;
+}
+
+static bool all_zero(const void *p, size_t len)
+{
+	const unsigned char *c = p;
+
+	return len == 0 || (c[0] == 0 && !memcmp(c, c + 1, len - 1));
+}
+
+/* Whether everything from buf_pos to the end of the file is zero (consumes it if so). */
+static bool zero_tail(struct trace_reader *r)
+{
+	for (;;) {
+		if (!all_zero(r->buf + r->buf_pos, r->buf_len - r->buf_pos))
+			return false;
+		if (r->eof)
+			return true;
+		r->buf_pos = r->buf_len;
+		refill(r);
+	}
 }
 
 int trace_reader_next(struct trace_reader *r, const struct gpuprobe_rec_hdr **rec)
@@ -235,25 +278,36 @@ int trace_reader_next(struct trace_reader *r, const struct gpuprobe_rec_hdr **re
 		const struct gpuprobe_rec_hdr *h;
 		uint64_t off;
 
+		if (r->truncated)
+			return 0;
 		if (avail < HDR_SIZE) {
 			refill(r);
 			avail = r->buf_len - r->buf_pos;
 			if (avail < HDR_SIZE)
-				return fail_at_eof(r, avail);
+				return end_of_data(r, avail);
 		}
 		h = (const void *)(r->buf + r->buf_pos);
 		off = r->buf_file_offset + r->buf_pos;
 		if (r->seen_end)
 			return reader_fail(r, "unexpected data after the end record at offset %" PRIu64, off);
+		/* Blocks allocated but never written (a crash, a full disk) read as zeros. */
+		if (all_zero(h, HDR_SIZE)) {
+			if (zero_tail(r))
+				return stop_at_cut(r, off, "only zeros follow");
+			return reader_fail(r, "corrupt record at offset %" PRIu64 ": size 0", off);
+		}
 		if (h->size < HDR_SIZE || h->size % 8)
 			return reader_fail(r, "corrupt record at offset %" PRIu64 ": size %u is not a multiple of 8 of at least %zu",
 					   off, h->size, HDR_SIZE);
 		if (r->buf_len - r->buf_pos < h->size) {
 			refill(r);
 			h = (const void *)(r->buf + r->buf_pos);
-			if (r->buf_len - r->buf_pos < h->size)
-				return reader_fail(r, "truncated record at offset %" PRIu64 ": %u bytes declared, %zu left in the file",
-						   off, h->size, r->buf_len - r->buf_pos);
+			if (r->buf_len - r->buf_pos < h->size) {
+				if (ferror(r->file))
+					return reader_fail(r, "read error at offset %" PRIu64 ": %s",
+							   off + r->buf_len - r->buf_pos, strerror(errno));
+				return stop_at_cut(r, off, "the file ends inside a record");
+			}
 		}
 		if (check_record(r, h, off))
 			return -1;

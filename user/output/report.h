@@ -6,10 +6,14 @@
 #include <stdio.h>
 
 #include "agg.h"
+#include "attribute.h"
 
 #define REPORT_JSON_VERSION	1
 
-void report_print_json(FILE *out, const char *path, const struct agg *a);
-void report_print_text(FILE *out, const char *path, const struct agg *a);
+/* at: the attribution, NULL when the trace holds no application events. */
+void report_print_json(FILE *out, const char *path, const struct agg *a,
+		       const struct attribution *at);
+void report_print_text(FILE *out, const char *path, const struct agg *a,
+		       const struct attribution *at);
 
 #endif /* GPUPROBE_REPORT_H */

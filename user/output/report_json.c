@@ -57,6 +57,7 @@ static void json_trace(struct json *j, const char *path, const struct agg *a)
 	json_kv_u64(j, "unknown_records", a->unknown_records);
 	json_kv_u64(j, "uncounted_records", a->overflow);
 	json_kv_bool(j, "complete", a->complete);
+	json_kv_u64(j, "truncated_at", a->truncated_at);
 	json_key(j, "exit_status");
 	if (a->exit_status >= 0)
 		json_i64(j, a->exit_status);
@@ -185,7 +186,8 @@ static void json_target(struct json *j, const struct agg *a, const struct agg_ta
 	json_object_end(j);
 }
 
-void report_print_json(FILE *out, const char *path, const struct agg *a)
+void report_print_json(FILE *out, const char *path, const struct agg *a,
+		       const struct attribution *at)
 {
 	struct json j;
 
@@ -210,7 +212,7 @@ void report_print_json(FILE *out, const char *path, const struct agg *a)
 	json_kv_u64(&j, "loss_reports", a->lost_reports);
 	json_kv_u64(&j, "unknown_count_reports", a->lost_unknown);
 	json_object_end(&j);
-	if (a->attribution)
-		attribute_print_json(&j, a->attribution);
+	if (at)
+		attribute_print_json(&j, at);
 	json_object_end(&j);
 }
