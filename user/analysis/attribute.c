@@ -12,6 +12,8 @@
  * (concurrent kernels, deep queues): an event inside several windows counts
  * in each of them.
  */
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,6 +45,7 @@ struct attr_builder {
 	struct attr_counts *block;		/* block[b]: sum of the first b * KEV_BLOCK */
 	uint32_t *name_slot;			/* name index + 1, 0 = empty */
 	size_t name_slots;
+	bool keep_kernel;			/* application events may follow */
 };
 
 static void keep_app_event(struct attr_builder *ps, const struct gpuprobe_app_event *ev)
@@ -483,12 +486,14 @@ static void total_by_name(struct attr_builder *ps)
 	qsort(at->names, at->nnames, sizeof(*at->names), by_device_time);
 }
 
-struct attr_builder *attr_builder_new(void)
+struct attr_builder *attr_builder_new(uint32_t app_events)
 {
 	struct attr_builder *ps = calloc(1, sizeof(*ps));
 
 	if (ps)
 		ps->at = calloc(1, sizeof(*ps->at));
+	if (ps)
+		ps->keep_kernel = app_events != TRACEFILE_APP_NONE;
 	if (ps && !ps->at) {
 		free(ps);
 		return NULL;
@@ -500,7 +505,7 @@ void attr_builder_add(struct attr_builder *ps, const struct gpuprobe_rec_hdr *re
 {
 	if (rec->type == TRACEFILE_REC_APP)
 		keep_app_event(ps, &((const struct tracefile_rec_app *)rec)->ev);
-	else
+	else if (ps->keep_kernel)
 		keep_kernel_event(ps, rec);
 }
 
@@ -512,6 +517,13 @@ struct attribution *attr_builder_finish(struct attr_builder *ps, uint64_t wall_n
 	err[0] = '\0';
 	if (!at->app_events)
 		return NULL;
+	if (!ps->keep_kernel)
+		snprintf(at->limit_note, sizeof(at->limit_note),
+			 "the trace header said no application events would follow, so kernel events were not kept: nothing is attributed");
+	else if (at->kernel_events_dropped)
+		snprintf(at->limit_note, sizeof(at->limit_note),
+			 "%" PRIu64 " kernel events past the first %u were not kept: windows after them are undercounted",
+			 at->kernel_events_dropped, ATTR_MAX_KERNEL_EVENTS);
 	at->sum.wall_ns = wall_ns;
 	find_issue_times(ps);
 	find_return_times(ps);
@@ -544,17 +556,24 @@ struct attribution *attribute_file(const char *path, char *err, size_t errlen)
 	const struct gpuprobe_rec_hdr *rec;
 	struct trace_info *info = malloc(sizeof(*info));
 	struct attribution *at = NULL;
-	struct attr_builder *ps = attr_builder_new();
+	struct attr_builder *ps = NULL;
 	struct trace_reader r;
 	int n;
 
 	err[0] = '\0';
-	if (!info || !ps) {
+	if (!info) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
 	if (trace_reader_open(&r, path, info)) {
 		snprintf(err, errlen, "%s", r.error);
+		trace_reader_close(&r);
+		goto out;
+	}
+	ps = attr_builder_new(info->app_events);
+	if (!ps) {
+		snprintf(err, errlen, "out of memory");
+		trace_reader_close(&r);
 		goto out;
 	}
 	while ((n = trace_reader_next(&r, &rec)) > 0)

@@ -68,6 +68,7 @@ struct attribution {
 	uint64_t app_events_dropped;		/* past ATTR_MAX_APP_EVENTS */
 	uint64_t kernel_events;			/* inside the windows' span */
 	uint64_t kernel_events_dropped;		/* past ATTR_MAX_KERNEL_EVENTS */
+	char limit_note[160];			/* why attribution is partial, or empty */
 	unsigned int nnotes;
 	char notes[8][GPUPROBE_APP_NAME_LEN];
 	size_t nops;
@@ -83,7 +84,12 @@ struct attribution {
  * also, with err empty, when there were no application events.
  */
 struct attr_builder;
-struct attr_builder *attr_builder_new(void);
+/*
+ * app_events: the header's hint (enum tracefile_app_events); with
+ * TRACEFILE_APP_NONE kernel events are not kept (limit_note says so if
+ * application events come anyway).
+ */
+struct attr_builder *attr_builder_new(uint32_t app_events);
 void attr_builder_add(struct attr_builder *b, const struct gpuprobe_rec_hdr *rec);
 struct attribution *attr_builder_finish(struct attr_builder *b, uint64_t wall_ns,
 					char *err, size_t errlen);

@@ -52,13 +52,17 @@ struct recorder {
 	struct workload workload;
 	bool have_workload;
 	bool status_line;
+	bool source_stopped;
 	struct app_inject app;
 };
 
 static volatile sig_atomic_t stop_signal;
 
+/* The first Ctrl-C stops the recording; a second one cuts the workload's grace period short. */
 static void on_stop_signal(int sig)
 {
+	if (stop_signal)
+		workload_hurry = 1;
 	stop_signal = sig;
 }
 
@@ -78,6 +82,9 @@ static void install_signals(void)
 	sigaction(SIGHUP, &sa, NULL);
 	sa.sa_handler = on_child;
 	sigaction(SIGCHLD, &sa, NULL);
+	/* A closed pipe (-o -) is a write error like a full disk, not our death. */
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
 }
 
 static int sink_to_file(void *ctx, const struct gpuprobe_rec_hdr *rec)
@@ -88,8 +95,10 @@ static int sink_to_file(void *ctx, const struct gpuprobe_rec_hdr *rec)
 		return -1;
 	if (trace_writer_put(&r->writer, rec)) {
 		r->write_errno = errno ? errno : EIO;
-		errorf("cannot write %s: %s; stopping", r->opts.output, strerror(r->write_errno));
-		stop_signal = SIGTERM;
+		errorf("cannot write %s: %s: recording stopped after %llu records; what was written is kept (readable, marked incomplete)%s",
+		       r->opts.output, strerror(r->write_errno),
+		       (unsigned long long)r->writer.records,
+		       r->have_workload ? "; the workload runs on" : "");
 		return -1;
 	}
 	return 0;
@@ -164,6 +173,24 @@ static int parse_record_options(int argc, char **argv, struct record_options *o)
 	}
 	o->command = optind < argc ? argv + optind : NULL;
 	return -1;
+}
+
+/* CapEff bit 21 of /proc/self/status: CAP_SYS_ADMIN. */
+static bool have_sys_admin(void)
+{
+	char line[256];
+	bool yes = false;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long long caps;
+
+		if (sscanf(line, "CapEff: %llx", &caps) == 1)
+			yes = caps & (1ull << 21);
+	}
+	if (f)
+		fclose(f);
+	return yes;
 }
 
 static const struct trace_source *choose_source(enum source_choice choice, bool quiet)
@@ -255,16 +282,40 @@ static bool time_to_stop(struct recorder *r, uint64_t deadline_ns)
 	return deadline_ns && mono_now_ns() >= deadline_ns;
 }
 
+static void stop_source(struct recorder *r)
+{
+	if (!r->source_stopped)
+		r->src_ops->stop(r->src);
+	r->source_stopped = true;
+}
+
+/*
+ * After a write error (disk full, closed pipe) tracing stops but the
+ * workload is not killed for our I/O error: wait for it as usual.
+ */
 static void record_loop(struct recorder *r, uint64_t start_ns)
 {
 	const struct record_sink sink = { sink_to_file, r };
+	struct timespec tick = { 0, POLL_MS * 1000000L };
 	uint64_t deadline = 0;
 
 	if (r->opts.duration_s > 0)
 		deadline = start_ns + (uint64_t)(r->opts.duration_s * 1e9);
 	while (!time_to_stop(r, deadline)) {
-		if (r->src_ops->poll(r->src, POLL_MS, &sink) && r->write_errno)
-			break;
+		if (r->write_errno) {
+			stop_source(r);
+			nanosleep(&tick, NULL);	/* SIGCHLD cuts it short */
+			continue;
+		}
+		r->src_ops->poll(r->src, POLL_MS, &sink);
+		/* On disk every POLL_MS: a killed recording loses at most that much. */
+		if (!r->write_errno && fflush(r->writer.file)) {
+			r->write_errno = errno ? errno : EIO;
+			errorf("cannot write %s: %s: recording stopped after %llu records; what reached the file is kept (readable, marked incomplete)%s",
+			       r->opts.output, strerror(r->write_errno),
+			       (unsigned long long)r->writer.records,
+			       r->have_workload ? "; the workload runs on" : "");
+		}
 		show_status(r, start_ns);
 	}
 	if (r->status_line)
@@ -279,6 +330,7 @@ static int start_recording(struct recorder *r, uint64_t *start_ns)
 	*start_ns = mono_now_ns();
 	r->info.start_ns = *start_ns;
 	r->info.start_realtime_ns = realtime_now_ns();
+	r->info.app_events = r->app.active ? TRACEFILE_APP_EXPECTED : TRACEFILE_APP_NONE;
 	if (trace_writer_header(&r->writer, &r->info)) {
 		errorf("cannot write %s: %s", r->opts.output, strerror(errno));
 		return -1;
@@ -288,6 +340,12 @@ static int start_recording(struct recorder *r, uint64_t *start_ns)
 		return -1;
 	}
 	snapshot_irq_counts(r, IRQ_COUNT_START);
+	/* The source runs and the header is on disk: from now on a cut file is readable. */
+	if (trace_writer_publish(&r->writer)) {
+		errorf("cannot put the trace in place as %s: %s", r->opts.output, strerror(errno));
+		stop_source(r);
+		return -1;
+	}
 	if (r->have_workload)
 		workload_release(&r->workload);
 	return 0;
@@ -303,17 +361,24 @@ static int finish_recording(struct recorder *r)
 
 	snapshot_irq_counts(r, IRQ_COUNT_STOP);
 	stop_ns = mono_now_ns();
-	r->src_ops->stop(r->src);
-	r->src_ops->drain(r->src, &sink);
+	stop_source(r);
+	if (!r->write_errno)
+		r->src_ops->drain(r->src, &sink);
 	records = r->writer.records;
 	if (r->have_workload) {
 		workload_stop(&r->workload, stop_signal ? stop_signal : SIGTERM, WORKLOAD_GRACE_MS);
 		status = workload_exit_code(&r->workload);
-		app_inject_merge(&r->app, &r->writer, r->opts.quiet);
+		if (r->write_errno)
+			app_inject_discard(&r->app);
+		else
+			app_inject_merge(&r->app, &r->writer, r->opts.quiet);
 	}
-	if (trace_writer_finish(&r->writer, stop_ns, status) && !r->write_errno) {
-		errorf("cannot finish %s: %s", r->opts.output, strerror(errno));
+	if (r->write_errno) {
+		trace_writer_close_incomplete(&r->writer);
+	} else if (trace_writer_finish(&r->writer, stop_ns, status)) {
 		r->write_errno = errno ? errno : EIO;
+		errorf("cannot finish %s: %s: the trace is kept without its end record (readable, marked incomplete)",
+		       r->opts.output, strerror(r->write_errno));
 	}
 	r->src_ops->counters(r->src, &c);
 	if (!r->opts.quiet)
@@ -356,8 +421,8 @@ static int prepare(struct recorder *r)
 	if (!r->src_ops)
 		return -1;
 	fill_info(r, &r->info.targets);
-	if (trace_writer_create(&r->writer, o->output)) {
-		errorf("cannot create %s: %s", o->output, strerror(errno));
+	if (trace_writer_create_temp(&r->writer, o->output)) {
+		errorf("cannot create a file next to %s: %s", o->output, strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -377,6 +442,11 @@ int cmd_record(int argc, char **argv)
 	if (ret >= 0)
 		goto out_free;
 	ret = 1;
+	/* Before anything else: every later failure would be a symptom of this one. */
+	if (geteuid() != 0 && !have_sys_admin()) {
+		errorf("record needs root: tracing a device's interrupts and DMA is privileged (CAP_SYS_ADMIN); run it with sudo");
+		goto out_free;
+	}
 	if (prepare(r))
 		goto out_free;
 	install_signals();
@@ -407,9 +477,8 @@ err_stop_workload:
 	if (r->have_workload)
 		workload_stop(&r->workload, SIGTERM, WORKLOAD_GRACE_MS);
 err_remove_output:
-	trace_writer_abort(&r->writer);
-	if (strcmp(r->opts.output, "-"))
-		unlink(r->opts.output);
+	app_inject_discard(&r->app);
+	trace_writer_abort(&r->writer);	/* the temporary file; an older trace stays */
 out_free:
 	free(r);
 	return ret;

@@ -45,7 +45,7 @@ int report_file(const char *path, bool json, FILE *out)
 		goto out_close;
 	}
 	a = agg_new(info);
-	ab = attr_builder_new();
+	ab = attr_builder_new(info->app_events);
 	if (!a || !ab) {
 		errorf("out of memory");
 		goto out_close;

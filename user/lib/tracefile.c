@@ -79,6 +79,7 @@ static void fill_fixed_header(struct tracefile_header_fixed *h,
 	h->ntargets = info->targets.count;
 	h->start_ns = info->start_ns;
 	h->start_realtime_ns = info->start_realtime_ns;
+	h->app_events = info->app_events;
 	copy_string(h->host, sizeof(h->host), info->host);
 	copy_string(h->kernel_release, sizeof(h->kernel_release), info->kernel_release);
 	copy_string(h->tool_version, sizeof(h->tool_version), info->tool_version);
@@ -131,6 +132,54 @@ int trace_writer_create(struct trace_writer *w, const char *path)
 	if (!w->file)
 		return -1;
 	setvbuf(w->file, NULL, _IOFBF, WRITER_BUF_SIZE);
+	return 0;
+}
+
+/* ".NAME.XXXXXX" in NAME's directory: rename() within one file system is atomic. */
+static int temp_name_for(const char *path, char *out, size_t size)
+{
+	const char *slash = strrchr(path, '/');
+	int dirlen = slash ? (int)(slash - path + 1) : 0;
+
+	return format_into(out, size, "%.*s.%s.XXXXXX", dirlen, path, slash ? slash + 1 : path);
+}
+
+int trace_writer_create_temp(struct trace_writer *w, const char *path)
+{
+	int fd;
+
+	memset(w, 0, sizeof(*w));
+	w->path = path;
+	if (!strcmp(path, "-")) {
+		w->file = stdout;
+		w->published = true;
+		setvbuf(w->file, NULL, _IOFBF, WRITER_BUF_SIZE);
+		return 0;
+	}
+	if (temp_name_for(path, w->temp_path, sizeof(w->temp_path))) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	fd = mkostemp(w->temp_path, O_CLOEXEC);	/* 0600, as create_private */
+	if (fd < 0)
+		return -1;
+	w->file = fdopen(fd, "wb");
+	if (!w->file) {
+		close(fd);
+		unlink(w->temp_path);
+		return -1;
+	}
+	setvbuf(w->file, NULL, _IOFBF, WRITER_BUF_SIZE);
+	return 0;
+}
+
+int trace_writer_publish(struct trace_writer *w)
+{
+	if (w->published)
+		return 0;
+	if (fflush(w->file) || rename(w->temp_path, w->path))
+		return -1;
+	w->published = true;
 	return 0;
 }
 
@@ -191,9 +240,26 @@ int trace_writer_finish(struct trace_writer *w, uint64_t stop_ns, int exit_statu
 	return err;
 }
 
+int trace_writer_close_incomplete(struct trace_writer *w)
+{
+	int err = 0;
+
+	if (!w->file)
+		return 0;
+	if (fflush(w->file))
+		err = -1;
+	if (w->file != stdout && fclose(w->file))
+		err = -1;
+	w->file = NULL;
+	return err;
+}
+
 void trace_writer_abort(struct trace_writer *w)
 {
 	if (w->file && w->file != stdout)
 		fclose(w->file);
 	w->file = NULL;
+	if (w->temp_path[0] && !w->published)
+		unlink(w->temp_path);
+	w->temp_path[0] = '\0';
 }

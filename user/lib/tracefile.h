@@ -37,6 +37,17 @@ enum tracefile_record_type {
 	TRACEFILE_REC_APP = 0x8003,		/* struct tracefile_rec_app */
 };
 
+/*
+ * Whether application (CUDA/OpenCL) records may follow the kernel records.
+ * They come last, so a reader that attributes kernel events to them must
+ * keep the kernel events until it knows; NONE lets it skip that.
+ */
+enum tracefile_app_events {
+	TRACEFILE_APP_UNKNOWN = 0,	/* files written before the field existed */
+	TRACEFILE_APP_NONE = 1,		/* nothing traced the workload's GPU calls */
+	TRACEFILE_APP_EXPECTED = 2,	/* a tracing library was injected */
+};
+
 /* Set by the tracefs source on an irq entry whose exit was never seen. */
 #define TRACEFILE_IRQ_NO_EXIT	(1 << 15)
 /* Lost record written by userspace: records were lost, how many is unknown. */
@@ -84,7 +95,9 @@ struct tracefile_header_fixed {
 	char host[64];
 	char kernel_release[72];
 	char tool_version[24];
-	uint64_t reserved[4];
+	uint32_t app_events;		/* enum tracefile_app_events */
+	uint32_t reserved32;
+	uint64_t reserved[3];
 };
 
 struct tracefile_target {
@@ -111,6 +124,7 @@ struct trace_info {
 	uint32_t source;
 	uint64_t start_ns;
 	uint64_t start_realtime_ns;
+	uint32_t app_events;		/* enum tracefile_app_events */
 	char host[64];
 	char kernel_release[72];
 	char tool_version[24];
@@ -124,6 +138,8 @@ size_t tracefile_record_min_size(uint16_t type);
 struct trace_writer {
 	FILE *file;
 	const char *path;
+	char temp_path[4096];		/* create_temp: written here until published */
+	bool published;
 	uint64_t records;
 	uint64_t bytes;
 };
@@ -133,8 +149,19 @@ int trace_writer_open(struct trace_writer *w, const char *path,
 /* Same in two steps: create the file early, write the header once known. */
 int trace_writer_create(struct trace_writer *w, const char *path);
 int trace_writer_header(struct trace_writer *w, const struct trace_info *info);
+/*
+ * Never lose a trace: write to a temporary file next to path, and rename it
+ * over path with publish() only once it is known to hold a readable trace;
+ * abort() before that removes it and leaves any older path untouched.
+ * "-" writes to stdout (published from the start).
+ */
+int trace_writer_create_temp(struct trace_writer *w, const char *path);
+int trace_writer_publish(struct trace_writer *w);
 int trace_writer_put(struct trace_writer *w, const struct gpuprobe_rec_hdr *rec);
 int trace_writer_finish(struct trace_writer *w, uint64_t stop_ns, int exit_status);
+/* After a write error: close without an end record (readers see an incomplete file). */
+int trace_writer_close_incomplete(struct trace_writer *w);
+/* Close; an unpublished temporary file is removed. */
 void trace_writer_abort(struct trace_writer *w);
 
 /* Reader: streams records from a buffer; memory does not grow with the file. */

@@ -95,6 +95,7 @@ static void decode_fixed_header(const struct tracefile_header_fixed *h,
 	info->source = h->source;
 	info->start_ns = h->start_ns;
 	info->start_realtime_ns = h->start_realtime_ns;
+	info->app_events = h->app_events;
 	copy_string(info->host, sizeof(info->host), h->host);
 	copy_string(info->kernel_release, sizeof(info->kernel_release), h->kernel_release);
 	copy_string(info->tool_version, sizeof(info->tool_version), h->tool_version);

@@ -114,6 +114,11 @@ static void text_ops(FILE *out, const struct attribution *at)
 
 void attribute_print_text(FILE *out, const struct attribution *at)
 {
+	if (at->limit_note[0])
+		fprintf(out, "\nattribution is partial: %s\n", at->limit_note);
+	if (at->app_events_dropped)
+		fprintf(out, "\n%" PRIu64 " application events past the limit of %u were not attributed\n",
+			at->app_events_dropped, ATTR_MAX_APP_EVENTS);
 	text_summary(out, at);
 	if (!at->nops)
 		return;
@@ -207,6 +212,9 @@ void attribute_print_json(struct json *j, const struct attribution *at)
 	json_kv_u64(j, "sync_events", at->sync_events);
 	json_kv_u64(j, "kernel_events", at->kernel_events);
 	json_kv_u64(j, "kernel_events_dropped", at->kernel_events_dropped);
+	json_kv_u64(j, "kernel_events_limit", ATTR_MAX_KERNEL_EVENTS);
+	json_kv_u64(j, "app_events_dropped", at->app_events_dropped);
+	json_kv_string(j, "limit_note", at->limit_note);
 	json_key(j, "notes");
 	json_array_begin(j);
 	for (unsigned int i = 0; i < at->nnotes; i++)

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "appinject.h"
+#include "file.h"
 #include "util.h"
 
 #define CUPTI_LIB	"libgpuprobe_cupti.so"
@@ -130,26 +131,44 @@ static bool event_valid(const struct gpuprobe_app_event *ev)
 	       ev->type <= GPUPROBE_APP_NOTE && ev->end_ns >= ev->start_ns;
 }
 
+void app_inject_discard(struct app_inject *ai)
+{
+	if (ai->active)
+		unlink(ai->events_path);
+	ai->active = false;
+}
+
+/*
+ * The events file is a sequence of fixed-size events, but a library killed
+ * mid-write leaves a short one, and anything may be corrupt: where an event
+ * does not validate, look for the next one byte by byte instead of
+ * rejecting everything after it.
+ */
 uint64_t app_inject_merge(struct app_inject *ai, struct trace_writer *w, bool quiet)
 {
 	struct tracefile_rec_app rec = {
 		.hdr = { .type = TRACEFILE_REC_APP, .size = sizeof(rec) },
 	};
-	uint64_t merged = 0, bad = 0, devops = 0;
-	FILE *f;
+	uint64_t merged = 0, skipped = 0, devops = 0;
+	size_t len = 0, pos = 0;
+	char *data;
 
 	if (!ai->active)
 		return 0;
-	f = fopen(ai->events_path, "rb");
-	if (!f) {
+	data = read_whole_file(ai->events_path, &len);
+	app_inject_discard(ai);
+	if (!data) {
 		warnf("cannot read %s: %s: no application events", ai->events_path, strerror(errno));
 		return 0;
 	}
-	while (fread(&rec.ev, sizeof(rec.ev), 1, f) == 1) {
+	while (len - pos >= sizeof(rec.ev)) {
+		memcpy(&rec.ev, data + pos, sizeof(rec.ev));
 		if (!event_valid(&rec.ev)) {
-			bad++;
+			pos++;
+			skipped++;
 			continue;
 		}
+		pos += sizeof(rec.ev);
 		rec.ev.name[sizeof(rec.ev.name) - 1] = '\0';
 		rec.hdr.ts_ns = rec.ev.start_ns;
 		if (trace_writer_put(w, &rec.hdr))
@@ -157,12 +176,13 @@ uint64_t app_inject_merge(struct app_inject *ai, struct trace_writer *w, bool qu
 		merged++;
 		devops += rec.ev.type <= GPUPROBE_APP_MEMSET;
 	}
-	fclose(f);
-	unlink(ai->events_path);
-	ai->active = false;
-	if (bad)
-		warnf("%" PRIu64 " malformed application events skipped", bad);
-	if (!quiet)
+	skipped += len - pos;
+	free(data);
+	if (skipped)
+		warnf("%" PRIu64 " bytes of malformed or cut application events skipped; the events around them were kept",
+		      skipped);
+	/* Nothing when the workload made no CUDA/OpenCL calls: there is nothing to say. */
+	if (!quiet && merged)
 		fprintf(stderr, "%s: %" PRIu64 " application events merged (%" PRIu64 " kernels, copies and memsets)\n",
 			progname, merged, devops);
 	return merged;

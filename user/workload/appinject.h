@@ -23,6 +23,8 @@ struct app_inject {
  * Never fails the recording: what cannot be set up is said on stderr.
  */
 void app_inject_setup(struct app_inject *ai, const char *inject_dir, bool quiet);
+/* Remove the events file unread (the recording failed). */
+void app_inject_discard(struct app_inject *ai);
 /* Append the workload's events to w; returns how many were merged. */
 uint64_t app_inject_merge(struct app_inject *ai, struct trace_writer *w, bool quiet);
 

@@ -12,6 +12,8 @@
 #include "util.h"
 #include "workload.h"
 
+volatile sig_atomic_t workload_hurry;
+
 static void child_run(int go_fd, char *const argv[])
 {
 	char go;
@@ -19,6 +21,7 @@ static void child_run(int go_fd, char *const argv[])
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGCHLD, SIG_DFL);
+	signal(SIGPIPE, SIG_DFL);	/* the recorder ignores it; exec keeps ignored signals */
 	/* EOF instead of the go byte: the recorder gave up before starting. */
 	if (read(go_fd, &go, 1) != 1)
 		_exit(127);
@@ -84,12 +87,15 @@ void workload_stop(struct workload *w, int sig, int grace_ms)
 		return;
 	if (sig)
 		kill(w->pid, sig);
-	for (int waited = 0; waited < grace_ms; waited += 10) {
+	for (int waited = 0; waited < grace_ms && !workload_hurry; waited += 10) {
 		if (workload_poll(w))
 			return;
 		nanosleep(&tick, NULL);
 	}
-	warnf("workload %d did not exit after %d ms: killing it", (int)w->pid, grace_ms);
+	if (workload_hurry)
+		warnf("interrupted again: killing workload %d", (int)w->pid);
+	else
+		warnf("workload %d did not exit after %d ms: killing it", (int)w->pid, grace_ms);
 	kill(w->pid, SIGKILL);
 	if (waitpid(w->pid, &w->status, 0) == w->pid)
 		w->exited = true;

@@ -6,6 +6,7 @@
 #ifndef GPUPROBE_WORKLOAD_H
 #define GPUPROBE_WORKLOAD_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <sys/types.h>
 
@@ -21,6 +22,9 @@ void workload_release(struct workload *w);
 /* Reap without blocking; true once it has exited. */
 bool workload_poll(struct workload *w);
 /* Signal it, wait up to grace_ms, then SIGKILL; reaps it. */
+/* Set (from a signal handler) to end workload_stop()'s grace period now. */
+extern volatile sig_atomic_t workload_hurry;
+
 void workload_stop(struct workload *w, int sig, int grace_ms);
 /* Exit code to pass on: its status, or 128 + signal. */
 int workload_exit_code(const struct workload *w);
