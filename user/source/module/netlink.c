@@ -60,6 +60,8 @@ static int conn_open(struct nl_conn *c, char *err, size_t errlen)
 			 GPUPROBE_FAMILY_NAME);
 		goto err_free;
 	}
+	/* Replies are awaited with a timeout (nl_do): a module that never answers cannot hang us. */
+	nl_socket_set_nonblocking(c->sock);
 	return 0;
 
 err_free:
@@ -193,7 +195,8 @@ static int nl_do(struct nl_conn *c, uint8_t cmd,
 			break;
 	}
 	if (!req->done)
-		snprintf(err, errlen, "no answer to netlink command %u", cmd);
+		snprintf(err, errlen, "the gpuprobe module did not answer netlink command %u within %d ms: it may be stuck; check dmesg, then rmmod and reload it, or use --source tracefs",
+			 cmd, REPLY_TIMEOUT_MS);
 	else if (req->error)
 		explain_error(req, cmd, err, errlen);
 	ret = req->done && !req->error ? 0 : -1;
