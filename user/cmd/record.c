@@ -87,6 +87,15 @@ static void install_signals(void)
 	sigaction(SIGPIPE, &sa, NULL);
 }
 
+/* Disk full, pipe closed: stop recording, keep the file, let the workload run on. */
+static void write_failed(struct recorder *r)
+{
+	r->write_errno = errno ? errno : EIO;
+	errorf("cannot write %s: %s: recording stopped after %llu records; what reached the file is kept (readable, marked incomplete)%s",
+	       r->opts.output, strerror(r->write_errno), (unsigned long long)r->writer.records,
+	       r->have_workload ? "; the workload runs on" : "");
+}
+
 static int sink_to_file(void *ctx, const struct gpuprobe_rec_hdr *rec)
 {
 	struct recorder *r = ctx;
@@ -94,11 +103,7 @@ static int sink_to_file(void *ctx, const struct gpuprobe_rec_hdr *rec)
 	if (r->write_errno)
 		return -1;
 	if (trace_writer_put(&r->writer, rec)) {
-		r->write_errno = errno ? errno : EIO;
-		errorf("cannot write %s: %s: recording stopped after %llu records; what was written is kept (readable, marked incomplete)%s",
-		       r->opts.output, strerror(r->write_errno),
-		       (unsigned long long)r->writer.records,
-		       r->have_workload ? "; the workload runs on" : "");
+		write_failed(r);
 		return -1;
 	}
 	return 0;
@@ -309,13 +314,8 @@ static void record_loop(struct recorder *r, uint64_t start_ns)
 		}
 		r->src_ops->poll(r->src, POLL_MS, &sink);
 		/* On disk every POLL_MS: a killed recording loses at most that much. */
-		if (!r->write_errno && fflush(r->writer.file)) {
-			r->write_errno = errno ? errno : EIO;
-			errorf("cannot write %s: %s: recording stopped after %llu records; what reached the file is kept (readable, marked incomplete)%s",
-			       r->opts.output, strerror(r->write_errno),
-			       (unsigned long long)r->writer.records,
-			       r->have_workload ? "; the workload runs on" : "");
-		}
+		if (!r->write_errno && fflush(r->writer.file))
+			write_failed(r);
 		show_status(r, start_ns);
 	}
 	if (r->status_line)

@@ -229,15 +229,9 @@ int trace_writer_finish(struct trace_writer *w, uint64_t stop_ns, int exit_statu
 		.records = w->records,
 		.exit_status = exit_status,
 	};
-	int err;
+	int err = trace_writer_put(w, &end.hdr);
 
-	err = trace_writer_put(w, &end.hdr);
-	if (fflush(w->file))
-		err = -1;
-	if (w->file != stdout && fclose(w->file))
-		err = -1;
-	w->file = NULL;
-	return err;
+	return trace_writer_close_incomplete(w) || err ? -1 : 0;
 }
 
 int trace_writer_close_incomplete(struct trace_writer *w)

@@ -6,19 +6,8 @@
 # no temporary file; a full disk stops the recording, not the workload.
 # Needs root and tracefs (the tracefs source on this machine's virtio disk).
 . "$(dirname "$0")/common.sh"
-TRACING=/sys/kernel/tracing
-DISK=${GPUPROBE_TEST_DISK:-vda}
 
-if [ "$(id -u)" -ne 0 ]; then
-	skip "never-lose-a-trace tests" "need root"
-	finish
-fi
-[ -d "$TRACING/events" ] || mount -t tracefs nodev "$TRACING" 2>/dev/null
-if [ ! -d "$TRACING/events/irq" ] || [ ! -e "/sys/block/$DISK/device" ]; then
-	skip "never-lose-a-trace tests" "no tracefs irq events or no /dev/$DISK"
-	finish
-fi
-BDF=$(basename "$(dirname "$(readlink -f "/sys/block/$DISK/device")")")
+need_tracefs_disk "never-lose-a-trace tests"
 T=$(mktemp -d /var/tmp/gpuprobe-never-lose.XXXXXX)
 chmod 755 "$T"
 cleanup() {
