@@ -501,6 +501,11 @@ struct attr_builder *attr_builder_new(uint32_t app_events)
 	return ps;
 }
 
+bool attr_builder_keeps_kernel(const struct attr_builder *ps)
+{
+	return ps->keep_kernel;
+}
+
 void attr_builder_add(struct attr_builder *ps, const struct gpuprobe_rec_hdr *rec)
 {
 	if (rec->type == TRACEFILE_REC_APP)

@@ -91,6 +91,8 @@ struct attr_builder;
  */
 struct attr_builder *attr_builder_new(uint32_t app_events);
 void attr_builder_add(struct attr_builder *b, const struct gpuprobe_rec_hdr *rec);
+/* false: only TRACEFILE_REC_APP records need to be added (a hot loop may skip the rest). */
+bool attr_builder_keeps_kernel(const struct attr_builder *b);
 struct attribution *attr_builder_finish(struct attr_builder *b, uint64_t wall_ns,
 					char *err, size_t errlen);
 void attr_builder_free(struct attr_builder *b);

@@ -32,6 +32,7 @@ int report_file(const char *path, bool json, FILE *out)
 	struct trace_reader r;
 	struct trace_info *info;
 	struct agg *a = NULL;
+	bool keep_kernel;
 	char err[512];
 	int ret = 1, n;
 
@@ -50,9 +51,11 @@ int report_file(const char *path, bool json, FILE *out)
 		errorf("out of memory");
 		goto out_close;
 	}
+	keep_kernel = attr_builder_keeps_kernel(ab);
 	while ((n = trace_reader_next(&r, &rec)) > 0) {
 		agg_add(a, rec);
-		attr_builder_add(ab, rec);
+		if (keep_kernel || rec->type == TRACEFILE_REC_APP)
+			attr_builder_add(ab, rec);
 	}
 	if (n < 0) {
 		errorf("%s", r.error);

@@ -291,15 +291,16 @@ int trace_reader_next(struct trace_reader *r, const struct gpuprobe_rec_hdr **re
 		off = r->buf_file_offset + r->buf_pos;
 		if (r->seen_end)
 			return reader_fail(r, "unexpected data after the end record at offset %" PRIu64, off);
-		/* Blocks allocated but never written (a crash, a full disk) read as zeros. */
-		if (all_zero(h, HDR_SIZE)) {
-			if (zero_tail(r))
-				return stop_at_cut(r, off, "only zeros follow");
-			return reader_fail(r, "corrupt record at offset %" PRIu64 ": size 0", off);
-		}
-		if (h->size < HDR_SIZE || h->size % 8)
+		if (h->size < HDR_SIZE || h->size % 8) {
+			/* Blocks allocated but never written (a crash, a full disk) read as zeros. */
+			if (all_zero(h, HDR_SIZE)) {
+				if (zero_tail(r))
+					return stop_at_cut(r, off, "only zeros follow");
+				return reader_fail(r, "corrupt record at offset %" PRIu64 ": size 0", off);
+			}
 			return reader_fail(r, "corrupt record at offset %" PRIu64 ": size %u is not a multiple of 8 of at least %zu",
 					   off, h->size, HDR_SIZE);
+		}
 		if (r->buf_len - r->buf_pos < h->size) {
 			refill(r);
 			h = (const void *)(r->buf + r->buf_pos);
