@@ -61,10 +61,12 @@ if [ ! -x "$GPT" ] || ! "$GPT" probe --help >/dev/null 2>&1; then
 	# No libnl/libtracefs headers here: build probe and compare alone.
 	FULL=0
 	GPT=$OUT/gpuprobe-probe
-	step build-probe-only 120 cc -std=gnu11 -O2 -D_GNU_SOURCE -Iuser -Iinclude/uapi -o "$GPT" \
-		kernels/probe_main.c user/probe.c user/probe_stats.c user/probe_output.c \
-		user/probe_opencl.c user/probe_cuda.c user/compare.c user/probe_jsonread.c \
-		user/json.c user/util.c kernels/probe_kernels_fatbin.c -lm -ldl
+	step build-probe-only 120 cc -std=gnu11 -O2 -D_GNU_SOURCE -Iuser/probe -Iuser/lib -Iuser/cmd -Iuser/output \
+		-Iinclude/uapi -Iinject -o "$GPT" \
+		kernels/probe_main.c user/cmd/probe.c user/probe/probe_stats.c user/output/probe_output.c \
+		user/probe/probe_opencl.c user/probe/probe_cuda.c user/cmd/compare.c user/lib/json_read.c user/lib/array.c \
+		user/lib/format.c user/lib/stats.c user/lib/file.c \
+		user/lib/json.c user/lib/util.c kernels/probe_kernels_fatbin.c -ljansson -lm -ldl
 fi
 
 # --- the probes ----------------------------------------------------------

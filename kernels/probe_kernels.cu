@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Device code for `gpuprobe-trace probe` (user/probe_cuda.c). Compiled by
+ * Device code for `gpuprobe-trace probe` (user/probe/probe_cuda.c). Compiled by
  * nvcc into a fatbin (SASS for sm_80 and sm_90, PTX for newer GPUs) and
  * embedded in the tool as a byte array, so the tool needs no CUDA toolkit at
  * run time, only the driver's libcuda.so.1.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Minimal raw generic-netlink client for the selftests.  Deliberately not
- * libnl and not user/nl.c: the tests must be able to send malformed messages
+ * libnl and not user/source/module/netlink.c: the tests must be able to send malformed messages
  * and must not share bugs with the tool they check.
  */
 #ifndef GPUPROBE_SELFTEST_GENL_H

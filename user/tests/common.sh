@@ -17,3 +17,21 @@ finish() {
 	[ "$FAILED" -eq 0 ]
 	exit $?
 }
+
+# need_tracefs_disk WHAT: skip (and exit) unless root with tracefs irq events
+# and the virtio disk $DISK; then BDF is the disk's PCI function.
+TRACING=/sys/kernel/tracing
+DISK=${GPUPROBE_TEST_DISK:-vda}
+need_tracefs_disk() {
+	if [ "$(id -u)" -ne 0 ]; then
+		skip "$1" "need root"
+		finish
+	fi
+	[ -d "$TRACING/events" ] || mount -t tracefs nodev "$TRACING" 2>/dev/null
+	if [ ! -d "$TRACING/events/irq" ] || [ ! -e "/sys/block/$DISK/device" ]; then
+		skip "$1" "no tracefs irq events or no /dev/$DISK"
+		finish
+	fi
+	# /sys/block/vda/device -> .../0000:00:02.0/virtio1: the PCI function is its parent.
+	BDF=$(basename "$(dirname "$(readlink -f "/sys/block/$DISK/device")")")
+}

@@ -4,25 +4,12 @@
 # behind /dev/vda must give exactly as many irq records as the kernel counted
 # (/proc/interrupts) over the recording, with no tracefs instance left behind.
 . "$(dirname "$0")/common.sh"
-TRACING=/sys/kernel/tracing
-DISK=${GPUPROBE_TEST_DISK:-vda}
 
 leftover_instances() {
 	ls "$TRACING/instances" 2>/dev/null | grep '^gpuprobe-' || true
 }
 
-if [ "$(id -u)" -ne 0 ]; then
-	skip "native tracefs tests" "need root"
-	finish
-fi
-[ -d "$TRACING/events" ] || mount -t tracefs nodev "$TRACING" 2>/dev/null
-if [ ! -d "$TRACING/events/irq" ] || [ ! -e "/sys/block/$DISK/device" ]; then
-	skip "native tracefs tests" "no tracefs irq events or no /dev/$DISK"
-	finish
-fi
-
-# /sys/block/vda/device -> .../0000:00:02.0/virtio1: the PCI function is its parent.
-BDF=$(basename "$(dirname "$(readlink -f "/sys/block/$DISK/device")")")
+need_tracefs_disk "native tracefs tests"
 echo "    /dev/$DISK is virtio on PCI $BDF"
 # A scratch directory on the disk's own filesystem, so the writes reach it.
 MNT=$(df --output=target "/dev/$DISK" 2>/dev/null | tail -1)

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../probe_cuda.h"
+#include "../probe/probe_cuda.h"
 
 #define FAKE_GLOBALTIMER_OFFSET	1700000000000000000ULL
 #define FAKE_TIMER_STEP_NS	32

@@ -32,6 +32,8 @@ run_suite unit ./test_unit
 run_suite tracefs-decode ./test_tracefs formats
 run_suite cli ./cli.sh
 run_suite native-tracefs ./native_tracefs.sh
+run_suite never-lose ./never_lose.sh
+run_suite json-inputs ./json_inputs.sh
 run_suite probe ./probe.sh
 run_suite inject ./inject.sh
 run_suite explain ./test_explain

@@ -224,6 +224,7 @@ int synth_write_mix(const char *path, uint64_t n, uint32_t seed)
 	int err = 0;
 
 	synth_info(&info);
+	info.app_events = TRACEFILE_APP_NONE;	/* kernel records only */
 	if (trace_writer_open(&w, path, &info))
 		return -1;
 	for (uint64_t i = 0; i < n && !err; i++) {

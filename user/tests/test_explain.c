@@ -149,7 +149,7 @@ static void test_closure_fails(void)
 static void test_stat_nearest_rank(void)
 {
 	double v[100];
-	struct explain_stat s;
+	struct sample_stats s;
 
 	for (int i = 0; i < 100; i++)
 		v[i] = 100 - i;

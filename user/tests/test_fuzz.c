@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Corrupt and truncated trace files: each must be refused with a message
- * naming a byte offset, or parsed; never a crash.  The fuzz loop is
- * deterministic (fixed seed) so a failure reproduces.
+ * Corrupt and truncated trace files.  A corrupt one must be refused with a
+ * message naming a byte offset, or parsed; never a crash.  A truncated one
+ * (header whole) must be read up to its last whole record, marked
+ * incomplete with the offset of the cut, and give the counts of the records
+ * before the cut.  The fuzz loops are deterministic (fixed seeds) so a
+ * failure reproduces.
  */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -46,8 +50,15 @@ static int known_image(struct image *img)
 	return err;
 }
 
+struct parsed {
+	bool complete, truncated;
+	uint64_t truncated_at;
+	char warning[512];
+};
+
 /* Parse like `report` does, printing both views to /dev/null. 0 ok, -1 refused. */
-static int parse_image(const unsigned char *data, size_t len, char *err, size_t errlen)
+static int parse_image_into(const unsigned char *data, size_t len, char *err, size_t errlen,
+			    struct parsed *p)
 {
 	static struct trace_info info;
 	const struct gpuprobe_rec_hdr *rec;
@@ -72,12 +83,37 @@ static int parse_image(const unsigned char *data, size_t len, char *err, size_t 
 		snprintf(err, errlen, "%s", r.error);
 	} else {
 		agg_finish(a, &r);
-		report_print_json(devnull, "image", a);
-		report_print_text(devnull, "image", a);
+		report_print_json(devnull, "image", a, NULL);
+		report_print_text(devnull, "image", a, NULL);
+		if (p) {
+			p->complete = r.seen_end;
+			p->truncated = r.truncated;
+			p->truncated_at = r.truncated_at;
+			snprintf(p->warning, sizeof(p->warning), "%s", r.warning);
+		}
 	}
 	agg_free(a);
 	trace_reader_close(&r);
 	return n < 0 ? -1 : 0;
+}
+
+static int parse_image(const unsigned char *data, size_t len, char *err, size_t errlen)
+{
+	return parse_image_into(data, len, err, errlen, NULL);
+}
+
+/* The image cut at len reads as incomplete, cut at offset cut_at. */
+static void expect_cut(struct image *img, size_t len, uint64_t cut_at)
+{
+	char err[512] = "", want[64];
+	struct parsed p = { 0 };
+
+	CHECK(parse_image_into(img->data, len, err, sizeof(err), &p) == 0,
+	      "cut at %zu refused: %s", len, err);
+	snprintf(want, sizeof(want), "offset %" PRIu64 " ", cut_at);
+	CHECK(!p.complete && p.truncated && p.truncated_at == cut_at && strstr(p.warning, want),
+	      "cut at %zu: complete %d truncated %d at %" PRIu64 ", warning '%s' lacks '%s'",
+	      len, p.complete, p.truncated, p.truncated_at, p.warning, want);
 }
 
 static void expect_refusal(struct image *img, size_t len, const char *needle)
@@ -107,20 +143,32 @@ void test_reader_names_truncation_offset(void)
 	size_t header = sizeof(struct tracefile_header_fixed) + sizeof(struct tracefile_target) +
 			SYNTH_NVEC * sizeof(struct tracefile_vector);
 	struct image img;
-	char want[128];
 
 	CHECK(known_image(&img) == 0, "no image");
+	/* an unreadable header is refused */
 	expect_refusal(&img, 100, "truncated file header at offset 0");
 	expect_refusal(&img, header - 8, "truncated target table at offset 240");
-	/* cut in the middle of the second record (both are irq counts) */
-	snprintf(want, sizeof(want), "truncated record at offset %zu", header + COUNT_SIZE);
-	expect_refusal(&img, header + COUNT_SIZE + 20, want);
-	snprintf(want, sizeof(want), "truncated record header at offset %zu", header + COUNT_SIZE);
-	expect_refusal(&img, header + COUNT_SIZE + 4, want);
-	/* cut exactly at a record boundary: only the missing end record tells */
-	snprintf(want, sizeof(want), "file ends at offset %zu without an end record",
-		 header + 2 * COUNT_SIZE);
-	expect_refusal(&img, header + 2 * COUNT_SIZE, want);
+	/* a cut in the records is read up to the last whole record */
+	expect_cut(&img, header + COUNT_SIZE + 20, header + COUNT_SIZE);
+	expect_cut(&img, header + COUNT_SIZE + 4, header + COUNT_SIZE);
+	expect_cut(&img, header + 2 * COUNT_SIZE, header + 2 * COUNT_SIZE);
+	expect_cut(&img, header, header);
+	free(img.data);
+}
+
+/* Blocks allocated but never written (crash, full disk) read as a cut. */
+void test_reader_zero_tail_is_a_cut(void)
+{
+	size_t header = sizeof(struct tracefile_header_fixed) + sizeof(struct tracefile_target) +
+			SYNTH_NVEC * sizeof(struct tracefile_vector);
+	size_t cut = header + 2 * COUNT_SIZE;
+	struct image img;
+
+	CHECK(known_image(&img) == 0, "no image");
+	memset(img.data + cut, 0, img.len - cut);
+	expect_cut(&img, img.len, cut);
+	img.data[img.len - 3] = 7;	/* zeros, then data: corrupt */
+	expect_refusal(&img, img.len, "size 0");
 	free(img.data);
 }
 
@@ -143,10 +191,9 @@ void test_reader_rejects_bad_sizes(void)
 	snprintf(want, sizeof(want), "corrupt record at offset %zu: type %u needs %zu bytes", header,
 		 TRACEFILE_REC_IRQ_COUNT, COUNT_SIZE);
 	expect_refusal(&img, img.len, want);
-	h.size = 0xfff8;	/* beyond the end of the file */
+	h.size = 0xfff8;	/* beyond the end of the file: a cut, nothing before it */
 	memcpy(img.data + header, &h, sizeof(h));
-	snprintf(want, sizeof(want), "truncated record at offset %zu: 65528 bytes declared", header);
-	expect_refusal(&img, img.len, want);
+	expect_cut(&img, img.len, header);
 	free(img.data);
 }
 
@@ -209,7 +256,7 @@ void test_fuzz_flips_and_truncations(void)
 		size_t len = mutate(&img, buf, &rng, &truncated);
 		int ret = parse_image(buf, len, err, sizeof(err));
 
-		if (ret == 0 && !truncated) {
+		if (ret == 0) {		/* a cut is read up to its last whole record */
 			accepted++;
 			continue;
 		}
@@ -218,11 +265,129 @@ void test_fuzz_flips_and_truncations(void)
 			continue;
 		}
 		bad++;
-		CHECK(0, "iteration %d (len %zu, truncated %d): %s", i, len, truncated,
-		      ret == 0 ? "truncated file accepted" : err);
+		CHECK(0, "iteration %d (len %zu, truncated %d): %s", i, len, truncated, err);
 	}
 	printf("    fuzz: %d iterations, %d refused with an offset, %d parsed\n",
 	       refused + accepted + bad, refused, accepted);
 	free(buf);
+	free(img.data);
+}
+
+/* What a report counts, to compare a cut file with its first records. */
+struct fingerprint {
+	uint64_t records, lost, wakeups, switches, app_events, irqs, handled, handler_ns;
+	uint64_t dma_calls, dma_bytes, iommu, iommu_bytes, swiotlb;
+};
+
+static void fingerprint_of(const struct agg *a, struct fingerprint *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->records = a->records;
+	f->lost = a->lost;
+	f->wakeups = a->wakeups;
+	f->switches = a->switches;
+	f->app_events = a->app_events;
+	for (unsigned int i = 0; i < a->nvectors; i++) {
+		f->irqs += a->vectors[i].count;
+		f->handled += a->vectors[i].handled;
+		f->handler_ns += a->vectors[i].handler_ns->sum;
+	}
+	for (unsigned int i = 0; i < a->ntargets; i++) {
+		const struct agg_target *t = &a->targets[i];
+
+		for (unsigned int op = 0; op < AGG_DMA_OPS; op++)
+			if (t->dma[op]) {
+				f->dma_calls += t->dma[op]->calls;
+				f->dma_bytes += t->dma[op]->bytes;
+			}
+		for (unsigned int op = 0; op < AGG_IOMMU_OPS; op++) {
+			f->iommu += t->iommu[op].count;
+			f->iommu_bytes += t->iommu[op].bytes;
+		}
+		f->swiotlb += t->swiotlb_bytes + t->swiotlb_bounces;
+	}
+}
+
+/* Aggregate the image cut at len; *cut_records: records read; -1 when refused. */
+static int agg_image(const struct image *img, size_t len, uint64_t max_records,
+		     struct fingerprint *f, struct parsed *p)
+{
+	static struct trace_info info;
+	const struct gpuprobe_rec_hdr *rec;
+	FILE *in = fmemopen(img->data, len, "rb");
+	struct trace_reader r;
+	struct agg *a;
+	int n = -1;
+
+	if (!in || trace_reader_open_stream(&r, in, "image", &info)) {
+		if (in)
+			trace_reader_close(&r);
+		return -1;
+	}
+	a = agg_new(&info);
+	while (a->records < max_records && (n = trace_reader_next(&r, &rec)) > 0)
+		agg_add(a, rec);
+	if (n >= 0 || a->records == max_records) {
+		agg_finish(a, &r);
+		fingerprint_of(a, f);
+		p->complete = r.seen_end;
+		p->truncated_at = r.truncated_at;
+		n = 0;
+	}
+	agg_free(a);
+	trace_reader_close(&r);
+	return n < 0 ? -1 : 0;
+}
+
+/* A cut at len must count exactly the whole records before it. */
+static bool check_cut(const struct image *img, size_t len, uint64_t cut_at, uint64_t before)
+{
+	struct fingerprint cut, ref;
+	struct parsed p, pref;
+
+	if (agg_image(img, len, UINT64_MAX, &cut, &p)) {
+		CHECK(0, "cut at %zu refused", len);
+		return false;
+	}
+	if (agg_image(img, img->len, before, &ref, &pref)) {
+		CHECK(0, "reference of %" PRIu64 " records refused", before);
+		return false;
+	}
+	CHECK(!p.complete && p.truncated_at == cut_at, "cut at %zu: complete %d, cut at %" PRIu64
+	      " not %" PRIu64, len, p.complete, p.truncated_at, cut_at);
+	CHECK(cut.records == before && !memcmp(&cut, &ref, sizeof(cut)),
+	      "cut at %zu: %" PRIu64 " records (%" PRIu64 " irqs), the first %" PRIu64 " give %" PRIu64 " irqs",
+	      len, cut.records, cut.irqs, before, ref.irqs);
+	return !p.complete && cut.records == before && !memcmp(&cut, &ref, sizeof(cut));
+}
+
+void test_truncation_every_boundary(void)
+{
+	const char *path = test_tmp_path("fuzz-mix.trace");
+	uint64_t boundaries = 0, randoms = 0, bad = 0, records = 0;
+	uint32_t rng = 0x2545f491;
+	uint32_t header_size;
+	struct image img;
+	size_t off;
+
+	CHECK(synth_write_mix(path, 3000, 7) == 0 && load_image(path, &img) == 0, "no mix image");
+	unlink(path);
+	memcpy(&header_size, img.data + offsetof(struct tracefile_header_fixed, header_size),
+	       sizeof(header_size));
+	/* every boundary, the end record's included */
+	for (off = header_size; off < img.len && bad < 5; records++) {
+		const struct gpuprobe_rec_hdr *h = (const void *)(img.data + off);
+
+		bad += !check_cut(&img, off, off, records);
+		boundaries++;
+		/* and a random offset inside this record */
+		if (h->size > 1 && next_random(&rng) % 4 == 0) {
+			bad += !check_cut(&img, off + 1 + next_random(&rng) % (h->size - 1), off, records);
+			randoms++;
+		}
+		off += h->size;
+	}
+	printf("    %" PRIu64 " cuts at record boundaries, %" PRIu64 " inside records: counts of the records before each cut\n",
+	       boundaries, randoms);
 	free(img.data);
 }

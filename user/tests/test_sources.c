@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "irqpair.h"
-#include "recbatch.h"
+#include "batch.h"
 #include "synth.h"
 #include "testlib.h"
 #include "tests.h"

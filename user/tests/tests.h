@@ -11,6 +11,8 @@ struct agg *load_agg(const char *path, struct trace_info *info, char *err, size_
 
 void test_reader_rejects_bad_magic(void);
 void test_reader_names_truncation_offset(void);
+void test_reader_zero_tail_is_a_cut(void);
+void test_truncation_every_boundary(void);
 void test_reader_rejects_bad_sizes(void);
 void test_reader_rejects_trailing_data(void);
 void test_fuzz_flips_and_truncations(void);

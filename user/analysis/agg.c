@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Streaming aggregation of records: the arithmetic behind `report`. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "agg.h"
+
+static const char *const dma_op_names[AGG_DMA_OPS] = {
+	[GPUPROBE_DMA_MAP_PAGE] = "map_page",
+	[GPUPROBE_DMA_UNMAP_PAGE] = "unmap_page",
+	[GPUPROBE_DMA_MAP_SG] = "map_sg",
+	[GPUPROBE_DMA_UNMAP_SG] = "unmap_sg",
+	[GPUPROBE_DMA_ALLOC] = "alloc",
+	[GPUPROBE_DMA_FREE] = "free",
+	[GPUPROBE_DMA_MAP_RESOURCE] = "map_resource",
+	[GPUPROBE_DMA_UNMAP_RESOURCE] = "unmap_resource",
+};
+
+const char *dma_op_name(unsigned int op)
+{
+	return op < AGG_DMA_OPS && dma_op_names[op] ? dma_op_names[op] : "unknown";
+}
+
+const char *iommu_op_name(unsigned int op)
+{
+	switch (op) {
+	case GPUPROBE_IOMMU_MAP:	return "map";
+	case GPUPROBE_IOMMU_UNMAP:	return "unmap";
+	case GPUPROBE_IOMMU_FAULT:	return "fault";
+	default:			return "unknown";
+	}
+}
+
+static struct agg_target *find_target(struct agg *a, uint32_t bdf)
+{
+	struct agg_target *t;
+
+	for (unsigned int i = 0; i < a->ntargets; i++)
+		if (a->targets[i].bdf == bdf)
+			return &a->targets[i];
+	if (a->ntargets >= AGG_MAX_TARGETS)
+		return NULL;
+	t = &a->targets[a->ntargets++];
+	memset(t, 0, sizeof(*t));
+	t->bdf = bdf;
+	t->header_index = -1;
+	return t;
+}
+
+static unsigned int vector_hash(uint32_t bdf, uint32_t irq)
+{
+	return ((irq * 2654435761u) ^ (bdf * 40503u)) & (AGG_VECTOR_SLOTS - 1);
+}
+
+static struct agg_vector *add_vector(struct agg *a, uint32_t bdf, uint32_t irq,
+				     unsigned int slot)
+{
+	struct agg_vector *v;
+
+	if (a->nvectors >= AGG_MAX_VECTORS || !find_target(a, bdf))
+		return NULL;
+	v = &a->vectors[a->nvectors];
+	memset(v, 0, sizeof(*v));
+	v->bdf = bdf;
+	v->irq = irq;
+	v->index = irq;
+	v->handler_ns = calloc(1, sizeof(*v->handler_ns));
+	if (!v->handler_ns)
+		return NULL;
+	a->vector_slot[slot] = (uint16_t)++a->nvectors;
+	return v;
+}
+
+static struct agg_vector *find_vector(struct agg *a, uint32_t bdf, uint32_t irq)
+{
+	unsigned int slot = vector_hash(bdf, irq);
+
+	for (unsigned int probes = 0; probes < AGG_VECTOR_SLOTS; probes++) {
+		uint16_t idx = a->vector_slot[slot];
+		struct agg_vector *v;
+
+		if (!idx)
+			return add_vector(a, bdf, irq, slot);
+		v = &a->vectors[idx - 1];
+		if (v->bdf == bdf && v->irq == irq)
+			return v;
+		slot = (slot + 1) & (AGG_VECTOR_SLOTS - 1);
+	}
+	return NULL;
+}
+
+static void seed_from_header(struct agg *a)
+{
+	const struct target_set *set = &a->info->targets;
+
+	for (unsigned int i = 0; i < set->count; i++) {
+		const struct target *t = &set->t[i];
+		struct agg_target *at = find_target(a, t->bdf);
+
+		if (at && at->header_index < 0)
+			at->header_index = (int)i;
+		for (uint32_t j = 0; j < t->nvec; j++) {
+			struct agg_vector *v = find_vector(a, t->bdf, t->vec[j].irq);
+
+			if (!v)
+				continue;
+			v->index = t->vec[j].index;
+			v->flags = t->vec[j].flags;
+			v->in_header = true;
+		}
+	}
+}
+
+struct agg *agg_new(const struct trace_info *info)
+{
+	struct agg *a = calloc(1, sizeof(*a));
+
+	if (!a)
+		return NULL;
+	a->info = info;
+	a->exit_status = -1;
+	seed_from_header(a);
+	return a;
+}
+
+static bool in_count_window(const struct agg_vector *v, uint64_t ts)
+{
+	return v->have_kstart && ts >= v->kstart_ts &&
+	       (!v->have_kstop || ts <= v->kstop_ts);
+}
+
+static void add_irq(struct agg *a, const struct gpuprobe_rec_irq *r)
+{
+	struct agg_vector *v = find_vector(a, r->bdf, r->irq);
+
+	if (!v) {
+		a->overflow++;
+		return;
+	}
+	if (!v->count)
+		v->first_ts = r->hdr.ts_ns;
+	v->last_ts = r->hdr.ts_ns;
+	v->count++;
+	if (r->hdr.flags & GPUPROBE_IRQ_HANDLED)
+		v->handled++;
+	if (r->hdr.flags & TRACEFILE_IRQ_NO_EXIT)
+		v->no_exit++;
+	else
+		hist_add(v->handler_ns, r->duration_ns);
+	if (in_count_window(v, r->hdr.ts_ns))
+		v->in_window++;
+}
+
+static void add_irq_count(struct agg *a, const struct tracefile_rec_irq_count *r)
+{
+	struct agg_vector *v = find_vector(a, r->bdf, r->irq);
+
+	if (!v) {
+		a->overflow++;
+		return;
+	}
+	if (r->phase == IRQ_COUNT_START) {
+		v->have_kstart = true;
+		v->kstart = r->count;
+		v->kstart_ts = r->hdr.ts_ns;
+	} else if (r->phase == IRQ_COUNT_STOP) {
+		v->have_kstop = true;
+		v->kstop = r->count;
+		v->kstop_ts = r->hdr.ts_ns;
+	}
+}
+
+static void add_dma(struct agg *a, const struct gpuprobe_rec_dma *r)
+{
+	struct agg_target *t = find_target(a, r->bdf);
+	struct agg_dma_op *op;
+
+	if (!t || r->op >= AGG_DMA_OPS) {
+		a->overflow++;
+		return;
+	}
+	op = t->dma[r->op];
+	if (!op) {
+		op = t->dma[r->op] = calloc(1, sizeof(*op));
+		if (!op) {
+			a->overflow++;
+			return;
+		}
+	}
+	op->calls++;
+	op->bytes += r->bytes;
+	op->segments += r->nents;
+	op->iommu_calls += r->iommu_calls;
+	op->iommu_ns += r->iommu_ns;
+	hist_add(&op->latency_ns, r->duration_ns);
+}
+
+static void add_iommu(struct agg *a, const struct gpuprobe_rec_iommu *r)
+{
+	struct agg_target *t = find_target(a, r->bdf);
+	struct agg_iommu_op *op;
+
+	if (!t || r->op >= AGG_IOMMU_OPS || r->op == 0) {
+		a->overflow++;
+		return;
+	}
+	op = &t->iommu[r->op];
+	if (!op->time_ns) {
+		op->time_ns = calloc(1, sizeof(*op->time_ns));
+		if (!op->time_ns) {
+			a->overflow++;
+			return;
+		}
+	}
+	op->count++;
+	op->bytes += r->size;
+	hist_add(op->time_ns, r->duration_ns);
+}
+
+static void add_swiotlb(struct agg *a, const struct gpuprobe_rec_swiotlb *r)
+{
+	struct agg_target *t = find_target(a, r->bdf);
+
+	if (!t) {
+		a->overflow++;
+		return;
+	}
+	t->swiotlb_bounces++;
+	t->swiotlb_bytes += r->bytes;
+}
+
+static void add_target_event(struct agg *a, const struct gpuprobe_rec_target *r)
+{
+	struct agg_target *t = find_target(a, r->bdf);
+
+	if (t)
+		t->target_events++;
+	else
+		a->overflow++;
+}
+
+static void note_time(struct agg *a, uint64_t ts)
+{
+	if (!a->first_ts || ts < a->first_ts)
+		a->first_ts = ts;
+	if (ts > a->last_ts)
+		a->last_ts = ts;
+}
+
+void agg_add(struct agg *a, const struct gpuprobe_rec_hdr *rec)
+{
+	a->records++;
+	if (rec->type != TRACEFILE_REC_IRQ_COUNT)
+		note_time(a, rec->ts_ns);
+	switch (rec->type) {
+	case GPUPROBE_EV_IRQ:
+		add_irq(a, (const struct gpuprobe_rec_irq *)rec);
+		break;
+	case GPUPROBE_EV_LOST:
+		a->lost += ((const struct gpuprobe_rec_lost *)rec)->count;
+		a->lost_reports++;
+		if (rec->flags & TRACEFILE_LOST_COUNT_UNKNOWN)
+			a->lost_unknown++;
+		break;
+	case GPUPROBE_EV_TARGET:
+		add_target_event(a, (const struct gpuprobe_rec_target *)rec);
+		break;
+	case GPUPROBE_EV_WAKEUP:
+		a->wakeups++;
+		break;
+	case GPUPROBE_EV_SWITCH:
+		a->switches++;
+		break;
+	case GPUPROBE_EV_DMA:
+		add_dma(a, (const struct gpuprobe_rec_dma *)rec);
+		break;
+	case GPUPROBE_EV_IOMMU:
+		add_iommu(a, (const struct gpuprobe_rec_iommu *)rec);
+		break;
+	case GPUPROBE_EV_SWIOTLB:
+		add_swiotlb(a, (const struct gpuprobe_rec_swiotlb *)rec);
+		break;
+	case TRACEFILE_REC_IRQ_COUNT:
+		add_irq_count(a, (const struct tracefile_rec_irq_count *)rec);
+		break;
+	case TRACEFILE_REC_APP:
+		a->app_events++;
+		break;
+	}
+}
+
+void agg_finish(struct agg *a, const struct trace_reader *r)
+{
+	a->complete = r->seen_end;
+	a->truncated_at = r->truncated ? r->truncated_at : 0;
+	a->unknown_records = r->unknown_records;
+	if (r->seen_end) {
+		a->stop_ns = r->end.hdr.ts_ns;
+		a->exit_status = r->end.exit_status;
+	}
+	for (unsigned int i = 0; i < a->nvectors; i++) {
+		struct agg_target *t = find_target(a, a->vectors[i].bdf);
+
+		if (t)
+			t->irq_count += a->vectors[i].count;
+	}
+}
+
+void agg_free(struct agg *a)
+{
+	if (!a)
+		return;
+	for (unsigned int i = 0; i < a->nvectors; i++)
+		free(a->vectors[i].handler_ns);
+	for (unsigned int i = 0; i < a->ntargets; i++) {
+		for (unsigned int op = 0; op < AGG_DMA_OPS; op++)
+			free(a->targets[i].dma[op]);
+		for (unsigned int op = 0; op < AGG_IOMMU_OPS; op++)
+			free(a->targets[i].iommu[op].time_ns);
+	}
+	free(a);
+}
+
+double agg_duration_s(const struct agg *a)
+{
+	uint64_t start = a->info->start_ns, stop = a->complete ? a->stop_ns : a->last_ts;
+
+	if (!start || (a->first_ts && start > a->first_ts))
+		start = a->first_ts;
+	return stop > start ? (double)(stop - start) / 1e9 : 0.0;
+}
+
+const struct target *agg_target_info(const struct agg *a, const struct agg_target *t)
+{
+	return t->header_index >= 0 ? &a->info->targets.t[t->header_index] : NULL;
+}

@@ -1,0 +1,605 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Attribution of kernel events to CUDA/OpenCL work (attribute.h).
+ *
+ * One pass: attr_builder_add() sees every record as report reads it.  The
+ * application events come last (merged after the run), so the kernel events
+ * are kept, compactly (24 bytes each, at most ATTR_MAX_KERNEL_EVENTS; the
+ * rest are counted in kernel_events_dropped and reported), until
+ * attr_builder_finish() knows the windows.  Then they are sorted and summed
+ * into prefix totals per block of KEV_BLOCK events, so every window costs two
+ * binary searches and two partial blocks, however the windows overlap
+ * (concurrent kernels, deep queues): an event inside several windows counts
+ * in each of them.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "array.h"
+#include "attribute.h"
+#include "util.h"
+
+#define KEV_BLOCK	64		/* events per prefix-sum block */
+#define NAME_SLOTS_MIN	64		/* power of two */
+
+enum kev_kind { KEV_IRQ, KEV_DMA_MAP, KEV_DMA_UNMAP, KEV_IOMMU_MAP, KEV_IOMMU_UNMAP,
+		KEV_SWIOTLB, KEV_WAKEUP };
+
+/* One kernel event, as attribution needs it. */
+struct kev {
+	uint64_t ts;
+	uint64_t bytes;
+	uint32_t ns;			/* duration, saturated at 4.29 s */
+	uint32_t kind;			/* enum kev_kind */
+};
+
+struct attr_builder {
+	struct attribution *at;
+	struct gpuprobe_app_event *hosts;	/* API calls and waits */
+	size_t nhosts, hosts_cap, ops_cap, names_cap;
+	uint64_t lo, hi;			/* span of the windows */
+	struct kev *kev;
+	size_t nkev, kev_cap;
+	struct attr_counts *block;		/* block[b]: sum of the first b * KEV_BLOCK */
+	uint32_t *name_slot;			/* name index + 1, 0 = empty */
+	size_t name_slots;
+	bool keep_kernel;			/* application events may follow */
+};
+
+static void keep_app_event(struct attr_builder *ps, const struct gpuprobe_app_event *ev)
+{
+	struct attribution *at = ps->at;
+
+	at->app_events++;
+	if (ev->type == GPUPROBE_APP_NOTE) {
+		if (at->nnotes < ARRAY_SIZE(at->notes))
+			copy_string(at->notes[at->nnotes++], sizeof(at->notes[0]), ev->name);
+		return;
+	}
+	if (ev->type == GPUPROBE_APP_API || ev->type == GPUPROBE_APP_SYNC) {
+		at->api_events += ev->type == GPUPROBE_APP_API;
+		at->sync_events += ev->type == GPUPROBE_APP_SYNC;
+		if (ps->nhosts >= ATTR_MAX_APP_EVENTS ||
+		    array_reserve((void **)&ps->hosts, &ps->hosts_cap, ps->nhosts + 1, sizeof(*ev)))
+			at->app_events_dropped++;
+		else
+			ps->hosts[ps->nhosts++] = *ev;
+		return;
+	}
+	if (at->nops >= ATTR_MAX_APP_EVENTS ||
+	    array_reserve((void **)&at->ops, &ps->ops_cap, at->nops + 1, sizeof(*at->ops))) {
+		at->app_events_dropped++;
+		return;
+	}
+	memset(&at->ops[at->nops], 0, sizeof(at->ops[0]));
+	at->ops[at->nops].ev = *ev;
+	at->ops[at->nops].issue_ns = ev->queued_ns;
+	at->nops++;
+}
+
+static int by_api_pid_corr(const void *a, const void *b)
+{
+	const struct gpuprobe_app_event *x = a, *y = b;
+
+	if (x->api != y->api)
+		return x->api < y->api ? -1 : 1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->correlation != y->correlation)
+		return x->correlation < y->correlation ? -1 : 1;
+	return x->type < y->type ? -1 : x->type > y->type;
+}
+
+/* CUDA: the issuing call is the API record with the op's correlation id. */
+static void find_issue_times(struct attr_builder *ps)
+{
+	qsort(ps->hosts, ps->nhosts, sizeof(*ps->hosts), by_api_pid_corr);
+	for (size_t i = 0; i < ps->at->nops; i++) {
+		struct attr_op *op = &ps->at->ops[i];
+		struct gpuprobe_app_event key = op->ev;
+		const struct gpuprobe_app_event *hit;
+
+		if (op->issue_ns || !op->ev.correlation)
+			continue;
+		key.type = GPUPROBE_APP_API;
+		hit = bsearch(&key, ps->hosts, ps->nhosts, sizeof(key), by_api_pid_corr);
+		if (hit && hit->type == GPUPROBE_APP_API && hit->start_ns <= op->ev.start_ns)
+			op->issue_ns = hit->start_ns;
+	}
+}
+
+static int by_pid_end(const void *a, const void *b)
+{
+	const struct attr_op *x = *(const struct attr_op *const *)a;
+	const struct attr_op *y = *(const struct attr_op *const *)b;
+
+	if (x->ev.pid != y->ev.pid)
+		return x->ev.pid < y->ev.pid ? -1 : 1;
+	return x->ev.end_ns < y->ev.end_ns ? -1 : x->ev.end_ns > y->ev.end_ns;
+}
+
+/*
+ * A blocking call returns after the last device op that ends inside it:
+ * that op's `return` phase runs from its end to the call's return.
+ */
+static void find_return_times(struct attr_builder *ps)
+{
+	struct attribution *at = ps->at;
+	struct attr_op **by_end = malloc(at->nops * sizeof(*by_end) + 1);
+
+	if (!by_end)
+		return;
+	for (size_t i = 0; i < at->nops; i++)
+		by_end[i] = &at->ops[i];
+	qsort(by_end, at->nops, sizeof(*by_end), by_pid_end);
+	for (size_t h = 0; h < ps->nhosts; h++) {
+		const struct gpuprobe_app_event *w = &ps->hosts[h];
+		size_t lo = 0, hi = at->nops;
+		struct attr_op *last = NULL;
+
+		if (!(w->flags & GPUPROBE_APPF_BLOCKING))
+			continue;
+		while (lo < hi) {	/* first op of w's pid ending at or after w's entry */
+			size_t mid = (lo + hi) / 2;
+			const struct attr_op *m = by_end[mid];
+
+			if (m->ev.pid < w->pid || (m->ev.pid == w->pid && m->ev.end_ns < w->start_ns))
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (; lo < at->nops && by_end[lo]->ev.pid == w->pid &&
+		       by_end[lo]->ev.end_ns <= w->end_ns; lo++)
+			last = by_end[lo];
+		if (last && (!last->return_ns || w->end_ns < last->return_ns))
+			last->return_ns = w->end_ns;
+	}
+	free(by_end);
+}
+
+static void find_span(struct attr_builder *ps)
+{
+	ps->lo = UINT64_MAX;
+	ps->hi = 0;
+	for (size_t i = 0; i < ps->at->nops; i++) {
+		const struct attr_op *op = &ps->at->ops[i];
+		uint64_t a = op->issue_ns ? op->issue_ns : op->ev.start_ns;
+		uint64_t b = op->return_ns ? op->return_ns : op->ev.end_ns;
+
+		ps->lo = a < ps->lo ? a : ps->lo;
+		ps->hi = b > ps->hi ? b : ps->hi;
+	}
+	for (size_t i = 0; i < ps->nhosts; i++) {
+		ps->lo = ps->hosts[i].start_ns < ps->lo ? ps->hosts[i].start_ns : ps->lo;
+		ps->hi = ps->hosts[i].end_ns > ps->hi ? ps->hosts[i].end_ns : ps->hi;
+	}
+}
+
+static uint32_t saturate_ns(uint64_t ns)
+{
+	return ns > UINT32_MAX ? UINT32_MAX : (uint32_t)ns;
+}
+
+static bool is_unmap(uint8_t op)
+{
+	return op == GPUPROBE_DMA_UNMAP_PAGE || op == GPUPROBE_DMA_UNMAP_SG ||
+	       op == GPUPROBE_DMA_UNMAP_RESOURCE || op == GPUPROBE_DMA_FREE;
+}
+
+/* The kernel event in its compact form; false for records attribution ignores. */
+static bool kev_of(const struct gpuprobe_rec_hdr *h, struct kev *k)
+{
+	const struct gpuprobe_rec_dma *d = (const void *)h;
+	const struct gpuprobe_rec_iommu *io = (const void *)h;
+
+	*k = (struct kev){ .ts = h->ts_ns };
+	switch (h->type) {
+	case GPUPROBE_EV_IRQ:
+		k->kind = KEV_IRQ;
+		k->ns = saturate_ns(((const struct gpuprobe_rec_irq *)h)->duration_ns);
+		return true;
+	case GPUPROBE_EV_DMA:
+		k->kind = is_unmap(d->op) ? KEV_DMA_UNMAP : KEV_DMA_MAP;
+		k->ns = saturate_ns(d->duration_ns);
+		k->bytes = d->bytes;
+		return true;
+	case GPUPROBE_EV_IOMMU:
+		if (io->op != GPUPROBE_IOMMU_MAP && io->op != GPUPROBE_IOMMU_UNMAP)
+			return false;
+		k->kind = io->op == GPUPROBE_IOMMU_MAP ? KEV_IOMMU_MAP : KEV_IOMMU_UNMAP;
+		k->bytes = io->size;
+		return true;
+	case GPUPROBE_EV_SWIOTLB:
+		k->kind = KEV_SWIOTLB;
+		k->bytes = ((const struct gpuprobe_rec_swiotlb *)h)->bytes;
+		return true;
+	case GPUPROBE_EV_WAKEUP:
+		k->kind = KEV_WAKEUP;
+		return true;
+	default:
+		return false;
+	}
+}
+
+static void counts_add_kev(struct attr_counts *c, const struct kev *k)
+{
+	switch (k->kind) {
+	case KEV_IRQ:
+		c->irqs++;
+		c->irq_ns += k->ns;
+		break;
+	case KEV_DMA_MAP:
+		c->dma_maps++;
+		c->dma_map_bytes += k->bytes;
+		c->dma_ns += k->ns;
+		break;
+	case KEV_DMA_UNMAP:
+		c->dma_unmaps++;
+		c->dma_ns += k->ns;
+		break;
+	case KEV_IOMMU_MAP:
+		c->iommu_maps++;
+		c->iommu_map_bytes += k->bytes;
+		break;
+	case KEV_IOMMU_UNMAP:
+		c->iommu_unmaps++;
+		break;
+	case KEV_SWIOTLB:
+		c->swiotlb++;
+		c->swiotlb_bytes += k->bytes;
+		break;
+	case KEV_WAKEUP:
+		c->wakeups++;
+		break;
+	}
+}
+
+static void keep_kernel_event(struct attr_builder *ps, const struct gpuprobe_rec_hdr *h)
+{
+	struct kev k;
+
+	if (!kev_of(h, &k))
+		return;
+	if (ps->nkev == ps->kev_cap &&
+	    (ps->nkev >= ATTR_MAX_KERNEL_EVENTS ||
+	     array_reserve((void **)&ps->kev, &ps->kev_cap, ps->nkev + 1, sizeof(*ps->kev)))) {
+		ps->at->kernel_events_dropped++;
+		return;
+	}
+	ps->kev[ps->nkev++] = k;
+}
+
+static int by_ts(const void *a, const void *b)
+{
+	const struct kev *x = a, *y = b;
+
+	return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
+static void counts_add(struct attr_counts *d, const struct attr_counts *a, int sign)
+{
+	uint64_t *dp = (uint64_t *)d;
+	const uint64_t *ap = (const uint64_t *)a;
+
+	for (size_t i = 0; i < sizeof(*d) / sizeof(uint64_t); i++)
+		dp[i] += sign > 0 ? ap[i] : -ap[i];
+}
+
+/* Keep the events inside the windows' span, sorted, with block prefix sums. */
+static int build_prefix(struct attr_builder *ps)
+{
+	size_t n = 0, nblocks;
+
+	for (size_t i = 0; i < ps->nkev; i++)
+		if (ps->kev[i].ts >= ps->lo && ps->kev[i].ts <= ps->hi)
+			ps->kev[n++] = ps->kev[i];
+	ps->nkev = n;
+	qsort(ps->kev, ps->nkev, sizeof(*ps->kev), by_ts);
+	nblocks = ps->nkev / KEV_BLOCK + 1;
+	ps->block = calloc(nblocks, sizeof(*ps->block));
+	if (!ps->block)
+		return -1;
+	for (size_t b = 1; b < nblocks; b++) {
+		ps->block[b] = ps->block[b - 1];
+		for (size_t i = (b - 1) * KEV_BLOCK; i < b * KEV_BLOCK; i++)
+			counts_add_kev(&ps->block[b], &ps->kev[i]);
+	}
+	ps->at->kernel_events = ps->nkev;
+	return 0;
+}
+
+/* Sum of the first i kernel events. */
+static void prefix_at(const struct attr_builder *ps, size_t i, struct attr_counts *out)
+{
+	*out = ps->block[i / KEV_BLOCK];
+	for (size_t k = i / KEV_BLOCK * KEV_BLOCK; k < i; k++)
+		counts_add_kev(out, &ps->kev[k]);
+}
+
+/* Index of the first kernel event at or after t. */
+static size_t first_at(const struct attr_builder *ps, uint64_t t)
+{
+	size_t lo = 0, hi = ps->nkev;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (ps->kev[mid].ts < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Kernel events with from <= ts < to. */
+static void window(const struct attr_builder *ps, uint64_t from, uint64_t to,
+		   struct attr_counts *out)
+{
+	struct attr_counts before;
+
+	memset(out, 0, sizeof(*out));
+	if (!from || to <= from)
+		return;
+	prefix_at(ps, first_at(ps, to), out);
+	prefix_at(ps, first_at(ps, from), &before);
+	counts_add(out, &before, -1);
+}
+
+static void attribute_ops(struct attr_builder *ps)
+{
+	struct attribution *at = ps->at;
+	struct attr_summary *s = &at->sum;
+
+	for (size_t i = 0; i < at->nops; i++) {
+		struct attr_op *op = &at->ops[i];
+		uint64_t start = op->ev.start_ns, end = op->ev.end_ns + 1;
+
+		window(ps, op->issue_ns, start, &op->phase[ATTR_ISSUE]);
+		window(ps, start, end, &op->phase[ATTR_RUN]);
+		s->device_ns += op->ev.end_ns - op->ev.start_ns;
+		if (!op->return_ns)
+			continue;
+		window(ps, end, op->return_ns + 1, &op->phase[ATTR_RETURN]);
+		s->waits++;
+		s->return_wait_ns += op->return_ns - op->ev.end_ns;
+		if (op->phase[ATTR_RETURN].irqs) {
+			s->irq_waits++;
+			s->irq_wait_ns += op->return_ns - op->ev.end_ns;
+		}
+	}
+	for (size_t i = 0; i < ps->nkev; i++)
+		s->map_call_ns += ps->kev[i].kind == KEV_DMA_MAP || ps->kev[i].kind == KEV_DMA_UNMAP ?
+				  ps->kev[i].ns : 0;
+	for (size_t h = 0; h < ps->nhosts; h++) {
+		const struct gpuprobe_app_event *e = &ps->hosts[h];
+		struct attr_counts c;
+
+		window(ps, e->start_ns, e->end_ns + 1, &c);
+		if (c.dma_maps + c.iommu_maps) {
+			s->api_calls_with_maps++;
+			s->api_ns_with_maps += e->end_ns - e->start_ns;
+		}
+	}
+}
+
+static int by_start(const void *a, const void *b)
+{
+	const struct attr_op *x = a, *y = b;
+
+	return x->ev.start_ns < y->ev.start_ns ? -1 : x->ev.start_ns > y->ev.start_ns;
+}
+
+static uint64_t name_hash(uint8_t api, uint16_t type, const char *name)
+{
+	uint64_t h = 14695981039346656037ull;	/* FNV-1a */
+
+	h = (h ^ api) * 1099511628211ull;
+	h = (h ^ type) * 1099511628211ull;
+	for (; *name; name++)
+		h = (h ^ (unsigned char)*name) * 1099511628211ull;
+	return h;
+}
+
+static bool same_name(const struct attr_name *n, const struct attr_op *op)
+{
+	return n->api == op->ev.api && n->type == op->ev.type &&
+	       !strncmp(n->name, op->ev.name, sizeof(n->name));
+}
+
+/* Double the slot table (load at most 1/2) and re-insert every name. */
+static int grow_name_slots(struct attr_builder *ps)
+{
+	const struct attribution *at = ps->at;
+	size_t slots = ps->name_slots ? 2 * ps->name_slots : NAME_SLOTS_MIN;
+	uint32_t *t = calloc(slots, sizeof(*t));
+
+	if (!t)
+		return -1;
+	for (size_t i = 0; i < at->nnames; i++) {
+		const struct attr_name *n = &at->names[i];
+		size_t s = name_hash(n->api, n->type, n->name) & (slots - 1);
+
+		while (t[s])
+			s = (s + 1) & (slots - 1);
+		t[s] = (uint32_t)i + 1;
+	}
+	free(ps->name_slot);
+	ps->name_slot = t;
+	ps->name_slots = slots;
+	return 0;
+}
+
+/* The totals of op's (api, type, name), created on first use; NULL when out of memory. */
+static struct attr_name *name_slot(struct attr_builder *ps, const struct attr_op *op)
+{
+	struct attribution *at = ps->at;
+	struct attr_name *n;
+	size_t s;
+
+	if (2 * (at->nnames + 1) > ps->name_slots && grow_name_slots(ps))
+		return NULL;
+	s = name_hash(op->ev.api, op->ev.type, op->ev.name) & (ps->name_slots - 1);
+	for (; ps->name_slot[s]; s = (s + 1) & (ps->name_slots - 1))
+		if (same_name(&at->names[ps->name_slot[s] - 1], op))
+			return &at->names[ps->name_slot[s] - 1];
+	if (array_reserve((void **)&at->names, &ps->names_cap, at->nnames + 1, sizeof(*at->names)))
+		return NULL;
+	n = &at->names[at->nnames];
+	memset(n, 0, sizeof(*n));
+	n->api = op->ev.api;
+	n->type = op->ev.type;
+	copy_string(n->name, sizeof(n->name), op->ev.name);
+	ps->name_slot[s] = (uint32_t)++at->nnames;
+	return n;
+}
+
+static int by_device_time(const void *a, const void *b)
+{
+	const struct attr_name *x = a, *y = b;
+
+	return x->device_ns > y->device_ns ? -1 : x->device_ns < y->device_ns;
+}
+
+/* Per-name totals, names found by hash. */
+static void total_by_name(struct attr_builder *ps)
+{
+	struct attribution *at = ps->at;
+
+	for (size_t i = 0; i < at->nops; i++) {
+		const struct attr_op *op = &at->ops[i];
+		struct attr_name *n = name_slot(ps, op);
+
+		if (!n) {
+			at->app_events_dropped++;
+			continue;
+		}
+		n->count++;
+		n->device_ns += op->ev.end_ns - op->ev.start_ns;
+		n->bytes += op->ev.bytes;
+		n->return_ns += op->return_ns ? op->return_ns - op->ev.end_ns : 0;
+		for (int p = 0; p < ATTR_PHASES; p++)
+			counts_add(&n->phase[p], &op->phase[p], 1);
+	}
+	qsort(at->names, at->nnames, sizeof(*at->names), by_device_time);
+}
+
+struct attr_builder *attr_builder_new(uint32_t app_events)
+{
+	struct attr_builder *ps = calloc(1, sizeof(*ps));
+
+	if (ps)
+		ps->at = calloc(1, sizeof(*ps->at));
+	if (ps)
+		ps->keep_kernel = app_events != TRACEFILE_APP_NONE;
+	if (ps && !ps->at) {
+		free(ps);
+		return NULL;
+	}
+	return ps;
+}
+
+bool attr_builder_keeps_kernel(const struct attr_builder *ps)
+{
+	return ps->keep_kernel;
+}
+
+void attr_builder_add(struct attr_builder *ps, const struct gpuprobe_rec_hdr *rec)
+{
+	if (rec->type == TRACEFILE_REC_APP)
+		keep_app_event(ps, &((const struct tracefile_rec_app *)rec)->ev);
+	else if (ps->keep_kernel)
+		keep_kernel_event(ps, rec);
+}
+
+struct attribution *attr_builder_finish(struct attr_builder *ps, uint64_t wall_ns,
+					char *err, size_t errlen)
+{
+	struct attribution *at = ps->at;
+
+	err[0] = '\0';
+	if (!at->app_events)
+		return NULL;
+	if (!ps->keep_kernel)
+		snprintf(at->limit_note, sizeof(at->limit_note),
+			 "the trace header said no application events would follow, so kernel events were not kept: nothing is attributed");
+	else if (at->kernel_events_dropped)
+		snprintf(at->limit_note, sizeof(at->limit_note),
+			 "%" PRIu64 " kernel events past the first %u were not kept: windows after them are undercounted",
+			 at->kernel_events_dropped, ATTR_MAX_KERNEL_EVENTS);
+	at->sum.wall_ns = wall_ns;
+	find_issue_times(ps);
+	find_return_times(ps);
+	find_span(ps);
+	if (build_prefix(ps)) {
+		snprintf(err, errlen, "out of memory attributing %zu kernel events", ps->nkev);
+		return NULL;
+	}
+	attribute_ops(ps);
+	qsort(at->ops, at->nops, sizeof(*at->ops), by_start);
+	total_by_name(ps);
+	ps->at = NULL;
+	return at;
+}
+
+void attr_builder_free(struct attr_builder *ps)
+{
+	if (!ps)
+		return;
+	attribution_free(ps->at);
+	free(ps->hosts);
+	free(ps->kev);
+	free(ps->block);
+	free(ps->name_slot);
+	free(ps);
+}
+
+struct attribution *attribute_file(const char *path, char *err, size_t errlen)
+{
+	const struct gpuprobe_rec_hdr *rec;
+	struct trace_info *info = malloc(sizeof(*info));
+	struct attribution *at = NULL;
+	struct attr_builder *ps = NULL;
+	struct trace_reader r;
+	int n;
+
+	err[0] = '\0';
+	if (!info) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	if (trace_reader_open(&r, path, info)) {
+		snprintf(err, errlen, "%s", r.error);
+		trace_reader_close(&r);
+		goto out;
+	}
+	ps = attr_builder_new(info->app_events);
+	if (!ps) {
+		snprintf(err, errlen, "out of memory");
+		trace_reader_close(&r);
+		goto out;
+	}
+	while ((n = trace_reader_next(&r, &rec)) > 0)
+		attr_builder_add(ps, rec);
+	if (n < 0)
+		snprintf(err, errlen, "%s", r.error);
+	else
+		at = attr_builder_finish(ps, r.seen_end && r.end.hdr.ts_ns > info->start_ns ?
+					 r.end.hdr.ts_ns - info->start_ns : 0, err, errlen);
+	trace_reader_close(&r);
+out:
+	attr_builder_free(ps);
+	free(info);
+	return at;
+}
+
+void attribution_free(struct attribution *at)
+{
+	if (!at)
+		return;
+	free(at->ops);
+	free(at->names);
+	free(at);
+}

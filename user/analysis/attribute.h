@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Attribution: which interrupts, DMA/IOMMU maps, swiotlb bounces and
+ * wake-ups fall in each CUDA/OpenCL kernel's and copy's time, in three
+ * phases: `issue` (the API call that issued it, or its enqueue, to device
+ * start), `run` (device start to end) and `return` (device end to the return
+ * of the call that waited for it).  Documentation/report-json.md, "app".
+ */
+#ifndef GPUPROBE_ATTRIBUTE_H
+#define GPUPROBE_ATTRIBUTE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "json.h"
+#include "tracefile.h"
+
+/*
+ * Kernel events kept until the application events (last in the file) say
+ * which windows matter: 24 bytes each, 384 MiB at most.  Beyond it events
+ * are counted in kernel_events_dropped and the report says so.
+ */
+#define ATTR_MAX_KERNEL_EVENTS	(16u << 20)
+#define ATTR_MAX_APP_EVENTS	(4u << 20)
+
+enum attr_phase { ATTR_ISSUE, ATTR_RUN, ATTR_RETURN, ATTR_PHASES };
+
+/* Kernel-side totals over a window. */
+struct attr_counts {
+	uint64_t irqs, irq_ns;
+	uint64_t dma_maps, dma_map_bytes, dma_unmaps, dma_ns;
+	uint64_t iommu_maps, iommu_map_bytes, iommu_unmaps;
+	uint64_t swiotlb, swiotlb_bytes;
+	uint64_t wakeups;
+};
+
+/* One kernel, copy or memset, with its windows. */
+struct attr_op {
+	struct gpuprobe_app_event ev;
+	uint64_t issue_ns;		/* 0: unknown */
+	uint64_t return_ns;		/* 0: nobody waited for it */
+	struct attr_counts phase[ATTR_PHASES];
+};
+
+/* Totals per (api, type, name). */
+struct attr_name {
+	uint8_t api;
+	uint16_t type;
+	char name[GPUPROBE_APP_NAME_LEN];
+	uint64_t count, device_ns, bytes, return_ns;
+	struct attr_counts phase[ATTR_PHASES];
+};
+
+struct attr_summary {
+	uint64_t wall_ns;		/* the recording */
+	uint64_t device_ns;		/* sum of op durations */
+	uint64_t return_wait_ns;	/* device end to call return, summed */
+	uint64_t irq_wait_ns;		/* of which in waits that saw a target interrupt */
+	uint64_t irq_waits, waits;
+	uint64_t map_call_ns;		/* DMA map/unmap durations (module source) */
+	uint64_t api_ns_with_maps;	/* host calls during which a map happened */
+	uint64_t api_calls_with_maps;
+};
+
+struct attribution {
+	uint64_t app_events, api_events, sync_events;
+	uint64_t app_events_dropped;		/* past ATTR_MAX_APP_EVENTS */
+	uint64_t kernel_events;			/* inside the windows' span */
+	uint64_t kernel_events_dropped;		/* past ATTR_MAX_KERNEL_EVENTS */
+	char limit_note[160];			/* why attribution is partial, or empty */
+	unsigned int nnotes;
+	char notes[8][GPUPROBE_APP_NAME_LEN];
+	size_t nops;
+	struct attr_op *ops;		/* sorted by device start */
+	size_t nnames;
+	struct attr_name *names;	/* sorted by device time, largest first */
+	struct attr_summary sum;
+};
+
+/*
+ * One pass: feed every record to attr_builder_add(), in file order, then
+ * attr_builder_finish() gives the attribution; NULL on error (err says) and
+ * also, with err empty, when there were no application events.
+ */
+struct attr_builder;
+/*
+ * app_events: the header's hint (enum tracefile_app_events); with
+ * TRACEFILE_APP_NONE kernel events are not kept (limit_note says so if
+ * application events come anyway).
+ */
+struct attr_builder *attr_builder_new(uint32_t app_events);
+void attr_builder_add(struct attr_builder *b, const struct gpuprobe_rec_hdr *rec);
+/* false: only TRACEFILE_REC_APP records need to be added (a hot loop may skip the rest). */
+bool attr_builder_keeps_kernel(const struct attr_builder *b);
+struct attribution *attr_builder_finish(struct attr_builder *b, uint64_t wall_ns,
+					char *err, size_t errlen);
+void attr_builder_free(struct attr_builder *b);
+
+/* The same over a whole file (tests). */
+struct attribution *attribute_file(const char *path, char *err, size_t errlen);
+void attribution_free(struct attribution *at);
+
+void attribute_print_text(FILE *out, const struct attribution *at);
+void attribute_print_json(struct json *j, const struct attribution *at);
+
+const char *attr_type_name(uint16_t type);
+const char *attr_api_name(uint8_t api);
+const char *attr_copy_name(uint32_t kind);
+
+#endif /* GPUPROBE_ATTRIBUTE_H */

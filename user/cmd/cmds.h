@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Subcommand entry points and shared report/export helpers. */
+#ifndef GPUPROBE_CMDS_H
+#define GPUPROBE_CMDS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#define GPUPROBE_TRACE_VERSION	"0.1"
+
+int cmd_info(int argc, char **argv);
+int cmd_record(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+int cmd_explain(int argc, char **argv);
+
+/* Print a subcommand's --help text (main.c holds them all). */
+void usage_of(const char *cmd, FILE *out);
+
+/* report.c: the whole report for one file; 0 or an exit code. */
+int report_file(const char *path, bool json, FILE *out);
+
+/* export.c */
+int export_perfetto(const char *trace_path, const char *out_path);
+int export_csv(const char *trace_path, const char *out_path);
+
+/* info.c: why the module cannot be used (it is not registered). */
+void explain_module_absent(char *buf, size_t size);
+
+#endif /* GPUPROBE_CMDS_H */

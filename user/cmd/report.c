@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * `gpuprobe-trace report`: per target and vector summaries, as text or one
+ * JSON document (keys in Documentation/report-json.md).  The file is read
+ * once, streaming: aggregation (analysis/agg.c) and attribution
+ * (analysis/attribute.c) consume the same records.  A file cut short is
+ * reported up to its last whole record, with a warning.
+ */
+#include <getopt.h>
+#include <stdlib.h>
+
+#include "agg.h"
+#include "attribute.h"
+#include "cmds.h"
+#include "report.h"
+#include "util.h"
+
+/* Wall time of the recording, for the attribution's shares. */
+static uint64_t wall_ns(const struct trace_reader *r, const struct trace_info *info,
+			const struct agg *a)
+{
+	uint64_t stop = r->seen_end ? r->end.hdr.ts_ns : a->last_ts;
+
+	return stop > info->start_ns ? stop - info->start_ns : 0;
+}
+
+int report_file(const char *path, bool json, FILE *out)
+{
+	const struct gpuprobe_rec_hdr *rec;
+	struct attribution *at = NULL;
+	struct attr_builder *ab = NULL;
+	struct trace_reader r;
+	struct trace_info *info;
+	struct agg *a = NULL;
+	bool keep_kernel;
+	char err[512];
+	int ret = 1, n;
+
+	info = malloc(sizeof(*info));
+	if (!info) {
+		errorf("out of memory");
+		return 1;
+	}
+	if (trace_reader_open(&r, path, info)) {
+		errorf("%s", r.error);
+		goto out_close;
+	}
+	a = agg_new(info);
+	ab = attr_builder_new(info->app_events);
+	if (!a || !ab) {
+		errorf("out of memory");
+		goto out_close;
+	}
+	keep_kernel = attr_builder_keeps_kernel(ab);
+	while ((n = trace_reader_next(&r, &rec)) > 0) {
+		agg_add(a, rec);
+		if (keep_kernel || rec->type == TRACEFILE_REC_APP)
+			attr_builder_add(ab, rec);
+	}
+	if (n < 0) {
+		errorf("%s", r.error);
+		goto out_close;
+	}
+	if (r.truncated)
+		warnf("%s", r.warning);
+	agg_finish(a, &r);
+	at = attr_builder_finish(ab, wall_ns(&r, info, a), err, sizeof(err));
+	if (!at && err[0])
+		warnf("no attribution: %s", err);
+	if (json)
+		report_print_json(out, path, a, at);
+	else
+		report_print_text(out, path, a, at);
+	ret = 0;
+out_close:
+	trace_reader_close(&r);
+	attribution_free(at);
+	attr_builder_free(ab);
+	agg_free(a);
+	free(info);
+	return ret;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	bool json = false;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			json = true;
+			break;
+		case 'h':
+			usage_of("report", stdout);
+			return 0;
+		default:
+			usage_of("report", stderr);
+			return 2;
+		}
+	}
+	if (argc - optind > 1) {
+		errorf("report takes one trace file, got %d: see gpuprobe-trace report --help",
+		       argc - optind);
+		return 2;
+	}
+	return report_file(optind < argc ? argv[optind] : "gpuprobe.trace", json, stdout);
+}

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Exact statistics of a sample set; see stats.h. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats.h"
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+double percentile_sorted(const double *v, size_t n, double q)
+{
+	size_t rank = (size_t)ceil(q * (double)n);
+
+	return v[rank ? (rank > n ? n : rank) - 1 : 0];
+}
+
+bool sample_stats_of(const double *v, size_t n, struct sample_stats *s)
+{
+	double *sorted, sum = 0;
+
+	memset(s, 0, sizeof(*s));
+	if (!n || !(sorted = malloc(n * sizeof(*sorted))))
+		return false;
+	memcpy(sorted, v, n * sizeof(*sorted));
+	qsort(sorted, n, sizeof(*sorted), cmp_double);
+	for (size_t i = 0; i < n; i++)
+		sum += sorted[i];
+	*s = (struct sample_stats){ n, percentile_sorted(sorted, n, 0.50),
+				    percentile_sorted(sorted, n, 0.99), sum / (double)n,
+				    sorted[0], sorted[n - 1] };
+	free(sorted);
+	return true;
+}

@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Trace file writer and validating, streaming reader.  Every refusal names
+ * the byte offset where the file stopped making sense.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tracefile.h"
+#include "util.h"
+
+#define WRITER_BUF_SIZE		(1u << 20)
+#define HDR_SIZE		sizeof(struct gpuprobe_rec_hdr)
+
+_Static_assert(sizeof(struct tracefile_header_fixed) % 8 == 0, "header alignment");
+_Static_assert(sizeof(struct tracefile_target) % 8 == 0, "target alignment");
+_Static_assert(sizeof(struct tracefile_vector) % 8 == 0, "vector alignment");
+_Static_assert(sizeof(struct tracefile_rec_irq_count) % 8 == 0, "irq count alignment");
+_Static_assert(sizeof(struct tracefile_rec_end) % 8 == 0, "end alignment");
+_Static_assert(sizeof(struct tracefile_rec_app) % 8 == 0, "app alignment");
+
+const char *tracefile_source_name(uint32_t source)
+{
+	switch (source) {
+	case TRACE_SOURCE_MODULE:	return "module";
+	case TRACE_SOURCE_TRACEFS:	return "tracefs";
+	case TRACE_SOURCE_SYNTHETIC:	return "synthetic";
+	default:			return "unknown";
+	}
+}
+
+/* Smallest valid size of a known record type; 0 for unknown types. */
+size_t tracefile_record_min_size(uint16_t type)
+{
+	switch (type) {
+	case GPUPROBE_EV_IRQ:		return sizeof(struct gpuprobe_rec_irq);
+	case GPUPROBE_EV_LOST:		return sizeof(struct gpuprobe_rec_lost);
+	case GPUPROBE_EV_TARGET:	return sizeof(struct gpuprobe_rec_target);
+	case GPUPROBE_EV_WAKEUP:
+	case GPUPROBE_EV_SWITCH:	return sizeof(struct gpuprobe_rec_sched);
+	case GPUPROBE_EV_DMA:		return sizeof(struct gpuprobe_rec_dma);
+	case GPUPROBE_EV_IOMMU:		return sizeof(struct gpuprobe_rec_iommu);
+	case GPUPROBE_EV_SWIOTLB:	return sizeof(struct gpuprobe_rec_swiotlb);
+	case TRACEFILE_REC_IRQ_COUNT:	return sizeof(struct tracefile_rec_irq_count);
+	case TRACEFILE_REC_END:		return sizeof(struct tracefile_rec_end);
+	case TRACEFILE_REC_APP:		return sizeof(struct tracefile_rec_app);
+	default:			return 0;
+	}
+}
+
+/* ---- writer ---- */
+
+static size_t header_size_for(const struct trace_info *info)
+{
+	size_t size = sizeof(struct tracefile_header_fixed);
+
+	for (unsigned int i = 0; i < info->targets.count; i++)
+		size += sizeof(struct tracefile_target) +
+			info->targets.t[i].nvec * sizeof(struct tracefile_vector);
+	return size;
+}
+
+static void fill_fixed_header(struct tracefile_header_fixed *h,
+			      const struct trace_info *info)
+{
+	memset(h, 0, sizeof(*h));
+	memcpy(h->magic, TRACEFILE_MAGIC, sizeof(h->magic));
+	h->format_version = TRACEFILE_VERSION;
+	h->header_size = (uint32_t)header_size_for(info);
+	h->record_version = info->record_version;
+	h->clock_id = info->clock_id;
+	h->source = info->source;
+	h->ntargets = info->targets.count;
+	h->start_ns = info->start_ns;
+	h->start_realtime_ns = info->start_realtime_ns;
+	h->app_events = info->app_events;
+	copy_string(h->host, sizeof(h->host), info->host);
+	copy_string(h->kernel_release, sizeof(h->kernel_release), info->kernel_release);
+	copy_string(h->tool_version, sizeof(h->tool_version), info->tool_version);
+}
+
+static int write_target(FILE *f, const struct target *t)
+{
+	struct tracefile_target ft = {
+		.bdf = t->bdf, .vendor = t->vendor, .device = t->device,
+		.class = t->class, .nvec = t->nvec,
+	};
+
+	copy_string(ft.driver, sizeof(ft.driver), t->driver);
+	if (fwrite(&ft, sizeof(ft), 1, f) != 1)
+		return -1;
+	for (uint32_t i = 0; i < t->nvec; i++) {
+		struct tracefile_vector fv = {
+			.index = t->vec[i].index, .irq = t->vec[i].irq,
+			.flags = t->vec[i].flags,
+		};
+
+		if (fwrite(&fv, sizeof(fv), 1, f) != 1)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * Owner-only: records carry IOMMU physical addresses and DMA addresses,
+ * which the kernel only gives to privileged readers.
+ */
+static FILE *create_private(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	FILE *f;
+
+	if (fd < 0)
+		return NULL;
+	f = fdopen(fd, "wb");
+	if (!f)
+		close(fd);
+	return f;
+}
+
+int trace_writer_create(struct trace_writer *w, const char *path)
+{
+	memset(w, 0, sizeof(*w));
+	w->path = path;
+	w->file = strcmp(path, "-") ? create_private(path) : stdout;
+	if (!w->file)
+		return -1;
+	setvbuf(w->file, NULL, _IOFBF, WRITER_BUF_SIZE);
+	return 0;
+}
+
+/* ".NAME.XXXXXX" in NAME's directory: rename() within one file system is atomic. */
+static int temp_name_for(const char *path, char *out, size_t size)
+{
+	const char *slash = strrchr(path, '/');
+	int dirlen = slash ? (int)(slash - path + 1) : 0;
+
+	return format_into(out, size, "%.*s.%s.XXXXXX", dirlen, path, slash ? slash + 1 : path);
+}
+
+int trace_writer_create_temp(struct trace_writer *w, const char *path)
+{
+	int fd;
+
+	memset(w, 0, sizeof(*w));
+	w->path = path;
+	if (!strcmp(path, "-")) {
+		w->file = stdout;
+		w->published = true;
+		setvbuf(w->file, NULL, _IOFBF, WRITER_BUF_SIZE);
+		return 0;
+	}
+	if (temp_name_for(path, w->temp_path, sizeof(w->temp_path))) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	fd = mkostemp(w->temp_path, O_CLOEXEC);	/* 0600, as create_private */
+	if (fd < 0)
+		return -1;
+	w->file = fdopen(fd, "wb");
+	if (!w->file) {
+		close(fd);
+		unlink(w->temp_path);
+		return -1;
+	}
+	setvbuf(w->file, NULL, _IOFBF, WRITER_BUF_SIZE);
+	return 0;
+}
+
+int trace_writer_publish(struct trace_writer *w)
+{
+	if (w->published)
+		return 0;
+	if (fflush(w->file) || rename(w->temp_path, w->path))
+		return -1;
+	w->published = true;
+	return 0;
+}
+
+int trace_writer_header(struct trace_writer *w, const struct trace_info *info)
+{
+	struct tracefile_header_fixed h;
+
+	fill_fixed_header(&h, info);
+	if (fwrite(&h, sizeof(h), 1, w->file) != 1)
+		return -1;
+	for (unsigned int i = 0; i < info->targets.count; i++)
+		if (write_target(w->file, &info->targets.t[i]))
+			return -1;
+	w->bytes = h.header_size;
+	return 0;
+}
+
+int trace_writer_open(struct trace_writer *w, const char *path,
+		      const struct trace_info *info)
+{
+	if (trace_writer_create(w, path))
+		return -1;
+	if (trace_writer_header(w, info)) {
+		trace_writer_abort(w);
+		return -1;
+	}
+	return 0;
+}
+
+int trace_writer_put(struct trace_writer *w, const struct gpuprobe_rec_hdr *rec)
+{
+	if (rec->size < HDR_SIZE || rec->size % 8) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (fwrite(rec, rec->size, 1, w->file) != 1)
+		return -1;
+	w->records++;
+	w->bytes += rec->size;
+	return 0;
+}
+
+int trace_writer_finish(struct trace_writer *w, uint64_t stop_ns, int exit_status)
+{
+	struct tracefile_rec_end end = {
+		.hdr = { .type = TRACEFILE_REC_END, .size = sizeof(end), .ts_ns = stop_ns },
+		.records = w->records,
+		.exit_status = exit_status,
+	};
+	int err = trace_writer_put(w, &end.hdr);
+
+	return trace_writer_close_incomplete(w) || err ? -1 : 0;
+}
+
+int trace_writer_close_incomplete(struct trace_writer *w)
+{
+	int err = 0;
+
+	if (!w->file)
+		return 0;
+	if (fflush(w->file))
+		err = -1;
+	if (w->file != stdout && fclose(w->file))
+		err = -1;
+	w->file = NULL;
+	return err;
+}
+
+void trace_writer_abort(struct trace_writer *w)
+{
+	if (w->file && w->file != stdout)
+		fclose(w->file);
+	w->file = NULL;
+	if (w->temp_path[0] && !w->published)
+		unlink(w->temp_path);
+	w->temp_path[0] = '\0';
+}

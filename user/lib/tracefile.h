@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * gpuprobe trace file: a versioned header (host, kernel, clock, source,
+ * targets and their vectors) followed by records laid out exactly as the
+ * uapi struct gpuprobe_rec_*.  Documentation/trace-format.md describes it.
+ */
+#ifndef GPUPROBE_TRACEFILE_H
+#define GPUPROBE_TRACEFILE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <linux/gpuprobe.h>
+
+#include "appevents.h"
+#include "target.h"
+
+#define TRACEFILE_MAGIC		"GPUPROBE"
+#define TRACEFILE_VERSION	1
+#define TRACEFILE_MAX_HEADER	(1u << 24)
+#define TRACEFILE_MAX_CPUS	8192
+
+enum tracefile_source {
+	TRACE_SOURCE_MODULE = 1,
+	TRACE_SOURCE_TRACEFS = 2,
+	TRACE_SOURCE_SYNTHETIC = 3,
+};
+
+/*
+ * Record types that exist only in files; far above the uapi event numbers
+ * so that appending to enum gpuprobe_event_type can never collide.
+ */
+enum tracefile_record_type {
+	TRACEFILE_REC_IRQ_COUNT = 0x8001,	/* struct tracefile_rec_irq_count */
+	TRACEFILE_REC_END = 0x8002,		/* struct tracefile_rec_end */
+	TRACEFILE_REC_APP = 0x8003,		/* struct tracefile_rec_app */
+};
+
+/*
+ * Whether application (CUDA/OpenCL) records may follow the kernel records.
+ * They come last, so a reader that attributes kernel events to them must
+ * keep the kernel events until it knows; NONE lets it skip that.
+ */
+enum tracefile_app_events {
+	TRACEFILE_APP_UNKNOWN = 0,	/* files written before the field existed */
+	TRACEFILE_APP_NONE = 1,		/* nothing traced the workload's GPU calls */
+	TRACEFILE_APP_EXPECTED = 2,	/* a tracing library was injected */
+};
+
+/* Set by the tracefs source on an irq entry whose exit was never seen. */
+#define TRACEFILE_IRQ_NO_EXIT	(1 << 15)
+/* Lost record written by userspace: records were lost, how many is unknown. */
+#define TRACEFILE_LOST_COUNT_UNKNOWN	(1 << 15)
+
+enum irq_count_phase {
+	IRQ_COUNT_START = 1,	/* taken after tracing was switched on */
+	IRQ_COUNT_STOP = 2,	/* taken before tracing was switched off */
+};
+
+/* The kernel's own count of an irq (sum of /proc/interrupts row) at ts. */
+struct tracefile_rec_irq_count {
+	struct gpuprobe_rec_hdr hdr;
+	uint32_t bdf;
+	uint32_t irq;
+	uint32_t phase;		/* enum irq_count_phase */
+	uint32_t reserved;
+	uint64_t count;
+};
+
+/* Last record of a complete file; its absence means truncation. */
+struct tracefile_rec_end {
+	struct gpuprobe_rec_hdr hdr;	/* ts_ns = stop time */
+	uint64_t records;		/* records before this one */
+	int32_t exit_status;		/* workload's, -1 when none */
+	uint32_t reserved;
+};
+
+/* A CUDA/OpenCL application event (inject/appevents.h), merged after the run. */
+struct tracefile_rec_app {
+	struct gpuprobe_rec_hdr hdr;	/* ts_ns = ev.start_ns */
+	struct gpuprobe_app_event ev;
+};
+
+struct tracefile_header_fixed {
+	char magic[8];			/* "GPUPROBE" */
+	uint32_t format_version;	/* TRACEFILE_VERSION */
+	uint32_t header_size;		/* bytes before the first record, %8 == 0 */
+	uint32_t record_version;	/* GPUPROBE_RECORD_VERSION */
+	uint32_t clock_id;		/* CLOCK_MONOTONIC */
+	uint32_t source;		/* enum tracefile_source */
+	uint32_t ntargets;
+	uint64_t start_ns;		/* CLOCK_MONOTONIC at start */
+	uint64_t start_realtime_ns;	/* CLOCK_REALTIME at the same moment */
+	char host[64];
+	char kernel_release[72];
+	char tool_version[24];
+	uint32_t app_events;		/* enum tracefile_app_events */
+	uint32_t reserved32;
+	uint64_t reserved[3];
+};
+
+struct tracefile_target {
+	uint32_t bdf;
+	uint16_t vendor;
+	uint16_t device;
+	uint32_t class;
+	uint32_t nvec;			/* struct tracefile_vector follow */
+	char driver[32];
+};
+
+struct tracefile_vector {
+	uint32_t index;
+	uint32_t irq;
+	uint32_t flags;			/* VECTOR_MSIX */
+	uint32_t reserved;
+};
+
+/* What the header says, decoded. */
+struct trace_info {
+	uint32_t format_version;
+	uint32_t record_version;
+	uint32_t clock_id;
+	uint32_t source;
+	uint64_t start_ns;
+	uint64_t start_realtime_ns;
+	uint32_t app_events;		/* enum tracefile_app_events */
+	char host[64];
+	char kernel_release[72];
+	char tool_version[24];
+	struct target_set targets;
+};
+
+const char *tracefile_source_name(uint32_t source);
+size_t tracefile_record_min_size(uint16_t type);
+
+/* Writer: buffered stdio; every call returns 0 or -1 with errno set. */
+struct trace_writer {
+	FILE *file;
+	const char *path;
+	char temp_path[4096];		/* create_temp: written here until published */
+	bool published;
+	uint64_t records;
+	uint64_t bytes;
+};
+
+int trace_writer_open(struct trace_writer *w, const char *path,
+		      const struct trace_info *info);
+/* Same in two steps: create the file early, write the header once known. */
+int trace_writer_create(struct trace_writer *w, const char *path);
+int trace_writer_header(struct trace_writer *w, const struct trace_info *info);
+/*
+ * Never lose a trace: write to a temporary file next to path, and rename it
+ * over path with publish() only once it is known to hold a readable trace;
+ * abort() before that removes it and leaves any older path untouched.
+ * "-" writes to stdout (published from the start).
+ */
+int trace_writer_create_temp(struct trace_writer *w, const char *path);
+int trace_writer_publish(struct trace_writer *w);
+int trace_writer_put(struct trace_writer *w, const struct gpuprobe_rec_hdr *rec);
+int trace_writer_finish(struct trace_writer *w, uint64_t stop_ns, int exit_status);
+/* After a write error: close without an end record (readers see an incomplete file). */
+int trace_writer_close_incomplete(struct trace_writer *w);
+/* Close; an unpublished temporary file is removed. */
+void trace_writer_abort(struct trace_writer *w);
+
+/* Reader: streams records from a buffer; memory does not grow with the file. */
+struct trace_reader {
+	FILE *file;
+	char path[256];
+	unsigned char *buf;
+	size_t buf_size;
+	size_t buf_len;			/* valid bytes in buf */
+	size_t buf_pos;			/* next record in buf */
+	uint64_t buf_file_offset;	/* file offset of buf[0] */
+	bool eof;
+	bool seen_end;			/* the file is complete */
+	bool truncated;			/* cut short: read up to its last whole record */
+	uint64_t truncated_at;		/* byte offset of the cut */
+	char warning[512];		/* set with truncated: what was cut, where */
+	uint64_t records;
+	uint64_t unknown_records;
+	struct tracefile_rec_end end;
+	char error[512];
+};
+
+int trace_reader_open(struct trace_reader *r, const char *path, struct trace_info *info);
+/* Open over a stream already positioned at the file start (tests). */
+int trace_reader_open_stream(struct trace_reader *r, FILE *f, const char *name,
+			     struct trace_info *info);
+/*
+ * 1: *rec points at the next record; 0: no more records (the end record, or
+ * a cut: r->truncated and r->warning); -1: r->error says why.
+ */
+int trace_reader_next(struct trace_reader *r, const struct gpuprobe_rec_hdr **rec);
+void trace_reader_close(struct trace_reader *r);
+
+#endif /* GPUPROBE_TRACEFILE_H */

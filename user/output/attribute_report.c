@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The attribution (attribute.h) as report text and as the JSON "app" key. */
+#include <inttypes.h>
+#include <string.h>
+
+#include "attribute.h"
+#include "format.h"
+#include "cmds.h"
+
+#define TEXT_OPS	20
+#define JSON_OPS	10000
+
+static const char *const phase_names[ATTR_PHASES] = { "issue", "run", "return" };
+
+const char *attr_type_name(uint16_t type)
+{
+	switch (type) {
+	case GPUPROBE_APP_KERNEL:	return "kernel";
+	case GPUPROBE_APP_MEMCPY:	return "memcpy";
+	case GPUPROBE_APP_MEMSET:	return "memset";
+	case GPUPROBE_APP_SYNC:		return "sync";
+	case GPUPROBE_APP_API:		return "api";
+	case GPUPROBE_APP_NOTE:		return "note";
+	default:			return "unknown";
+	}
+}
+
+const char *attr_api_name(uint8_t api)
+{
+	return api == GPUPROBE_APP_CUDA ? "cuda" : api == GPUPROBE_APP_OPENCL ? "opencl" : "unknown";
+}
+
+const char *attr_copy_name(uint32_t kind)
+{
+	static const char *const names[] = { "unknown", "htod", "dtoh", "dtod", "htoh", "ptop" };
+
+	return kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "unknown";
+}
+
+static double share(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+/* ---- text ---- */
+
+static void text_counts(FILE *out, const struct attr_counts *c)
+{
+	fprintf(out, "%" PRIu64 " irq, %" PRIu64 " map (%" PRIu64 " B), %" PRIu64 " iommu map, %" PRIu64 " bounce, %" PRIu64 " wake",
+		c->irqs, c->dma_maps, c->dma_map_bytes, c->iommu_maps, c->swiotlb, c->wakeups);
+}
+
+static void text_summary(FILE *out, const struct attribution *at)
+{
+	const struct attr_summary *s = &at->sum;
+	char a[32], b[32], c[32];
+
+	fprintf(out, "\napplication: %" PRIu64 " events (%zu kernels/copies/memsets, %" PRIu64 " API calls, %" PRIu64 " waits); %" PRIu64 " kernel events in their span%s\n",
+		at->app_events, at->nops, at->api_events, at->sync_events, at->kernel_events,
+		at->kernel_events_dropped ? " (some dropped: table full)" : "");
+	for (unsigned int i = 0; i < at->nnotes; i++)
+		fprintf(out, "  note: %s\n", at->notes[i]);
+	fprintf(out, "  device busy %s; waiting from device end to call return %s in %" PRIu64 " waits\n",
+		format_ns(a, FORMAT_NS_LEN, s->device_ns), format_ns(b, FORMAT_NS_LEN, s->return_wait_ns), s->waits);
+	fprintf(out, "  interrupt path: %s in %" PRIu64 " waits that saw a target interrupt = %.2f%% of wall time (%s)\n",
+		format_ns(a, FORMAT_NS_LEN, s->irq_wait_ns), s->irq_waits, share(s->irq_wait_ns, s->wall_ns),
+		format_ns(c, FORMAT_NS_LEN, s->wall_ns));
+	fprintf(out, "  mapping: DMA map/unmap calls %s (%.2f%% of wall; 0 from tracefs: instants); host calls that mapped: %" PRIu64 ", %s (%.2f%% of wall)\n",
+		format_ns(a, FORMAT_NS_LEN, s->map_call_ns), share(s->map_call_ns, s->wall_ns),
+		s->api_calls_with_maps, format_ns(b, FORMAT_NS_LEN, s->api_ns_with_maps),
+		share(s->api_ns_with_maps, s->wall_ns));
+}
+
+static void text_names(FILE *out, const struct attribution *at)
+{
+	char a[32], b[32];
+
+	fprintf(out, "  per name (largest device time first):\n");
+	for (size_t i = 0; i < at->nnames; i++) {
+		const struct attr_name *n = &at->names[i];
+
+		fprintf(out, "    %-6s %-6s %-40s x%-6" PRIu64 " device %s, %" PRIu64 " B, return wait %s\n",
+			attr_api_name(n->api), attr_type_name(n->type), n->name, n->count,
+			format_ns(a, FORMAT_NS_LEN, n->device_ns), n->bytes, format_ns(b, FORMAT_NS_LEN, n->return_ns));
+		for (int p = 0; p < ATTR_PHASES; p++) {
+			fprintf(out, "        %-6s ", phase_names[p]);
+			text_counts(out, &n->phase[p]);
+			fputc('\n', out);
+		}
+	}
+}
+
+static void text_ops(FILE *out, const struct attribution *at)
+{
+	size_t n = at->nops < TEXT_OPS ? at->nops : TEXT_OPS;
+	char a[32], b[32];
+
+	fprintf(out, "  first %zu of %zu in device order (run phase; return: after device end):\n", n, at->nops);
+	for (size_t i = 0; i < n; i++) {
+		const struct attr_op *op = &at->ops[i];
+
+		fprintf(out, "    %-6s %-30.30s %s%s %" PRIu64 " B dur %s ret +%s: ",
+			attr_type_name(op->ev.type), op->ev.name,
+			op->ev.type == GPUPROBE_APP_MEMCPY ? attr_copy_name(op->ev.kind) : "",
+			op->ev.flags & GPUPROBE_APPF_PINNED ? " pinned" :
+			op->ev.flags & GPUPROBE_APPF_PAGEABLE ? " pageable" : "",
+			(uint64_t)op->ev.bytes, format_ns(a, FORMAT_NS_LEN, op->ev.end_ns - op->ev.start_ns),
+			format_ns(b, FORMAT_NS_LEN, op->return_ns ? op->return_ns - op->ev.end_ns : 0));
+		text_counts(out, &op->phase[ATTR_RUN]);
+		fprintf(out, " | ret %" PRIu64 " irq %" PRIu64 " wake\n",
+			op->phase[ATTR_RETURN].irqs, op->phase[ATTR_RETURN].wakeups);
+	}
+}
+
+void attribute_print_text(FILE *out, const struct attribution *at)
+{
+	if (at->limit_note[0])
+		fprintf(out, "\nattribution is partial: %s\n", at->limit_note);
+	if (at->app_events_dropped)
+		fprintf(out, "\n%" PRIu64 " application events past the limit of %u were not attributed\n",
+			at->app_events_dropped, ATTR_MAX_APP_EVENTS);
+	text_summary(out, at);
+	if (!at->nops)
+		return;
+	text_names(out, at);
+	text_ops(out, at);
+}
+
+/* ---- JSON ---- */
+
+static void json_counts(struct json *j, const char *key, const struct attr_counts *c)
+{
+	json_key(j, key);
+	json_object_begin(j);
+	json_kv_u64(j, "irqs", c->irqs);
+	json_kv_u64(j, "irq_handler_ns", c->irq_ns);
+	json_kv_u64(j, "dma_maps", c->dma_maps);
+	json_kv_u64(j, "dma_map_bytes", c->dma_map_bytes);
+	json_kv_u64(j, "dma_unmaps", c->dma_unmaps);
+	json_kv_u64(j, "dma_ns", c->dma_ns);
+	json_kv_u64(j, "iommu_maps", c->iommu_maps);
+	json_kv_u64(j, "iommu_map_bytes", c->iommu_map_bytes);
+	json_kv_u64(j, "iommu_unmaps", c->iommu_unmaps);
+	json_kv_u64(j, "swiotlb_bounces", c->swiotlb);
+	json_kv_u64(j, "swiotlb_bytes", c->swiotlb_bytes);
+	json_kv_u64(j, "wakeups", c->wakeups);
+	json_object_end(j);
+}
+
+static void json_phases(struct json *j, const struct attr_counts *phase)
+{
+	json_key(j, "phases");
+	json_object_begin(j);
+	for (int p = 0; p < ATTR_PHASES; p++)
+		json_counts(j, phase_names[p], &phase[p]);
+	json_object_end(j);
+}
+
+static void json_summary(struct json *j, const struct attribution *at)
+{
+	const struct attr_summary *s = &at->sum;
+
+	json_key(j, "summary");
+	json_object_begin(j);
+	json_kv_u64(j, "wall_ns", s->wall_ns);
+	json_kv_u64(j, "device_ns", s->device_ns);
+	json_kv_u64(j, "waits", s->waits);
+	json_kv_u64(j, "return_wait_ns", s->return_wait_ns);
+	json_kv_u64(j, "irq_waits", s->irq_waits);
+	json_kv_u64(j, "irq_wait_ns", s->irq_wait_ns);
+	json_kv_double(j, "irq_wait_share", s->wall_ns ? (double)s->irq_wait_ns / s->wall_ns : 0);
+	json_kv_u64(j, "map_call_ns", s->map_call_ns);
+	json_kv_double(j, "map_call_share", s->wall_ns ? (double)s->map_call_ns / s->wall_ns : 0);
+	json_kv_u64(j, "api_calls_with_maps", s->api_calls_with_maps);
+	json_kv_u64(j, "api_ns_with_maps", s->api_ns_with_maps);
+	json_kv_double(j, "api_with_maps_share",
+		       s->wall_ns ? (double)s->api_ns_with_maps / s->wall_ns : 0);
+	json_object_end(j);
+}
+
+static void json_op(struct json *j, const struct attr_op *op)
+{
+	json_object_begin(j);
+	json_kv_string(j, "api", attr_api_name(op->ev.api));
+	json_kv_string(j, "type", attr_type_name(op->ev.type));
+	json_kv_string(j, "name", op->ev.name);
+	json_kv_string(j, "direction", op->ev.type == GPUPROBE_APP_MEMCPY ?
+		       attr_copy_name(op->ev.kind) : "");
+	json_kv_bool(j, "pinned", op->ev.flags & GPUPROBE_APPF_PINNED);
+	json_kv_bool(j, "pageable", op->ev.flags & GPUPROBE_APPF_PAGEABLE);
+	json_kv_u64(j, "pid", op->ev.pid);
+	json_kv_u64(j, "device", op->ev.device);
+	json_kv_u64(j, "stream", op->ev.stream);
+	json_kv_u64(j, "correlation", op->ev.correlation);
+	json_kv_u64(j, "bytes", op->ev.bytes);
+	json_kv_u64(j, "issue_ns", op->issue_ns);
+	json_kv_u64(j, "start_ns", op->ev.start_ns);
+	json_kv_u64(j, "end_ns", op->ev.end_ns);
+	json_kv_u64(j, "return_ns", op->return_ns);
+	json_phases(j, op->phase);
+	json_object_end(j);
+}
+
+void attribute_print_json(struct json *j, const struct attribution *at)
+{
+	size_t nops = at->nops < JSON_OPS ? at->nops : JSON_OPS;
+
+	json_key(j, "app");
+	json_object_begin(j);
+	json_kv_u64(j, "events", at->app_events);
+	json_kv_u64(j, "api_events", at->api_events);
+	json_kv_u64(j, "sync_events", at->sync_events);
+	json_kv_u64(j, "kernel_events", at->kernel_events);
+	json_kv_u64(j, "kernel_events_dropped", at->kernel_events_dropped);
+	json_kv_u64(j, "kernel_events_limit", ATTR_MAX_KERNEL_EVENTS);
+	json_kv_u64(j, "app_events_dropped", at->app_events_dropped);
+	json_kv_string(j, "limit_note", at->limit_note);
+	json_key(j, "notes");
+	json_array_begin(j);
+	for (unsigned int i = 0; i < at->nnotes; i++)
+		json_put_string(j, at->notes[i]);
+	json_array_end(j);
+	json_summary(j, at);
+	json_key(j, "names");
+	json_array_begin(j);
+	for (size_t i = 0; i < at->nnames; i++) {
+		const struct attr_name *n = &at->names[i];
+
+		json_object_begin(j);
+		json_kv_string(j, "api", attr_api_name(n->api));
+		json_kv_string(j, "type", attr_type_name(n->type));
+		json_kv_string(j, "name", n->name);
+		json_kv_u64(j, "count", n->count);
+		json_kv_u64(j, "device_ns", n->device_ns);
+		json_kv_u64(j, "bytes", n->bytes);
+		json_kv_u64(j, "return_wait_ns", n->return_ns);
+		json_phases(j, n->phase);
+		json_object_end(j);
+	}
+	json_array_end(j);
+	json_key(j, "ops");
+	json_array_begin(j);
+	for (size_t i = 0; i < nops; i++)
+		json_op(j, &at->ops[i]);
+	json_array_end(j);
+	json_kv_u64(j, "ops_omitted", at->nops - nops);
+	json_object_end(j);
+}

@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0
+/* `report --json`: the same numbers as the text report, as one document. */
+#include <time.h>
+
+#include "attribute.h"
+#include "json.h"
+#include "report.h"
+
+static void json_hist(struct json *j, const char *key, const struct hist *h)
+{
+	uint64_t slots[HIST_LOG2_SLOTS];
+
+	json_key(j, key);
+	json_object_begin(j);
+	json_kv_u64(j, "count", h->count);
+	json_kv_u64(j, "min", h->count ? h->min : 0);
+	json_kv_u64(j, "max", h->max);
+	json_kv_u64(j, "mean", hist_mean(h));
+	json_kv_u64(j, "sum", h->sum);
+	json_kv_u64(j, "p50", hist_percentile(h, 50));
+	json_kv_u64(j, "p90", hist_percentile(h, 90));
+	json_kv_u64(j, "p99", hist_percentile(h, 99));
+	json_key(j, "log2");
+	json_array_begin(j);
+	hist_log2(h, slots);
+	for (unsigned int i = 0; i < HIST_LOG2_SLOTS; i++) {
+		if (!slots[i])
+			continue;
+		json_object_begin(j);
+		json_kv_u64(j, "low", i ? 1ull << i : 0);
+		json_kv_u64(j, "high", i == 63 ? UINT64_MAX : (1ull << (i + 1)) - 1);
+		json_kv_u64(j, "count", slots[i]);
+		json_object_end(j);
+	}
+	json_array_end(j);
+	json_object_end(j);
+}
+
+static void json_trace(struct json *j, const char *path, const struct agg *a)
+{
+	const struct trace_info *info = a->info;
+
+	json_key(j, "trace");
+	json_object_begin(j);
+	json_kv_string(j, "file", path);
+	json_kv_u64(j, "format_version", info->format_version);
+	json_kv_u64(j, "record_version", info->record_version);
+	json_kv_string(j, "host", info->host);
+	json_kv_string(j, "kernel_release", info->kernel_release);
+	json_kv_string(j, "source", tracefile_source_name(info->source));
+	json_kv_string(j, "clock", info->clock_id == CLOCK_MONOTONIC ? "CLOCK_MONOTONIC" : "unknown");
+	json_kv_u64(j, "start_ns", info->start_ns);
+	json_kv_u64(j, "start_realtime_ns", info->start_realtime_ns);
+	json_kv_u64(j, "stop_ns", a->stop_ns);
+	json_kv_double(j, "duration_s", agg_duration_s(a));
+	json_kv_u64(j, "records", a->records);
+	json_kv_u64(j, "unknown_records", a->unknown_records);
+	json_kv_u64(j, "uncounted_records", a->overflow);
+	json_kv_bool(j, "complete", a->complete);
+	json_kv_u64(j, "truncated_at", a->truncated_at);
+	json_key(j, "exit_status");
+	if (a->exit_status >= 0)
+		json_i64(j, a->exit_status);
+	else
+		json_put_null(j);
+	json_object_end(j);
+}
+
+static void json_kernel_count(struct json *j, const struct agg_vector *v)
+{
+	json_key(j, "kernel_count");
+	if (!v->have_kstart || !v->have_kstop) {
+		json_put_null(j);
+		return;
+	}
+	json_object_begin(j);
+	json_kv_u64(j, "start", v->kstart);
+	json_kv_u64(j, "stop", v->kstop);
+	json_kv_u64(j, "delta", v->kstop - v->kstart);
+	json_kv_u64(j, "records_in_window", v->in_window);
+	json_kv_bool(j, "match", v->kstop - v->kstart == v->in_window);
+	json_object_end(j);
+}
+
+static void json_vector(struct json *j, const struct agg *a, const struct agg_vector *v)
+{
+	double secs = agg_duration_s(a);
+
+	json_object_begin(j);
+	json_kv_u64(j, "index", v->index);
+	json_kv_u64(j, "irq", v->irq);
+	json_kv_bool(j, "msix", v->flags & VECTOR_MSIX);
+	json_kv_bool(j, "in_header", v->in_header);
+	json_kv_u64(j, "count", v->count);
+	json_kv_u64(j, "handled", v->handled);
+	json_kv_u64(j, "no_exit", v->no_exit);
+	json_kv_double(j, "rate_per_s", secs > 0 ? v->count / secs : 0.0);
+	json_kv_u64(j, "first_ns", v->first_ts);
+	json_kv_u64(j, "last_ns", v->last_ts);
+	json_kernel_count(j, v);
+	json_hist(j, "handler_ns", v->handler_ns);
+	json_object_end(j);
+}
+
+static void json_dma(struct json *j, const struct agg_target *t)
+{
+	json_key(j, "dma");
+	json_array_begin(j);
+	for (unsigned int op = 0; op < AGG_DMA_OPS; op++) {
+		const struct agg_dma_op *d = t->dma[op];
+
+		if (!d)
+			continue;
+		json_object_begin(j);
+		json_kv_string(j, "op", dma_op_name(op));
+		json_kv_u64(j, "calls", d->calls);
+		json_kv_u64(j, "bytes", d->bytes);
+		json_kv_u64(j, "segments", d->segments);
+		json_kv_u64(j, "iommu_calls", d->iommu_calls);
+		json_kv_u64(j, "iommu_ns", d->iommu_ns);
+		json_hist(j, "latency_ns", &d->latency_ns);
+		json_object_end(j);
+	}
+	json_array_end(j);
+}
+
+static void json_iommu(struct json *j, const struct agg_target *t)
+{
+	static const struct hist empty;
+
+	json_key(j, "iommu");
+	json_object_begin(j);
+	for (unsigned int op = GPUPROBE_IOMMU_MAP; op <= GPUPROBE_IOMMU_UNMAP; op++) {
+		const struct agg_iommu_op *io = &t->iommu[op];
+
+		json_key(j, iommu_op_name(op));
+		json_object_begin(j);
+		json_kv_u64(j, "count", io->count);
+		json_kv_u64(j, "bytes", io->bytes);
+		json_hist(j, "time_ns", io->time_ns ? io->time_ns : &empty);
+		json_object_end(j);
+	}
+	json_kv_u64(j, "faults", t->iommu[GPUPROBE_IOMMU_FAULT].count);
+	json_object_end(j);
+}
+
+static void json_target_identity(struct json *j, const struct agg *a,
+				 const struct agg_target *t)
+{
+	const struct target *info = agg_target_info(a, t);
+	char name[BDF_STRLEN];
+
+	json_key(j, "bdf");
+	if (t->bdf == GPUPROBE_BDF_NONE) {
+		json_put_null(j);
+	} else {
+		bdf_format(t->bdf, name);
+		json_put_string(j, name);
+	}
+	json_kv_bool(j, "in_header", info != NULL);
+	json_kv_u64(j, "vendor", info ? info->vendor : 0);
+	json_kv_u64(j, "device", info ? info->device : 0);
+	json_kv_u64(j, "class", info ? info->class : 0);
+	json_kv_string(j, "driver", info ? info->driver : "");
+}
+
+static void json_target(struct json *j, const struct agg *a, const struct agg_target *t)
+{
+	json_object_begin(j);
+	json_target_identity(j, a, t);
+	json_kv_u64(j, "irq_count", t->irq_count);
+	json_key(j, "vectors");
+	json_array_begin(j);
+	for (unsigned int i = 0; i < a->nvectors; i++)
+		if (a->vectors[i].bdf == t->bdf)
+			json_vector(j, a, &a->vectors[i]);
+	json_array_end(j);
+	json_dma(j, t);
+	json_iommu(j, t);
+	json_key(j, "swiotlb");
+	json_object_begin(j);
+	json_kv_u64(j, "bounces", t->swiotlb_bounces);
+	json_kv_u64(j, "bytes", t->swiotlb_bytes);
+	json_object_end(j);
+	json_kv_u64(j, "target_events", t->target_events);
+	json_object_end(j);
+}
+
+void report_print_json(FILE *out, const char *path, const struct agg *a,
+		       const struct attribution *at)
+{
+	struct json j;
+
+	json_init(&j, out, true);
+	json_object_begin(&j);
+	json_kv_string(&j, "schema", "gpuprobe-report");
+	json_kv_u64(&j, "version", REPORT_JSON_VERSION);
+	json_trace(&j, path, a);
+	json_key(&j, "targets");
+	json_array_begin(&j);
+	for (unsigned int i = 0; i < a->ntargets; i++)
+		json_target(&j, a, &a->targets[i]);
+	json_array_end(&j);
+	json_key(&j, "sched");
+	json_object_begin(&j);
+	json_kv_u64(&j, "wakeups", a->wakeups);
+	json_kv_u64(&j, "switches", a->switches);
+	json_object_end(&j);
+	json_key(&j, "drops");
+	json_object_begin(&j);
+	json_kv_u64(&j, "lost", a->lost);
+	json_kv_u64(&j, "loss_reports", a->lost_reports);
+	json_kv_u64(&j, "unknown_count_reports", a->lost_unknown);
+	json_object_end(&j);
+	if (at)
+		attribute_print_json(&j, at);
+	json_object_end(&j);
+}

@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: GPL-2.0
+/* `report` as text: per target and vector summaries, then the attribution. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "agg.h"
+#include "attribute.h"
+#include "format.h"
+#include "report.h"
+#include "util.h"
+
+static const char *clock_name(uint32_t id)
+{
+	return id == CLOCK_MONOTONIC ? "CLOCK_MONOTONIC" : "unknown";
+}
+
+static void print_trace_summary(FILE *out, const char *path, const struct agg *a)
+{
+	const struct trace_info *info = a->info;
+
+	fprintf(out, "trace %s: host %s, kernel %s, source %s, %s, format v%u, records v%u\n",
+		path, info->host, info->kernel_release,
+		tracefile_source_name(info->source), clock_name(info->clock_id),
+		info->format_version, info->record_version);
+	fprintf(out, "  %.3f s, %" PRIu64 " records", agg_duration_s(a), a->records);
+	if (a->exit_status >= 0)
+		fprintf(out, ", workload exit status %d", a->exit_status);
+	fputc('\n', out);
+	if (!a->complete)
+		fprintf(out, "  INCOMPLETE: the file ends at offset %" PRIu64 " without an end record (the recording was cut short); the counts are those of the %" PRIu64 " whole records before it\n",
+			a->truncated_at, a->records);
+	if (a->lost || a->lost_reports)
+		fprintf(out, "  DROPS: %" PRIu64 " records lost (%" PRIu64 " loss reports, %" PRIu64 " of unknown size); counts below are low\n",
+			a->lost, a->lost_reports, a->lost_unknown);
+	else
+		fprintf(out, "  drops: none\n");
+	if (a->unknown_records)
+		fprintf(out, "  %" PRIu64 " records of types this tool does not know were skipped\n",
+			a->unknown_records);
+	if (a->overflow)
+		fprintf(out, "  %" PRIu64 " records beyond this tool's table limits were not counted\n",
+			a->overflow);
+}
+
+static void print_latency_line(FILE *out, const char *what, const struct hist *h)
+{
+	char p50[32], p99[32], max[32];
+
+	fprintf(out, "%s p50 %s  p99 %s  max %s\n", what,
+		format_ns(p50, FORMAT_NS_LEN, hist_percentile(h, 50)),
+		format_ns(p99, FORMAT_NS_LEN, hist_percentile(h, 99)), format_ns(max, FORMAT_NS_LEN, h->max));
+}
+
+static void print_kernel_count(FILE *out, const struct agg_vector *v)
+{
+	uint64_t delta;
+
+	if (!v->have_kstart || !v->have_kstop)
+		return;
+	delta = v->kstop - v->kstart;
+	fprintf(out, "      kernel counted %" PRIu64 " (/proc/interrupts delta), trace holds %" PRIu64 " in the same window: %s\n",
+		delta, v->in_window, delta == v->in_window ? "match" : "MISMATCH");
+}
+
+static void print_vector(FILE *out, const struct agg *a, const struct agg_vector *v)
+{
+	double secs = agg_duration_s(a);
+
+	fprintf(out, "    vector %u (irq %u%s%s): %" PRIu64 " irqs, %.1f/s, handled %" PRIu64,
+		v->index, v->irq, v->flags & VECTOR_MSIX ? ", MSI-X" : "",
+		v->in_header ? "" : ", not in header", v->count,
+		secs > 0 ? v->count / secs : 0.0, v->handled);
+	if (v->no_exit)
+		fprintf(out, ", %" PRIu64 " without exit", v->no_exit);
+	fputc('\n', out);
+	print_kernel_count(out, v);
+	if (!v->handler_ns->count)
+		return;
+	print_latency_line(out, "      handler time", v->handler_ns);
+	hist_print_log2(out, v->handler_ns, "nsecs");
+}
+
+static void print_dma(FILE *out, const struct agg_target *t)
+{
+	bool any = false;
+
+	for (unsigned int op = 0; op < AGG_DMA_OPS; op++) {
+		const struct agg_dma_op *d = t->dma[op];
+		char what[96];
+
+		if (!d)
+			continue;
+		if (!any)
+			fprintf(out, "  DMA API:\n");
+		any = true;
+		fprintf(out, "    %-14s %" PRIu64 " calls, %" PRIu64 " bytes, %" PRIu64 " segments, %" PRIu64 " IOMMU calls (%" PRIu64 " ns)\n",
+			dma_op_name(op), d->calls, d->bytes, d->segments,
+			d->iommu_calls, d->iommu_ns);
+		snprintf(what, sizeof(what), "      latency");
+		print_latency_line(out, what, &d->latency_ns);
+		if (d->latency_ns.max)
+			hist_print_log2(out, &d->latency_ns, "nsecs");
+	}
+}
+
+static void print_iommu(FILE *out, const struct agg_target *t)
+{
+	for (unsigned int op = GPUPROBE_IOMMU_MAP; op < AGG_IOMMU_OPS; op++) {
+		const struct agg_iommu_op *io = &t->iommu[op];
+		char total[32];
+
+		if (!io->count)
+			continue;
+		if (op == GPUPROBE_IOMMU_FAULT) {
+			fprintf(out, "  IOMMU faults: %" PRIu64 "\n", io->count);
+			continue;
+		}
+		fprintf(out, "  IOMMU %-5s %" PRIu64 " calls, %" PRIu64 " bytes, %s\n",
+			iommu_op_name(op), io->count, io->bytes,
+			io->time_ns->sum ? format_ns(total, FORMAT_NS_LEN, io->time_ns->sum) :
+					   "no durations (tracefs events are instants)");
+		if (io->time_ns->max)
+			print_latency_line(out, "    time", io->time_ns);
+	}
+}
+
+static void print_target(FILE *out, const struct agg *a, const struct agg_target *t)
+{
+	const struct target *info = agg_target_info(a, t);
+	char name[BDF_STRLEN];
+
+	if (t->bdf == GPUPROBE_BDF_NONE) {
+		fprintf(out, "\nunattributed (no target device known)\n");
+	} else {
+		bdf_format(t->bdf, name);
+		fprintf(out, "\ntarget %s", name);
+		if (info)
+			fprintf(out, "  %04x:%04x class 0x%06x driver %s", info->vendor,
+				info->device, info->class,
+				info->driver[0] ? info->driver : "(none)");
+		fprintf(out, "\n  interrupts: %" PRIu64 "\n", t->irq_count);
+	}
+	for (unsigned int i = 0; i < a->nvectors; i++)
+		if (a->vectors[i].bdf == t->bdf)
+			print_vector(out, a, &a->vectors[i]);
+	print_dma(out, t);
+	print_iommu(out, t);
+	if (t->swiotlb_bounces)
+		fprintf(out, "  swiotlb bounces: %" PRIu64 " (%" PRIu64 " bytes)\n",
+			t->swiotlb_bounces, t->swiotlb_bytes);
+	if (t->target_events)
+		fprintf(out, "  target events (bind/unbind/vectors): %" PRIu64 "\n",
+			t->target_events);
+}
+
+void report_print_text(FILE *out, const char *path, const struct agg *a,
+		       const struct attribution *at)
+{
+	print_trace_summary(out, path, a);
+	for (unsigned int i = 0; i < a->ntargets; i++)
+		print_target(out, a, &a->targets[i]);
+	if (a->wakeups || a->switches)
+		fprintf(out, "\nscheduler: %" PRIu64 " wakeups, %" PRIu64 " switches of the workload\n",
+			a->wakeups, a->switches);
+	if (at)
+		attribute_print_text(out, at);
+}

@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Loading inject/'s libraries into the workload, and merging their events.
+ *
+ * CUDA: CUDA_INJECTION64_PATH=libgpuprobe_cupti.so (the driver loads it at
+ * cuInit).  A value the user set is kept, and we say that CUDA events are
+ * then theirs, not ours.  OpenCL: OPENCL_LAYERS gets libgpuprobe_opencl.so
+ * prepended (ocl-icd >= 2.3 and the Khronos loader load layers from it).
+ * Both libraries append to GPUPROBE_APP_EVENTS, a private temporary file.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "appinject.h"
+#include "file.h"
+#include "util.h"
+
+#define CUPTI_LIB	"libgpuprobe_cupti.so"
+#define OPENCL_LIB	"libgpuprobe_opencl.so"
+
+static bool lib_in(const char *dir, const char *lib, char *out, size_t size)
+{
+	return !format_into(out, size, "%s/%s", dir, lib) && access(out, R_OK) == 0;
+}
+
+/* The directory holding both (or either) libraries; false if none found. */
+static bool find_inject_dir(const char *given, char *dir, size_t size)
+{
+	char exe[PATH_MAX], probe[PATH_MAX + 64], *exedir;
+	const char *env = getenv("GPUPROBE_INJECT_DIR");
+	ssize_t n;
+
+	if (given || (env && *env)) {
+		copy_string(dir, size, given ? given : env);
+		return lib_in(dir, CUPTI_LIB, probe, sizeof(probe)) ||
+		       lib_in(dir, OPENCL_LIB, probe, sizeof(probe));
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return false;
+	exe[n] = '\0';
+	exedir = dirname(exe);
+	for (int i = 0; i < 2; i++) {
+		if (format_into(dir, size, i ? "%s/../inject" : "%s", exedir))
+			continue;
+		if (lib_in(dir, CUPTI_LIB, probe, sizeof(probe)) ||
+		    lib_in(dir, OPENCL_LIB, probe, sizeof(probe)))
+			return true;
+	}
+	return false;
+}
+
+static void set_cuda(const char *dir, bool quiet)
+{
+	const char *old = getenv("CUDA_INJECTION64_PATH");
+	char path[PATH_MAX + 64];
+
+	if (!lib_in(dir, CUPTI_LIB, path, sizeof(path))) {
+		if (!quiet)
+			warnf("no %s in %s (built without CUPTI?): no CUDA events", CUPTI_LIB, dir);
+		return;
+	}
+	if (old && *old) {
+		if (strcmp(old, path))
+			warnf("CUDA_INJECTION64_PATH is already set to %s: keeping it, so no CUDA events from gpuprobe (unset it, or --no-inject to silence this)",
+			      old);
+		return;
+	}
+	setenv("CUDA_INJECTION64_PATH", path, 1);
+}
+
+static void set_opencl(const char *dir, bool quiet)
+{
+	const char *old = getenv("OPENCL_LAYERS");
+	char path[PATH_MAX + 64], value[2 * PATH_MAX];
+
+	if (!lib_in(dir, OPENCL_LIB, path, sizeof(path))) {
+		if (!quiet)
+			warnf("no %s in %s: no OpenCL events", OPENCL_LIB, dir);
+		return;
+	}
+	if (old && strstr(old, path))
+		return;
+	if (format_into(value, sizeof(value), "%s%s%s", path, old && *old ? ":" : "",
+			old ? old : "")) {
+		warnf("OPENCL_LAYERS is too long to prepend %s: no OpenCL events", path);
+		return;
+	}
+	setenv("OPENCL_LAYERS", value, 1);
+}
+
+void app_inject_setup(struct app_inject *ai, const char *inject_dir, bool quiet)
+{
+	const char *tmp = getenv("TMPDIR");
+	char dir[PATH_MAX];
+	int fd;
+
+	memset(ai, 0, sizeof(*ai));
+	if (!find_inject_dir(inject_dir, dir, sizeof(dir))) {
+		if (!quiet || inject_dir)
+			warnf("no application tracing libraries found%s%s (build inject/, or pass --inject-dir; --no-inject silences this): kernel events only",
+			      inject_dir ? " in " : "", inject_dir ? inject_dir : "");
+		return;
+	}
+	if (format_into(ai->events_path, sizeof(ai->events_path), "%s/gpuprobe-app.XXXXXX",
+			tmp && *tmp ? tmp : "/tmp"))
+		return;
+	fd = mkstemp(ai->events_path);	/* 0600: names of the app's kernels */
+	if (fd < 0) {
+		warnf("cannot create %s: %s: kernel events only", ai->events_path, strerror(errno));
+		return;
+	}
+	close(fd);
+	setenv(GPUPROBE_APP_EVENTS_ENV, ai->events_path, 1);
+	set_cuda(dir, quiet);
+	set_opencl(dir, quiet);
+	ai->active = true;
+}
+
+static bool event_valid(const struct gpuprobe_app_event *ev)
+{
+	return ev->magic == GPUPROBE_APP_MAGIC && ev->version == GPUPROBE_APP_VERSION &&
+	       ev->size == sizeof(*ev) && ev->type >= GPUPROBE_APP_KERNEL &&
+	       ev->type <= GPUPROBE_APP_NOTE && ev->end_ns >= ev->start_ns;
+}
+
+void app_inject_discard(struct app_inject *ai)
+{
+	if (ai->active)
+		unlink(ai->events_path);
+	ai->active = false;
+}
+
+/*
+ * The events file is a sequence of fixed-size events, but a library killed
+ * mid-write leaves a short one, and anything may be corrupt: where an event
+ * does not validate, look for the next one byte by byte instead of
+ * rejecting everything after it.
+ */
+uint64_t app_inject_merge(struct app_inject *ai, struct trace_writer *w, bool quiet)
+{
+	struct tracefile_rec_app rec = {
+		.hdr = { .type = TRACEFILE_REC_APP, .size = sizeof(rec) },
+	};
+	uint64_t merged = 0, skipped = 0, devops = 0;
+	size_t len = 0, pos = 0;
+	char *data;
+
+	if (!ai->active)
+		return 0;
+	data = read_whole_file(ai->events_path, &len);
+	app_inject_discard(ai);
+	if (!data) {
+		warnf("cannot read %s: %s: no application events", ai->events_path, strerror(errno));
+		return 0;
+	}
+	while (len - pos >= sizeof(rec.ev)) {
+		memcpy(&rec.ev, data + pos, sizeof(rec.ev));
+		if (!event_valid(&rec.ev)) {
+			pos++;
+			skipped++;
+			continue;
+		}
+		pos += sizeof(rec.ev);
+		rec.ev.name[sizeof(rec.ev.name) - 1] = '\0';
+		rec.hdr.ts_ns = rec.ev.start_ns;
+		if (trace_writer_put(w, &rec.hdr))
+			break;
+		merged++;
+		devops += rec.ev.type <= GPUPROBE_APP_MEMSET;
+	}
+	skipped += len - pos;
+	free(data);
+	if (skipped)
+		warnf("%" PRIu64 " bytes of malformed or cut application events skipped; the events around them were kept",
+		      skipped);
+	/* Nothing when the workload made no CUDA/OpenCL calls: there is nothing to say. */
+	if (!quiet && merged)
+		fprintf(stderr, "%s: %" PRIu64 " application events merged (%" PRIu64 " kernels, copies and memsets)\n",
+			progname, merged, devops);
+	return merged;
+}
