@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Batches of packed module records; see recbatch.h. */
+/* Batches of packed module records; see batch.h. */
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
