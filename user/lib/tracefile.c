@@ -35,6 +35,23 @@ const char *tracefile_source_name(uint32_t source)
 	}
 }
 
+const char *tracefile_record_type_name(uint16_t type)
+{
+	switch (type) {
+	case GPUPROBE_EV_IRQ:		return "irq";
+	case GPUPROBE_EV_LOST:		return "lost";
+	case GPUPROBE_EV_TARGET:	return "target";
+	case GPUPROBE_EV_WAKEUP:	return "wakeup";
+	case GPUPROBE_EV_SWITCH:	return "switch";
+	case GPUPROBE_EV_DMA:		return "dma";
+	case GPUPROBE_EV_IOMMU:		return "iommu";
+	case GPUPROBE_EV_SWIOTLB:	return "swiotlb";
+	case TRACEFILE_REC_IRQ_COUNT:	return "irq_count";
+	case TRACEFILE_REC_APP:		return "app";
+	default:			return "unknown";
+	}
+}
+
 /* Smallest valid size of a known record type; 0 for unknown types. */
 size_t tracefile_record_min_size(uint16_t type)
 {

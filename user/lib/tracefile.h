@@ -132,6 +132,8 @@ struct trace_info {
 };
 
 const char *tracefile_source_name(uint32_t source);
+/* "irq", "dma", ... as export writes them; "unknown" for unknown types. */
+const char *tracefile_record_type_name(uint16_t type);
 size_t tracefile_record_min_size(uint16_t type);
 
 /* Writer: buffered stdio; every call returns 0 or -1 with errno set. */
