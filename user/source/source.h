@@ -54,6 +54,22 @@ struct trace_source {
 };
 
 extern const struct trace_source tracefs_source;
+
+/* ---- lost.c: LOST records, for both sources ---- */
+
+/*
+ * A LOST record now (CLOCK_MONOTONIC) saying count records were dropped on
+ * cpu; count_unknown when only the fact of a loss is known.
+ */
+int put_lost_record(const struct record_sink *sink, uint16_t cpu, uint64_t count,
+		    bool count_unknown);
+
+/*
+ * The kernel's drop counters say dropped, LOST records in the stream said
+ * inband: the difference, if any, as one LOST record, added to counters.
+ */
+int put_unreported_drops(const struct record_sink *sink, uint64_t dropped, uint64_t inband,
+			 struct source_counters *counters);
 extern const struct trace_source module_source;
 
 /* ---- module/netlink.c: the module over generic netlink ---- */

@@ -547,10 +547,7 @@ static int reconcile_drops(struct module_source *m)
 		warnf("cannot read the module's drop counters: %s", err);
 		return 0;
 	}
-	if (dropped <= m->inband_lost)
-		return 0;
-	m->counters.lost += dropped - m->inband_lost;
-	return put_lost_record(m->sink, 0, dropped - m->inband_lost, false);
+	return put_unreported_drops(m->sink, dropped, m->inband_lost, &m->counters);
 }
 
 static int module_drain(void *src, const struct record_sink *sink)

@@ -7,7 +7,6 @@
  * removed at close, or by the next run when a run was killed).
  */
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,8 +160,7 @@ static void remove_stale_kprobes(void)
 		tracefs_dynevent_info(*d, &group, NULL, NULL, NULL, NULL);
 		if (group && !strncmp(group, DMA_KPROBE_GROUP_PREFIX, plen)) {
 			pid = strtol(group + plen, &end, 10);
-			if (pid > 0 && !*end && kill((pid_t)pid, 0) && errno == ESRCH &&
-			    tracefs_dynevent_destroy(*d, true) == 0)
+			if (!*end && pid_gone(pid) && tracefs_dynevent_destroy(*d, true) == 0)
 				removed++;
 		}
 		free(group);

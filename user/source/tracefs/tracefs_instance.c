@@ -8,7 +8,6 @@
  * the next run.
  */
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,8 +34,7 @@ void tracefs_remove_stale_instances(void)
 		long pid = strtol(*n + strlen(INSTANCE_PREFIX), &end, 10);
 		struct tracefs_instance *old;
 
-		if (pid <= 0 || (*end && strcmp(end, SCHED_SUFFIX)) ||
-		    kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+		if ((*end && strcmp(end, SCHED_SUFFIX)) || !pid_gone(pid))
 			continue;
 		old = tracefs_instance_alloc(NULL, *n);
 		if (old && tracefs_instance_destroy(old) == 0)

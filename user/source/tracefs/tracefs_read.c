@@ -15,7 +15,6 @@
 #include <event-parse.h>
 #include <tracefs.h>
 
-#include "batch.h"
 #include "tracefile.h"
 #include "tracefs_source.h"
 #include "util.h"
@@ -94,8 +93,5 @@ int tracefs_put_unreported_drops(struct tracefs_source *ts, const struct record_
 {
 	uint64_t dropped = kernel_drop_count(ts, &ts->main) + kernel_drop_count(ts, &ts->sched);
 
-	if (dropped <= ts->lost_inband)
-		return 0;
-	ts->counters.lost += dropped - ts->lost_inband;
-	return put_lost_record(sink, 0, dropped - ts->lost_inband, false);
+	return put_unreported_drops(sink, dropped, ts->lost_inband, &ts->counters);
 }
