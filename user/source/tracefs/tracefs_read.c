@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <event-parse.h>
 #include <tracefs.h>
@@ -53,6 +54,15 @@ int tracefs_read_buffers(struct tracefs_source *ts, const struct record_sink *si
 	err = read_instance(ts, &ts->main);
 	err |= read_instance(ts, &ts->sched);
 	return err | ts->sink_error;
+}
+
+/* While recording: let timeout_ms of events gather, then read them. */
+int tracefs_read_after(struct tracefs_source *ts, int timeout_ms, const struct record_sink *sink)
+{
+	struct timespec delay = { timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000L };
+
+	nanosleep(&delay, NULL);	/* a signal cuts it short, as wanted */
+	return tracefs_read_buffers(ts, sink);
 }
 
 /* After stop: read until a pass delivers nothing more. */

@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <event-parse.h>
 #include <tracefs.h>
@@ -69,10 +68,7 @@ static int tracefs_start(void *src, char *err, size_t errlen)
 
 static int tracefs_poll(void *src, int timeout_ms, const struct record_sink *sink)
 {
-	struct timespec delay = { timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000L };
-
-	nanosleep(&delay, NULL);	/* a signal cuts it short, as wanted */
-	return tracefs_read_buffers(src, sink);
+	return tracefs_read_after(src, timeout_ms, sink);
 }
 
 static int tracefs_stop(void *src)

@@ -104,6 +104,7 @@ int tracefs_on_raw_event(struct tep_event *event, struct tep_record *r, int cpu,
 
 /* tracefs_read.c */
 int tracefs_read_buffers(struct tracefs_source *ts, const struct record_sink *sink);
+int tracefs_read_after(struct tracefs_source *ts, int timeout_ms, const struct record_sink *sink);
 int tracefs_read_until_empty(struct tracefs_source *ts, const struct record_sink *sink);
 void tracefs_note_missed(struct tracefs_source *ts, const struct tep_record *r, uint16_t cpu);
 int tracefs_put_unreported_drops(struct tracefs_source *ts, const struct record_sink *sink);
