@@ -3,13 +3,17 @@
  * Trace file writer and validating, streaming reader.  Every refusal names
  * the byte offset where the file stopped making sense.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tracefile.h"
@@ -17,6 +21,7 @@
 
 #define WRITER_BUF_SIZE		(1u << 20)
 #define HDR_SIZE		sizeof(struct gpuprobe_rec_hdr)
+#define TEMP_TAG		".gpuprobe-"
 
 _Static_assert(sizeof(struct tracefile_header_fixed) % 8 == 0, "header alignment");
 _Static_assert(sizeof(struct tracefile_target) % 8 == 0, "target alignment");
@@ -31,6 +36,23 @@ const char *tracefile_source_name(uint32_t source)
 	case TRACE_SOURCE_MODULE:	return "module";
 	case TRACE_SOURCE_TRACEFS:	return "tracefs";
 	case TRACE_SOURCE_SYNTHETIC:	return "synthetic";
+	default:			return "unknown";
+	}
+}
+
+const char *tracefile_record_type_name(uint16_t type)
+{
+	switch (type) {
+	case GPUPROBE_EV_IRQ:		return "irq";
+	case GPUPROBE_EV_LOST:		return "lost";
+	case GPUPROBE_EV_TARGET:	return "target";
+	case GPUPROBE_EV_WAKEUP:	return "wakeup";
+	case GPUPROBE_EV_SWITCH:	return "switch";
+	case GPUPROBE_EV_DMA:		return "dma";
+	case GPUPROBE_EV_IOMMU:		return "iommu";
+	case GPUPROBE_EV_SWIOTLB:	return "swiotlb";
+	case TRACEFILE_REC_IRQ_COUNT:	return "irq_count";
+	case TRACEFILE_REC_APP:		return "app";
 	default:			return "unknown";
 	}
 }
@@ -135,13 +157,71 @@ int trace_writer_create(struct trace_writer *w, const char *path)
 	return 0;
 }
 
-/* ".NAME.XXXXXX" in NAME's directory: rename() within one file system is atomic. */
+/*
+ * ".NAME.gpuprobe-PID.XXXXXX" in NAME's directory: rename() within one file
+ * system is atomic; the pid says whose it is once its recorder is killed.
+ */
 static int temp_name_for(const char *path, char *out, size_t size)
 {
 	const char *slash = strrchr(path, '/');
 	int dirlen = slash ? (int)(slash - path + 1) : 0;
 
-	return format_into(out, size, "%.*s.%s.XXXXXX", dirlen, path, slash ? slash + 1 : path);
+	return format_into(out, size, "%.*s.%s" TEMP_TAG "%d.XXXXXX", dirlen, path,
+			   slash ? slash + 1 : path, (int)getpid());
+}
+
+/* The recorder pid in a temporary file's name; 0: not a name temp_name_for() makes. */
+static long temp_owner(const char *name)
+{
+	const char *tag = NULL, *p = name;
+	char *end;
+	long pid;
+
+	while ((p = strstr(p, TEMP_TAG)))
+		tag = p++;
+	if (name[0] != '.' || !tag || tag == name)
+		return 0;
+	errno = 0;
+	pid = strtol(tag + strlen(TEMP_TAG), &end, 10);
+	if (errno || end == tag + strlen(TEMP_TAG) || *end != '.' || strlen(end + 1) != 6)
+		return 0;
+	return pid;
+}
+
+/*
+ * A record killed before its source started (SIGKILL, OOM) leaves its
+ * temporary file behind: remove those of recorders that no longer exist,
+ * if ours (same owner) and not locked, as every live recorder's is.
+ */
+void trace_writer_remove_stale_temps(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+
+	if (format_into(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path + 1) : 1,
+			slash ? path : "."))
+		return;
+	d = opendir(dir);
+	while (d && (de = readdir(d))) {
+		long pid = temp_owner(de->d_name);
+		struct stat st;
+		int fd;
+
+		if (!pid_gone(pid))
+			continue;
+		fd = openat(dirfd(d), de->d_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+		if (fd < 0)
+			continue;
+		if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+		    !flock(fd, LOCK_EX | LOCK_NB) && !unlinkat(dirfd(d), de->d_name, 0))
+			warnf("removed %s%s, the temporary file of a record that was killed (pid %ld)",
+			      slash ? dir : "", de->d_name, pid);
+		close(fd);
+	}
+	if (d)
+		closedir(d);
 }
 
 int trace_writer_create_temp(struct trace_writer *w, const char *path)
@@ -160,9 +240,11 @@ int trace_writer_create_temp(struct trace_writer *w, const char *path)
 		errno = ENAMETOOLONG;
 		return -1;
 	}
+	trace_writer_remove_stale_temps(path);
 	fd = mkostemp(w->temp_path, O_CLOEXEC);	/* 0600, as create_private */
 	if (fd < 0)
 		return -1;
+	flock(fd, LOCK_EX | LOCK_NB);	/* held until exit: tells a live file from a stale one */
 	w->file = fdopen(fd, "wb");
 	if (!w->file) {
 		close(fd);

@@ -132,6 +132,8 @@ struct trace_info {
 };
 
 const char *tracefile_source_name(uint32_t source);
+/* "irq", "dma", ... as export writes them; "unknown" for unknown types. */
+const char *tracefile_record_type_name(uint16_t type);
 size_t tracefile_record_min_size(uint16_t type);
 
 /* Writer: buffered stdio; every call returns 0 or -1 with errno set. */
@@ -156,6 +158,12 @@ int trace_writer_header(struct trace_writer *w, const struct trace_info *info);
  * "-" writes to stdout (published from the start).
  */
 int trace_writer_create_temp(struct trace_writer *w, const char *path);
+/*
+ * Temporary files next to path left by killed recorders (their pid, in the
+ * name, no longer exists): removed, each with a warning.  create_temp()
+ * does this first.
+ */
+void trace_writer_remove_stale_temps(const char *path);
 int trace_writer_publish(struct trace_writer *w);
 int trace_writer_put(struct trace_writer *w, const struct gpuprobe_rec_hdr *rec);
 int trace_writer_finish(struct trace_writer *w, uint64_t stop_ns, int exit_status);

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,4 +154,9 @@ void copy_string(char *dst, size_t size, const char *src)
 	if (n)
 		memcpy(dst, src, n);
 	dst[n] = '\0';
+}
+
+bool pid_gone(long pid)
+{
+	return pid > 0 && pid == (pid_t)pid && kill((pid_t)pid, 0) && errno == ESRCH;
 }

@@ -33,4 +33,11 @@ int format_into(char *buf, size_t size, const char *fmt, ...)
 
 void copy_string(char *dst, size_t size, const char *src);
 
+/*
+ * Whether no process pid exists any more: what the names of a killed run's
+ * leftovers (tracefs instances, kprobe groups, temporary files) are checked
+ * by.  A pid in use by someone else, or not ours to signal, is not gone.
+ */
+bool pid_gone(long pid);
+
 #endif /* GPUPROBE_UTIL_H */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Trace sources: the gpuprobe module (nl.c, libnl-genl) and tracefs
- * (tracefs.c, libtracefs).  Both deliver uapi records to a sink; record.c
+ * Trace sources: the gpuprobe module (module/netlink.c, libnl-genl) and tracefs
+ * (tracefs/tracefs_*.c, libtracefs).  Both deliver uapi records to a sink; record.c
  * drives either through struct trace_source.
  */
 #ifndef GPUPROBE_SOURCE_H
@@ -54,9 +54,25 @@ struct trace_source {
 };
 
 extern const struct trace_source tracefs_source;
+
+/* ---- lost.c: LOST records, for both sources ---- */
+
+/*
+ * A LOST record now (CLOCK_MONOTONIC) saying count records were dropped on
+ * cpu; count_unknown when only the fact of a loss is known.
+ */
+int put_lost_record(const struct record_sink *sink, uint16_t cpu, uint64_t count,
+		    bool count_unknown);
+
+/*
+ * The kernel's drop counters say dropped, LOST records in the stream said
+ * inband: the difference, if any, as one LOST record, added to counters.
+ */
+int put_unreported_drops(const struct record_sink *sink, uint64_t dropped, uint64_t inband,
+			 struct source_counters *counters);
 extern const struct trace_source module_source;
 
-/* ---- nl.c: the module over generic netlink ---- */
+/* ---- module/netlink.c: the module over generic netlink ---- */
 
 #define MODULE_MAX_HOOKS	32
 
@@ -80,7 +96,7 @@ struct module_info {
 int module_family_present(char *err, size_t errlen);
 int module_get_info(struct module_info *info, char *err, size_t errlen);
 
-/* ---- tracefs.c: what tracefs offers ---- */
+/* ---- tracefs/tracefs_enable.c: what tracefs offers ---- */
 
 #define TRACEFS_EVENT_COUNT	24
 

@@ -3,7 +3,9 @@
 # A trace is never lost (Documentation/trace-format.md, "Incomplete files"):
 # record killed with SIGKILL leaves a readable, incomplete file; a record that
 # cannot start (unprivileged, no module) leaves an existing file untouched and
-# no temporary file; a full disk stops the recording, not the workload.
+# no temporary file, and the next record removes one a killed record left;
+# a full disk or a closed pipe stops the recording, not the workload; a
+# second Ctrl-C ends the workload's grace period.
 # Needs root and tracefs (the tracefs source on this machine's virtio disk).
 . "$(dirname "$0")/common.sh"
 
@@ -72,4 +74,59 @@ if mount -t tmpfs -o size=8k tmpfs "$T/full"; then
 else
 	skip "disk full" "cannot mount a tmpfs"
 fi
+# --- a second Ctrl-C cuts the workload's grace period short -----------------
+# The workload ignores SIGINT and SIGTERM: after the first Ctrl-C record
+# would wait WORKLOAD_GRACE_MS (5 s) before killing it; the second kills it now.
+"$GPT" record -q --source tracefs -d "$BDF" -o "$T/hurry.trace" -- \
+	sh -c "trap '' INT TERM; echo \$\$ >'$T/hurry.pid'; while :; do sleep 0.1; done" 2>"$T/hurry.err" &
+rec=$!
+for i in $(seq 100); do
+	[ -e "$T/hurry.trace" ] && [ -s "$T/hurry.pid" ] && break
+	sleep 0.1
+done
+kill -INT $rec
+sleep 0.5
+t0=$(date +%s%N)
+kill -INT $rec
+wait $rec
+rc=$?
+ms=$((($(date +%s%N) - t0) / 1000000))
+echo "    record ended ${ms} ms after the second SIGINT (grace period 5000 ms)"
+check "second SIGINT: record ends well within the grace period" [ "$ms" -lt 3000 ]
+check "second SIGINT: the workload was killed (exit 137), the user told" sh -c \
+	"[ $rc -eq 137 ] && grep -q 'interrupted again: killing workload' '$T/hurry.err' && ! kill -0 $(cat "$T/hurry.pid") 2>/dev/null"
+"$GPT" report --json "$T/hurry.trace" >"$T/hurry.json" 2>/dev/null
+check "second SIGINT: the trace is readable and complete, with the workload's exit status" python3 -c '
+import json, sys
+t = json.load(open(sys.argv[1]))["trace"]
+assert t["complete"] is True and t["exit_status"] == 137, t
+' "$T/hurry.json"
+
+# --- -o - into a pipe its reader closes: a write error, not a SIGPIPE death -
+rm -f "$T/pipe.rc" "$T/pipe-finished"
+( "$GPT" record --source tracefs -d "$BDF" -o - -- sh -c \
+	"grep SigIgn /proc/\$\$/status >'$T/pipe.sigign'; $IO; sleep 0.5; $IO; touch '$T/pipe-finished'" \
+	2>"$T/pipe.err"; echo $? >"$T/pipe.rc"; [ -e "$T/pipe-finished" ] && echo yes >"$T/pipe.waited" ) |
+	head -c 64 >/dev/null
+wait
+check "closed pipe: record exits 1 (not 141, killed by SIGPIPE) and says why" sh -c \
+	"[ \"\$(cat '$T/pipe.rc')\" = 1 ] && grep -q 'Broken pipe' '$T/pipe.err' && grep -q 'the workload runs on' '$T/pipe.err'"
+check "closed pipe: the workload ran to its end before record returned" [ -e "$T/pipe.waited" ]
+check "closed pipe: the workload does not inherit the ignored SIGPIPE" python3 -c '
+import sys
+mask = int(open(sys.argv[1]).read().split()[1], 16)
+assert not mask & (1 << 12), hex(mask)
+' "$T/pipe.sigign"
+
+# --- temporary files of recorders killed before their source started -------
+sh -c 'exit 0' &
+dead=$!
+wait $dead
+: >"$T/.stale.trace.gpuprobe-$dead.AbC123"
+: >"$T/.stale.trace.gpuprobe-$$.AbC123"		# a live recorder's (this shell)
+"$GPT" record -q --source tracefs -d "$BDF" -o "$T/stale.trace" -- true 2>"$T/stale.err"
+check "next record: a killed recorder's temporary file removed, and said" sh -c \
+	"[ ! -e '$T/.stale.trace.gpuprobe-$dead.AbC123' ] && grep -q 'temporary file of a record that was killed (pid $dead)' '$T/stale.err'"
+check "next record: a live recorder's temporary file kept" [ -e "$T/.stale.trace.gpuprobe-$$.AbC123" ]
+rm -f "$T/.stale.trace.gpuprobe-$$.AbC123"
 finish

@@ -30,6 +30,7 @@ run_suite() {
 
 run_suite unit ./test_unit
 run_suite tracefs-decode ./test_tracefs formats
+run_suite netlink-request ./test_netlink
 run_suite cli ./cli.sh
 run_suite native-tracefs ./native_tracefs.sh
 run_suite never-lose ./never_lose.sh

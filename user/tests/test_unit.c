@@ -411,6 +411,10 @@ int main(void)
 		{ "attribution: known timeline (phases, overlaps, totals, shares)",
 		  test_attribution_known_timeline },
 		{ "attribution: none without application records", test_attribution_absent },
+		{ "record: temporary files of killed recorders removed, live and foreign ones kept",
+		  test_stale_temp_files_removed },
+		{ "record: application events merged past cut and corrupt events",
+		  test_app_merge_resyncs },
 	};
 	int passed = 0, failed;
 

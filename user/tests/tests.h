@@ -22,5 +22,7 @@ void test_module_event_mask(void);
 void test_tracefs_filters(void);
 void test_attribution_known_timeline(void);
 void test_attribution_absent(void);
+void test_stale_temp_files_removed(void);
+void test_app_merge_resyncs(void);
 
 #endif /* GPUPROBE_TESTS_H */

@@ -13,6 +13,7 @@
 #include <inttypes.h>
 #include <libgen.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,11 +125,34 @@ void app_inject_setup(struct app_inject *ai, const char *inject_dir, bool quiet)
 	ai->active = true;
 }
 
-static bool event_valid(const struct gpuprobe_app_event *ev)
+static bool header_valid(const struct gpuprobe_app_event *ev)
 {
 	return ev->magic == GPUPROBE_APP_MAGIC && ev->version == GPUPROBE_APP_VERSION &&
 	       ev->size == sizeof(*ev) && ev->type >= GPUPROBE_APP_KERNEL &&
-	       ev->type <= GPUPROBE_APP_NOTE && ev->end_ns >= ev->start_ns;
+	       ev->type <= GPUPROBE_APP_NOTE;
+}
+
+static bool event_valid(const struct gpuprobe_app_event *ev)
+{
+	return header_valid(ev) && ev->end_ns >= ev->start_ns;
+}
+
+/*
+ * Where, inside the event at data[0], another event's header starts: then
+ * the first was cut short (its library killed mid-write) and the rest of
+ * its bytes belong to the next one.  0 when none does.
+ */
+static size_t next_header_inside(const char *data, size_t len)
+{
+	struct gpuprobe_app_event ev;
+	const size_t hdr = offsetof(struct gpuprobe_app_event, kind);
+
+	for (size_t j = 1; j < sizeof(ev) && j + hdr <= len; j++) {
+		memcpy(&ev, data + j, hdr);
+		if (header_valid(&ev))
+			return j;
+	}
+	return 0;
 }
 
 void app_inject_discard(struct app_inject *ai)
@@ -140,9 +164,10 @@ void app_inject_discard(struct app_inject *ai)
 
 /*
  * The events file is a sequence of fixed-size events, but a library killed
- * mid-write leaves a short one, and anything may be corrupt: where an event
- * does not validate, look for the next one byte by byte instead of
- * rejecting everything after it.
+ * mid-write leaves a short one, which another process's events may follow,
+ * and anything may be corrupt: where an event does not validate, or the
+ * next one's header starts inside it, look for the next one byte by byte
+ * instead of rejecting everything after it.
  */
 uint64_t app_inject_merge(struct app_inject *ai, struct trace_writer *w, bool quiet)
 {
@@ -150,7 +175,7 @@ uint64_t app_inject_merge(struct app_inject *ai, struct trace_writer *w, bool qu
 		.hdr = { .type = TRACEFILE_REC_APP, .size = sizeof(rec) },
 	};
 	uint64_t merged = 0, skipped = 0, devops = 0;
-	size_t len = 0, pos = 0;
+	size_t len = 0, pos = 0, cut;
 	char *data;
 
 	if (!ai->active)
@@ -166,6 +191,12 @@ uint64_t app_inject_merge(struct app_inject *ai, struct trace_writer *w, bool qu
 		if (!event_valid(&rec.ev)) {
 			pos++;
 			skipped++;
+			continue;
+		}
+		cut = next_header_inside(data + pos, len - pos);
+		if (cut) {
+			pos += cut;
+			skipped += cut;
 			continue;
 		}
 		pos += sizeof(rec.ev);

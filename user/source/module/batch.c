@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Batches of packed module records; see recbatch.h. */
+/* Batches of packed module records; see batch.h. */
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -58,21 +58,6 @@ uint32_t event_mask_for_caps(uint64_t caps)
 	if (caps & GPUPROBE_CAP_SWIOTLB)
 		mask |= GPUPROBE_EVMASK(GPUPROBE_EV_SWIOTLB);
 	return mask;
-}
-
-int put_lost_record(const struct record_sink *sink, uint16_t cpu, uint64_t count,
-		    bool count_unknown)
-{
-	struct gpuprobe_rec_lost lost = {
-		.hdr = {
-			.type = GPUPROBE_EV_LOST, .size = sizeof(lost), .cpu = cpu,
-			.flags = count_unknown ? TRACEFILE_LOST_COUNT_UNKNOWN : 0,
-			.ts_ns = mono_now_ns(),
-		},
-		.count = count,
-	};
-
-	return sink ? sink_put(sink, &lost.hdr) : 0;
 }
 
 int module_event_mask(const struct module_info *info, const struct source_config *cfg,

@@ -28,13 +28,6 @@ struct record_batch_stats {
 int record_batch_split(const void *blob, size_t len, const struct record_sink *sink,
 		       struct record_batch_stats *st);
 
-/*
- * A LOST record now (CLOCK_MONOTONIC) saying count records were dropped on
- * cpu; count_unknown when only the fact of a loss is known.
- */
-int put_lost_record(const struct record_sink *sink, uint16_t cpu, uint64_t count,
-		    bool count_unknown);
-
 /* GPUPROBE_EVMASK() bits of the record types GPUPROBE_CAP_* bits can produce. */
 uint32_t event_mask_for_caps(uint64_t caps);
 

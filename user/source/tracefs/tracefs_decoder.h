@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The tracefs source's decoder without tracefs instances: raw events in,
- * uapi records out.  tracefs.c uses it; the tests feed it crafted events
- * parsed against stored format files.
+ * uapi records out.  tracefs_decode.c implements it and the source uses
+ * it; the tests feed it crafted events parsed against stored format files.
  */
 #ifndef GPUPROBE_TRACEFS_DECODER_H
 #define GPUPROBE_TRACEFS_DECODER_H

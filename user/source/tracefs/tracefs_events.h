@@ -2,7 +2,7 @@
 /*
  * The tracefs events the tracefs source uses, how their fields map to record
  * fields, and the kernel-side filters that keep only the targets' events.
- * Plain data and string building: no libtracefs here (tracefs.c has that).
+ * Plain data and string building: no libtracefs here (tracefs_enable.c has that).
  */
 #ifndef GPUPROBE_TRACEFS_EVENTS_H
 #define GPUPROBE_TRACEFS_EVENTS_H

@@ -3,7 +3,7 @@
  * DMA-API calls through kprobe events, for kernels without dma: tracepoints
  * (before 6.12, Debian's 6.1 among them).  The probe definitions and the
  * pairing of entry and return events into struct gpuprobe_rec_dma; no
- * libtracefs here (tracefs.c creates the events and feeds the values).
+ * libtracefs here (tracefs_enable.c creates the events, tracefs_decode.c feeds the values).
  */
 #ifndef GPUPROBE_TRACEFS_KPROBE_H
 #define GPUPROBE_TRACEFS_KPROBE_H
@@ -56,7 +56,7 @@ void dma_pairer_free(struct dma_call_pairer *p);
 /*
  * Whether DMA-API calls can be recorded through kprobe events here:
  * 1 with dma: tracepoints, 2 through kprobe events, 0 not at all (why says
- * what is missing).  tracefs.c implements it.
+ * what is missing).  tracefs_enable.c implements it.
  */
 int tracefs_dma_support(char *why, size_t len);
 

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Streaming views of a trace for other tools, one record at a time:
+ * Chrome trace-event JSON for ui.perfetto.dev (perfetto.c) and flat CSV
+ * (csv.c).  cmd/export.c reads the trace and picks the writer.
+ */
+#ifndef GPUPROBE_EXPORT_H
+#define GPUPROBE_EXPORT_H
+
+#include <stdio.h>
+
+#include "tracefile.h"
+
+struct export_writer {
+	/* The writer's state, NULL when out of memory. */
+	void *(*begin)(FILE *out, const struct trace_info *info);
+	void (*record)(void *state, const struct gpuprobe_rec_hdr *rec);
+	/* Closes the document and frees the state; out stays open. */
+	void (*end)(void *state);
+};
+
+extern const struct export_writer perfetto_writer;
+extern const struct export_writer csv_writer;
+
+#endif /* GPUPROBE_EXPORT_H */

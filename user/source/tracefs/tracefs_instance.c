@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The tracefs source's private instances, never the shared top-level
+ * buffer: "gpuprobe-<pid>" for the device events and "gpuprobe-<pid>-sched"
+ * for the workload's scheduler events.  Each on trace_clock mono, dropping
+ * (and counting) new events when full rather than overwriting unread ones,
+ * off until start.  Instances of runs killed with SIGKILL are removed by
+ * the next run.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <tracefs.h>
+
+#include "tracefs_source.h"
+#include "util.h"
+
+#define INSTANCE_PREFIX		"gpuprobe-"
+#define SCHED_SUFFIX		"-sched"
+#define SCHED_BUFFER_KB		2048
+#define BUFFER_KB_PER_CPU	8192
+
+/* Instances of gpuprobe-trace runs that were killed with SIGKILL. */
+void tracefs_remove_stale_instances(void)
+{
+	/* libtracefs compiles a basic regex: no +, no groups */
+	char **names = tracefs_instances("^" INSTANCE_PREFIX "[0-9][0-9]*");
+
+	for (char **n = names; n && *n; n++) {
+		char *end;
+		long pid = strtol(*n + strlen(INSTANCE_PREFIX), &end, 10);
+		struct tracefs_instance *old;
+
+		if ((*end && strcmp(end, SCHED_SUFFIX)) || !pid_gone(pid))
+			continue;
+		old = tracefs_instance_alloc(NULL, *n);
+		if (old && tracefs_instance_destroy(old) == 0)
+			warnf("removed tracefs instance %s left by a killed run", *n);
+		tracefs_instance_free(old);
+	}
+	tracefs_list_free(names);
+}
+
+static int create_instance(struct instance_handle *h, const char *suffix, int buffer_kb,
+			   char *err, size_t errlen)
+{
+	snprintf(h->name, sizeof(h->name), INSTANCE_PREFIX "%d%s", (int)getpid(), suffix);
+	h->instance = tracefs_instance_create(h->name);
+	if (!h->instance) {
+		snprintf(err, errlen, "cannot create tracefs instance %s: %s (needs root)",
+			 h->name, strerror(errno));
+		return -1;
+	}
+	/* A new instance traces at once: keep it off until start. */
+	tracefs_trace_off(h->instance);
+	if (tracefs_instance_file_write(h->instance, "trace_clock", "mono") < 0) {
+		snprintf(err, errlen, "tracefs refused trace_clock mono: this kernel cannot timestamp on CLOCK_MONOTONIC");
+		return -1;
+	}
+	/* Drop new events when full rather than overwrite unread ones; both are counted. */
+	tracefs_option_disable(h->instance, TRACEFS_OPTION_OVERWRITE);
+	if (tracefs_instance_set_buffer_size(h->instance, buffer_kb, -1) < 0)
+		warnf("cannot grow the %s buffer to %d KiB per CPU: drops more likely",
+		      h->name, buffer_kb);
+	return 0;
+}
+
+void tracefs_destroy_instance(struct instance_handle *h)
+{
+	if (!h->instance)
+		return;
+	tracefs_trace_off(h->instance);
+	if (tracefs_instance_destroy(h->instance) < 0)
+		warnf("could not remove tracefs instance %s: rmdir %s/instances/%s",
+		      h->name, tracefs_tracing_dir(), h->name);
+	tracefs_instance_free(h->instance);
+	h->instance = NULL;
+}
+
+/* The sched instance records only the workload's tasks, children included. */
+void tracefs_create_sched_instance(struct tracefs_source *ts)
+{
+	uint32_t sched_mask = GPUPROBE_EVMASK(GPUPROBE_EV_WAKEUP) |
+			      GPUPROBE_EVMASK(GPUPROBE_EV_SWITCH);
+	char err[256] = "", pid[16];
+
+	if (ts->cfg->workload_pid <= 0 || !(ts->cfg->event_mask & sched_mask))
+		return;
+	snprintf(pid, sizeof(pid), "%d", (int)ts->cfg->workload_pid);
+	if (create_instance(&ts->sched, SCHED_SUFFIX, SCHED_BUFFER_KB, err, sizeof(err)) ||
+	    tracefs_instance_file_write(ts->sched.instance, "set_event_pid", pid) < 0 ||
+	    tracefs_option_enable(ts->sched.instance, TRACEFS_OPTION_EVENT_FORK) < 0) {
+		warnf("no scheduler events for the workload: %s",
+		      err[0] ? err : "set_event_pid/event-fork refused");
+		tracefs_destroy_instance(&ts->sched);
+	}
+}
+
+int tracefs_create_main_instance(struct tracefs_source *ts, char *err, size_t errlen)
+{
+	return create_instance(&ts->main, "", BUFFER_KB_PER_CPU, err, errlen);
+}
+
+/* Tracing on; a sched instance that refuses costs only the scheduler events. */
+int tracefs_instances_on(struct tracefs_source *ts, char *err, size_t errlen)
+{
+	if (ts->sched.instance && tracefs_trace_on(ts->sched.instance) < 0)
+		warnf("cannot switch tracing on in %s: no scheduler events", ts->sched.name);
+	if (tracefs_trace_on(ts->main.instance) < 0) {
+		snprintf(err, errlen, "cannot switch tracing on in instance %s: %s",
+			 ts->main.name, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int tracefs_instances_off(struct tracefs_source *ts)
+{
+	if (ts->sched.instance)
+		tracefs_trace_off(ts->sched.instance);
+	return tracefs_trace_off(ts->main.instance) < 0 ? -1 : 0;
+}

@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The tracefs source as a struct trace_source: the order of the work.
+ * Open finds the events (kprobe events first, when the kernel has no dma:
+ * tracepoints, so their formats are read with the rest), creates the
+ * private instances and enables the events there, filtered to the targets;
+ * start switches tracing on; poll reads the buffers every timeout_ms; drain
+ * reads them empty, pairs what is left and counts the kernel's drops; close
+ * removes everything it created.  The files behind each step:
+ * tracefs_source.h.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event-parse.h>
+#include <tracefs.h>
+
+#include "tracefile.h"
+#include "tracefs_source.h"
+#include "util.h"
+
+static void tracefs_close(void *src);
+
+static void *tracefs_open(const struct source_config *cfg, char *err, size_t errlen)
+{
+	const char *systems[] = { "irq", "sched", "iommu", "swiotlb", "dma", NULL, NULL };
+	struct tracefs_source *ts;
+	struct tep_handle *tep;
+
+	if (!tracefs_tracing_dir()) {
+		snprintf(err, errlen, "tracefs is not mounted and could not be: mount -t tracefs nodev /sys/kernel/tracing");
+		return NULL;
+	}
+	tracefs_remove_stale_instances();
+	ts = tracefs_decoder_new(NULL, cfg);
+	if (!ts) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	tracefs_create_dma_kprobes(ts);
+	if (ts->kp)
+		systems[5] = ts->kp->group;
+	tep = tracefs_local_events_system(NULL, systems);
+	if (!tep) {
+		snprintf(err, errlen, "cannot read tracefs event formats (needs root)");
+		tracefs_close(ts);
+		return NULL;
+	}
+	ts->tep = tep;
+	tracefs_bind_events(ts);
+	tracefs_bind_dma_kprobes(ts);
+	if (tracefs_create_main_instance(ts, err, errlen)) {
+		tracefs_close(ts);
+		return NULL;
+	}
+	tracefs_create_sched_instance(ts);
+	tracefs_enable_events(ts);
+	tracefs_enable_dma_kprobes(ts);
+	return ts;
+}
+
+static int tracefs_start(void *src, char *err, size_t errlen)
+{
+	return tracefs_instances_on(src, err, errlen);
+}
+
+static int tracefs_poll(void *src, int timeout_ms, const struct record_sink *sink)
+{
+	return tracefs_read_after(src, timeout_ms, sink);
+}
+
+static int tracefs_stop(void *src)
+{
+	return tracefs_instances_off(src);
+}
+
+static int tracefs_drain(void *src, const struct record_sink *sink)
+{
+	struct tracefs_source *ts = src;
+	int err;
+
+	err = tracefs_read_until_empty(ts, sink);
+	err |= irq_pairer_flush(&ts->pairer, sink);
+	if (ts->kp)
+		err |= dma_pairer_flush(&ts->kp->pairer, sink);
+	err |= tracefs_put_unreported_drops(ts, sink);
+	return err | ts->sink_error;
+}
+
+static void tracefs_close(void *src)
+{
+	struct tracefs_source *ts = src;
+
+	tracefs_destroy_instance(&ts->sched);
+	tracefs_destroy_instance(&ts->main);
+	tracefs_destroy_dma_kprobes(ts);	/* after the instances: no longer enabled */
+	tep_free(ts->tep);
+	tracefs_decoder_free(ts);
+}
+
+static void tracefs_counters(void *src, struct source_counters *out)
+{
+	*out = ((struct tracefs_source *)src)->counters;
+}
+
+const struct trace_source tracefs_source = {
+	.name = "tracefs",
+	.file_source = TRACE_SOURCE_TRACEFS,
+	.open = tracefs_open,
+	.start = tracefs_start,
+	.poll = tracefs_poll,
+	.stop = tracefs_stop,
+	.drain = tracefs_drain,
+	.close = tracefs_close,
+	.counters = tracefs_counters,
+};

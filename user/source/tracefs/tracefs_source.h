@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The tracefs source's state, shared by its parts (libtracefs and
+ * libtraceevent on the other side of each):
+ *   tracefs_source.c    the struct trace_source ops: the order of the work
+ *   tracefs_instance.c  the private instances: create, destroy, stale ones
+ *   tracefs_enable.c    which events exist, which are enabled, their filters,
+ *                       and the DMA-API kprobe events
+ *   tracefs_decode.c    raw events into uapi records (tracefs_decoder.h)
+ *   tracefs_read.c      reading the ring buffers, and what they dropped
+ */
+#ifndef GPUPROBE_TRACEFS_SOURCE_H
+#define GPUPROBE_TRACEFS_SOURCE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "irqpair.h"
+#include "source.h"
+#include "tracefs_decoder.h"
+#include "tracefs_events.h"
+#include "tracefs_kprobe.h"
+
+struct tep_event;
+struct tep_format_field;
+struct tep_handle;
+struct tep_record;
+struct tracefs_dynevent;
+struct tracefs_instance;
+
+#define NSPECS			TRACEFS_NSPECS
+
+struct bound_event {
+	const struct event_spec *spec;
+	struct tep_event *event;
+	struct tep_format_field *field[F_COUNT];
+	bool enabled;
+};
+
+struct instance_handle {
+	struct tracefs_instance *instance;
+	char name[48];
+};
+
+/* Fields of the kprobe events of tracefs_kprobe.c, by the names given there. */
+enum kprobe_field { KP_DEVNAME, KP_SIZE, KP_DIR, KP_ADDR, KP_NENTS, KP_SP, KP_RET, KP_COUNT };
+
+struct kprobe_event {
+	const struct dma_kprobe_def *def;
+	bool is_return;
+	struct tracefs_dynevent *dyn;
+	struct tep_event *event;
+	struct tep_format_field *field[KP_COUNT];
+};
+
+/* DMA-API kprobe events of this run, when the kernel has no dma: events. */
+struct dma_kprobes {
+	char group[32];
+	unsigned int nev;
+	struct kprobe_event ev[2 * DMA_KPROBE_COUNT];
+	struct dma_call_pairer pairer;
+};
+
+/*
+ * Two instances: "gpuprobe-PID" for device events, which must see every
+ * task, and "gpuprobe-PID-sched" whose set_event_pid + event-fork follow
+ * the workload and every thread and child it creates.
+ */
+struct tracefs_source {
+	const struct source_config *cfg;
+	struct instance_handle main;
+	struct instance_handle sched;
+	struct tep_handle *tep;
+	struct bound_event events[NSPECS];
+	struct irq_pairer pairer;
+	struct dma_kprobes *kp;		/* NULL: dma: tracepoints or no DMA */
+	const struct record_sink *sink;
+	struct source_counters counters;
+	uint64_t lost_inband;
+	int sink_error;
+	unsigned int ncpus;
+};
+
+/* tracefs_instance.c */
+void tracefs_remove_stale_instances(void);
+int tracefs_create_main_instance(struct tracefs_source *ts, char *err, size_t errlen);
+void tracefs_create_sched_instance(struct tracefs_source *ts);
+void tracefs_destroy_instance(struct instance_handle *h);
+int tracefs_instances_on(struct tracefs_source *ts, char *err, size_t errlen);
+int tracefs_instances_off(struct tracefs_source *ts);
+
+/* tracefs_enable.c */
+void tracefs_enable_events(struct tracefs_source *ts);
+void tracefs_create_dma_kprobes(struct tracefs_source *ts);
+void tracefs_bind_dma_kprobes(struct tracefs_source *ts);
+void tracefs_enable_dma_kprobes(struct tracefs_source *ts);
+void tracefs_destroy_dma_kprobes(struct tracefs_source *ts);
+extern const char *const kprobe_field_names[KP_COUNT];
+
+/* tracefs_decode.c */
+void tracefs_bind_events(struct tracefs_source *ts);
+void tracefs_put(struct tracefs_source *ts, const struct gpuprobe_rec_hdr *rec);
+int tracefs_on_raw_event(struct tep_event *event, struct tep_record *r, int cpu, void *ctx);
+
+/* tracefs_read.c */
+int tracefs_read_buffers(struct tracefs_source *ts, const struct record_sink *sink);
+int tracefs_read_after(struct tracefs_source *ts, int timeout_ms, const struct record_sink *sink);
+int tracefs_read_until_empty(struct tracefs_source *ts, const struct record_sink *sink);
+void tracefs_note_missed(struct tracefs_source *ts, const struct tep_record *r, uint16_t cpu);
+int tracefs_put_unreported_drops(struct tracefs_source *ts, const struct record_sink *sink);
+
+#endif /* GPUPROBE_TRACEFS_SOURCE_H */
