@@ -86,7 +86,7 @@ deb:
 		dpkg-buildpackage -b -us -uc
 	ls $(DEB_DIR)/*.deb
 
-package-test:
+package-test: all
 	scripts/package-test.sh
 
 .PHONY: install uninstall install-dkms uninstall-dkms deb package-test
