@@ -2,7 +2,8 @@
 #
 # gpuprobe: `make` builds the module, the edu test driver, gpuprobe-trace and
 # the selftests; `make test` runs every test tier; `make demo` boots the test
-# VM and shows what gpuprobe saw.  See README.md.
+# VM and shows what gpuprobe saw; `make install`, `make install-dkms` and
+# `make deb` install it (install.mk).  See README.md.
 
 TOP := $(abspath .)
 BUILD := $(TOP)/build
@@ -64,6 +65,10 @@ modules-debug:
 modules-debug-build:
 	$(call build-module-copy,$(KDEBUG),$(KDIR_DEBUG))
 
+# A kernel built with CONFIG_MODULE_SIG=y, for scripts/sign-test.sh
+modules-sign-build:
+	$(call build-module-copy,$(BUILD)/ksign,$(KDIR_SIGN))
+
 user:
 	$(MAKE) -C user
 	$(MAKE) -C inject
@@ -117,4 +122,7 @@ clean:
 	$(MAKE) -C user clean
 	rm -rf $(BUILD)
 
-.PHONY: spec-schema all modules modules-w1 modules-next debug-kernel modules-debug modules-debug-build user selftests checkpatch test vmtest demo bench clean
+# make install, install-dkms, deb, package-test: Documentation/install.rst
+include $(TOP)/install.mk
+
+.PHONY: spec-schema all modules modules-w1 modules-next debug-kernel modules-debug modules-debug-build modules-sign-build user selftests checkpatch test vmtest demo bench clean

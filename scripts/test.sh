@@ -11,6 +11,11 @@
 #   4. debug:  every VM selftest plus the stress tests, fault injection and
 #              the netlink fuzzer on the project's debug kernel (KASAN, KFENCE,
 #              UBSAN, lockdep, kmemleak), built or reused by scripts/debug-kernel.sh
+#   5. package: make install/uninstall, the Debian packages (lintian), DKMS for
+#              every installed kernel, the installed tool in the VM, module
+#              signatures under module.sig_enforce=1 (scripts/package-test.sh;
+#              the trusted-key load on the debug kernel when it has
+#              CONFIG_MODULE_SIG=y)
 # Build first (make); `make test` does both.
 set -uo pipefail
 
@@ -117,6 +122,16 @@ else
 		2>&1 | tee "$LOGDIR/vm-debug.log"
 	add_summary vm-debug "$LOGDIR/vm-debug.log"
 fi
+
+echo "# tier 5: install, Debian packages, DKMS, module signatures"
+# the debug kernel of tier 4 proves the trusted-key half when it checks
+# signatures (CONFIG_MODULE_SIG=y: its build key is in its builtin keyring)
+sign_kernel=()
+if [ -n "$bzimage" ] && [ -n "$kdir" ] && grep -q '^CONFIG_MODULE_SIG=y' "$kdir/.config" 2>/dev/null; then
+	sign_kernel=("$kdir" "$bzimage")
+fi
+scripts/package-test.sh "${sign_kernel[@]}" 2>&1 | tee "$LOGDIR/package.log"
+add_summary package "$LOGDIR/package.log"
 
 echo "$PASS passed, $FAIL failed, $SKIP skipped"
 [ "$FAIL" -eq 0 ]

@@ -39,6 +39,11 @@ options:
   -q             print only KTAP and kernel problems, not the boot log
   -h             this help
 
+environment:
+  VM_EXTRA_FILES  files or directories (space-separated) copied into
+                  /gpuprobe/ as well, e.g. the signed modules of
+                  scripts/sign-test.sh or an installed package tree
+
 examples:
   scripts/vmtest.sh                         # all VM selftests
   scripts/vmtest.sh -T edu_irq              # one selftest
@@ -103,6 +108,13 @@ done
 
 # our files
 cp "$KO" "$EDU_KO" "$TRACE" "$ROOT/gpuprobe/"
+for f in ${VM_EXTRA_FILES:-}; do
+	if [ ! -e "$f" ]; then
+		echo "vmtest: VM_EXTRA_FILES: $f is missing" >&2
+		exit 2
+	fi
+	cp -a "$f" "$ROOT/gpuprobe/"
+done
 cp -r "$TOP/selftests/gpuprobe/vm" "$ROOT/gpuprobe/tests"
 cp "$TOP/user/tests/vm_sources.sh" "$ROOT/gpuprobe/tests/"
 for t in "$BUILD"/selftests/*; do

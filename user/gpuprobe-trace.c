@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <linux/gpuprobe.h>
+
 #include "cmds.h"
 #include "util.h"
 
@@ -136,6 +138,20 @@ static void usage(FILE *out)
 	fprintf(out, "\n'gpuprobe-trace <command> --help' shows options and examples.\n");
 }
 
+/* The tool's version and the loaded module's (MODULE_VERSION's sysfs file). */
+static int print_version(void)
+{
+	char module[64];
+
+	printf("gpuprobe-trace %s (record version %d, netlink family version %d)\n",
+	       GPUPROBE_TRACE_VERSION, GPUPROBE_RECORD_VERSION, GPUPROBE_FAMILY_VERSION);
+	if (!read_text_file("/sys/module/gpuprobe/version", module, sizeof(module)))
+		printf("gpuprobe.ko %s (loaded)\n", module);
+	else
+		printf("gpuprobe.ko not loaded ('modinfo gpuprobe' shows an installed one)\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : NULL;
@@ -148,10 +164,10 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	if (!strcmp(cmd, "--version")) {
-		printf("gpuprobe-trace %s\n", GPUPROBE_TRACE_VERSION);
-		return 0;
-	}
+	/* everywhere: gpuprobe-trace --version, -V, version, <command> --version */
+	if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V") || !strcmp(cmd, "version") ||
+	    (argc > 2 && !strcmp(argv[2], "--version")))
+		return print_version();
 	for (size_t i = 0; i < ARRAY_SIZE(subcommands); i++)
 		if (!strcmp(subcommands[i].name, cmd))
 			return subcommands[i].run(argc - 1, argv + 1);

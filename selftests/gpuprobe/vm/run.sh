@@ -6,8 +6,10 @@
 # (0 pass, 4 skip, anything else fail).  Ends with "# vm: N passed, N failed, N skipped".
 cd /gpuprobe/tests || exit 1
 # list.debug: the stress tests, the fuzzer and fault injection, run by the
-# debug tier by name (scripts/test.sh); their commands are looked up there too
-cat list list.debug >/tmp/list.all 2>/dev/null
+# debug tier by name (scripts/test.sh); list.package: the signing and
+# installed-package tests of scripts/package-test.sh; their commands are
+# looked up there too
+cat list list.debug list.package >/tmp/list.all 2>/dev/null
 if [ $# -gt 0 ]; then
 	names=$(echo "$*" | tr ',' ' ')
 else

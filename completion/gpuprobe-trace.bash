@@ -1,0 +1,83 @@
+# SPDX-License-Identifier: GPL-2.0
+# bash completion for gpuprobe-trace: subcommands, their options, the PCI
+# functions present (-d), --source and --api values, trace and JSON files.
+# Installed as share/bash-completion/completions/gpuprobe-trace.
+
+_gpuprobe_trace_bdfs()
+{
+	local d
+	for d in /sys/bus/pci/devices/*; do
+		[ -e "$d" ] && printf '%s\n' "${d##*/}"
+	done
+}
+
+_gpuprobe_trace()
+{
+	local cur prev words cword
+	_init_completion -s || return
+
+	local cmds="info record report export explain probe compare version"
+	local i cmd="" dashdash=0
+	for ((i = 1; i < cword; i++)); do
+		if [ -z "$cmd" ] && [[ ${words[i]} != -* ]]; then
+			cmd=${words[i]}
+		elif [ -n "$cmd" ] && [ "${words[i]}" = "--" ]; then
+			dashdash=$i
+			break
+		fi
+	done
+
+	if [ -z "$cmd" ]; then
+		COMPREPLY=($(compgen -W "$cmds --help --version" -- "$cur"))
+		return
+	fi
+
+	# record -- CMD ARGS...: complete the workload's command line
+	if [ "$dashdash" -gt 0 ]; then
+		_command_offset $((dashdash + 1))
+		return
+	fi
+
+	case $prev in
+	-d | --device)
+		COMPREPLY=($(compgen -W "$(_gpuprobe_trace_bdfs)" -- "$cur"))
+		__ltrim_colon_completions "$cur"
+		return ;;
+	-s | --source)
+		COMPREPLY=($(compgen -W "auto module tracefs" -- "$cur"))
+		return ;;
+	--api)
+		COMPREPLY=($(compgen -W "cuda opencl all" -- "$cur"))
+		return ;;
+	-D | --duration)
+		return ;;
+	--inject-dir)
+		_filedir -d
+		return ;;
+	-o | --output | --perfetto | --csv)
+		_filedir
+		return ;;
+	esac
+
+	local opts=""
+	case $cmd in
+	info) opts="-d --device --json" ;;
+	record) opts="-d --device -o --output -s --source -D --duration -q --quiet --no-inject --inject-dir --" ;;
+	report) opts="--json" ;;
+	export) opts="--perfetto --csv" ;;
+	explain) opts="-d --device --json -o --output" ;;
+	probe) opts="--api --json --quick -o --output" ;;
+	compare) opts="--json" ;;
+	*) return ;;
+	esac
+	if [[ $cur == -* ]]; then
+		COMPREPLY=($(compgen -W "$opts --help --version" -- "$cur"))
+		return
+	fi
+	case $cmd in
+	report | export) _filedir trace ;;
+	explain) _filedir '@(json|trace)' ;;
+	compare) _filedir json ;;
+	esac
+}
+complete -F _gpuprobe_trace gpuprobe-trace
