@@ -211,7 +211,7 @@ timeout --foreground -k 5 "$TIMEOUT" \
 	-device VGA \
 	-drive file="$NVME_IMG",if=none,id=nvme0,format=raw \
 	-device nvme,serial=gpuprobe0,drive=nvme0 \
-	</dev/null 2>&1 | tr -d '\r' | tee "$LOG" |
+	</dev/null 2>&1 | stdbuf -oL tr -d '\r' | tee "$LOG" |
 	awk -v quiet="$QUIET" '
 		/GPUPROBE-VM-START/ { started = 1; next }
 		/GPUPROBE-VM-EXIT/ { next }
