@@ -84,6 +84,8 @@ struct gpuprobe_cpu_stats {
 	u64 undelivered;	/* records in messages no listener took */
 };
 
+int gpuprobe_rings_init(void);
+void gpuprobe_rings_exit(void);
 int gpuprobe_rings_alloc(void);
 void gpuprobe_rings_free(void);
 void gpuprobe_emit(struct gpuprobe_rec_hdr *rec);

@@ -22,9 +22,13 @@ static int __init gpuprobe_init(void)
 	if (err)
 		return err;
 
-	err = gpuprobe_notifier_init();
+	err = gpuprobe_rings_init();
 	if (err)
 		return err;
+
+	err = gpuprobe_notifier_init();
+	if (err)
+		goto err_rings_exit;
 
 	err = gpuprobe_targets_from_param(target);
 	if (err)
@@ -41,6 +45,8 @@ err_free_targets:
 	gpuprobe_targets_free();
 err_notifier_exit:
 	gpuprobe_notifier_exit();
+err_rings_exit:
+	gpuprobe_rings_exit();
 	return err;
 }
 
@@ -50,6 +56,7 @@ static void __exit gpuprobe_exit(void)
 	gpuprobe_netlink_exit();
 	gpuprobe_notifier_exit();
 	gpuprobe_targets_free();
+	gpuprobe_rings_exit();
 }
 
 module_init(gpuprobe_init);
