@@ -99,7 +99,7 @@ void gpuprobe_emit_target(u32 bdf, u32 event, u32 nvec);
 int gpuprobe_hooks_init(void);
 int gpuprobe_hooks_attach(u32 mask, bool summary);
 void gpuprobe_hooks_detach(void);
-void gpuprobe_hooks_exit(void);
+void gpuprobe_hooks_free_summary(void);
 u64 gpuprobe_hooks_caps(void);
 int gpuprobe_hooks_fill(struct sk_buff *skb);
 int gpuprobe_tgid_add(u32 tgid);

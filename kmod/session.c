@@ -95,8 +95,9 @@ void gpuprobe_shutdown(void)
 	mutex_lock(&gpuprobe_lock);
 	gpuprobe_dying = true;
 	gpuprobe_stop();
+	/* SUMMARY_GET may still run until the family is unregistered */
+	gpuprobe_hooks_free_summary();
 	mutex_unlock(&gpuprobe_lock);
 	WRITE_ONCE(gpuprobe_rescanning, false);
 	cancel_delayed_work_sync(&gpuprobe_rescan_work);
-	gpuprobe_hooks_exit();
 }
