@@ -40,8 +40,12 @@ struct gpuprobe_irq_entry {
 	u8 watched;
 };
 
-/* Targets as the DMA/IOMMU probes match them: by struct device. */
-#define GPUPROBE_MAX_TARGETS	16
+/*
+ * Targets as the DMA/IOMMU probes match them: by struct device, scanned
+ * linearly in every DMA-API and IOMMU call, so their number is bounded
+ * (max_targets, at most GPUPROBE_MAX_TARGETS); TARGET_ADD refuses more.
+ */
+#define GPUPROBE_MAX_TARGETS	64
 
 struct gpuprobe_irqmap {
 	struct rcu_head rcu;
@@ -69,9 +73,11 @@ int gpuprobe_parse_bdf(const char *s, u32 *bdf);
 void gpuprobe_format_bdf(u32 bdf, char *buf, size_t len);
 int gpuprobe_target_add(u32 bdf);
 int gpuprobe_target_del(u32 bdf);
+unsigned int gpuprobe_targets_max(void);
 void gpuprobe_targets_free(void);
 int gpuprobe_targets_from_param(const char *param);
 void gpuprobe_targets_rescan(void);
+void gpuprobe_irqmap_publish(void);
 int gpuprobe_notifier_init(void);
 void gpuprobe_notifier_exit(void);
 
@@ -120,7 +126,6 @@ int gpuprobe_dma_hooks_fill(struct sk_buff *skb,
 int gpuprobe_start(u32 mask, bool summary, struct netlink_ext_ack *extack);
 int gpuprobe_stop(void);
 void gpuprobe_shutdown(void);
-void gpuprobe_irqmap_publish(void);
 
 /* netlink.c */
 int gpuprobe_netlink_init(void);

@@ -121,6 +121,9 @@ static int gpuprobe_nl_target_add(struct sk_buff *skb, struct genl_info *info)
 	else if (err == -EEXIST)
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[GPUPROBE_A_BDF],
 				    "already a target");
+	else if (err == -ENOSPC)
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[GPUPROBE_A_BDF],
+				    "too many targets: remove one with TARGET_DEL or load with a higher max_targets");
 	return err;
 }
 
