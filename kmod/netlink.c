@@ -4,8 +4,9 @@
  * Documentation/netlink/specs/gpuprobe.yaml is the ABI.
  *
  * Queries (GET_INFO, TARGET_GET, STATS_GET, SUMMARY_GET) are open to all:
- * they carry PCI addresses, irq numbers and counters, never a kernel address.
- * Control ops need CAP_NET_ADMIN.  Joining "events" needs CAP_SYS_ADMIN.
+ * they carry PCI addresses, irq numbers and counters, never a kernel address,
+ * and they only read (no rescan, no record).  Control ops need CAP_NET_ADMIN.
+ * Joining "events" needs CAP_SYS_ADMIN.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -183,8 +184,6 @@ static int gpuprobe_nl_target_dump(struct sk_buff *skb,
 	void *hdr;
 	int err = 0;
 
-	if (!start)
-		gpuprobe_targets_rescan();
 	mutex_lock(&gpuprobe_lock);
 	list_for_each_entry(t, &gpuprobe_targets, node) {
 		if (idx++ < start)
@@ -233,6 +232,8 @@ static int gpuprobe_nl_start(struct sk_buff *skb, struct genl_info *info)
 		return -EINVAL;
 	}
 
+	/* fresh vectors for the first records (device locks: not under ours) */
+	gpuprobe_targets_rescan();
 	mutex_lock(&gpuprobe_lock);
 	err = gpuprobe_start(mask, summary, info->extack);
 	if (!err)
