@@ -123,8 +123,10 @@ int gpuprobe_dma_hooks_fill(struct sk_buff *skb,
 					const char *));
 
 /* session.c */
-int gpuprobe_start(u32 mask, bool summary, struct netlink_ext_ack *extack);
+int gpuprobe_start(u32 mask, bool summary, u32 owner_portid,
+		   struct net *owner_net, struct netlink_ext_ack *extack);
 int gpuprobe_stop(void);
+int gpuprobe_session_init(void);
 void gpuprobe_shutdown(void);
 
 /* netlink.c */

@@ -34,13 +34,19 @@ static int __init gpuprobe_init(void)
 	if (err)
 		goto err_notifier_exit;
 
-	err = gpuprobe_netlink_init();
+	err = gpuprobe_session_init();
 	if (err)
 		goto err_free_targets;
+
+	err = gpuprobe_netlink_init();
+	if (err)
+		goto err_session_exit;
 
 	pr_info("version %s loaded\n", GPUPROBE_VERSION);
 	return 0;
 
+err_session_exit:
+	gpuprobe_shutdown();
 err_free_targets:
 	gpuprobe_targets_free();
 err_notifier_exit:

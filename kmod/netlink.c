@@ -242,10 +242,8 @@ static int gpuprobe_nl_start(struct sk_buff *skb, struct genl_info *info)
 	/* fresh vectors for the first records (device locks: not under ours) */
 	gpuprobe_targets_rescan();
 	mutex_lock(&gpuprobe_lock);
-	err = gpuprobe_start(mask, summary, info->extack);
-	if (!err)
-		gpuprobe_compat_set_listener(info->snd_portid,
-					     genl_info_net(info));
+	err = gpuprobe_start(mask, summary, info->snd_portid,
+			     genl_info_net(info), info->extack);
 	mutex_unlock(&gpuprobe_lock);
 	if (err == -EOPNOTSUPP)
 		NL_SET_ERR_MSG_ATTR(info->extack,
