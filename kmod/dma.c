@@ -15,7 +15,7 @@
  *
  * Intel's IOMMU reports faults in its own fault handler, not through
  * report_iommu_fault() (whose io_page_fault tracepoint hooks.c attaches);
- * a kprobe there turns them into fault records.
+ * dma_vtd.c reads them there.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -31,6 +31,8 @@
 #include "gpuprobe.h"
 
 #define GPUPROBE_KRP_MAXACTIVE	64
+/* The longest kretprobe table (gpuprobe_krps_unregister's array). */
+#define GPUPROBE_KRP_TABLE_MAX	16
 
 /* The DMA call the running task has in progress on this CPU, if any. */
 DEFINE_PER_CPU(struct gpuprobe_dma_inst *, gpuprobe_dma_current);
@@ -61,7 +63,7 @@ static u32 gpuprobe_domain_bdf(struct iommu_domain *domain)
 	return GPUPROBE_BDF_NONE;
 }
 
-static unsigned long arg(struct pt_regs *regs, unsigned int n)
+static unsigned long gpuprobe_arg(struct pt_regs *regs, unsigned int n)
 {
 	return regs_get_kernel_argument(regs, n);
 }
@@ -127,105 +129,105 @@ u64 gpuprobe_sg_bytes(struct scatterlist *sgl, int nents)
 	return bytes;
 }
 
-#define DMA_INST(ri) ((struct gpuprobe_dma_inst *)(ri)->data)
+#define GPUPROBE_DMA_INST(ri) ((struct gpuprobe_dma_inst *)(ri)->data)
 
 static int map_page_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
-	return gpuprobe_dma_begin(DMA_INST(ri), (void *)arg(regs, 0),
-				  GPUPROBE_DMA_MAP_PAGE, arg(regs, 4),
-				  arg(regs, 3), 1);
+	return gpuprobe_dma_begin(GPUPROBE_DMA_INST(ri), (void *)gpuprobe_arg(regs, 0),
+				  GPUPROBE_DMA_MAP_PAGE, gpuprobe_arg(regs, 4),
+				  gpuprobe_arg(regs, 3), 1);
 }
 
 static int unmap_page_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
-	int skip = gpuprobe_dma_begin(DMA_INST(ri), (void *)arg(regs, 0),
-				      GPUPROBE_DMA_UNMAP_PAGE, arg(regs, 3),
-				      arg(regs, 2), 1);
+	int skip = gpuprobe_dma_begin(GPUPROBE_DMA_INST(ri), (void *)gpuprobe_arg(regs, 0),
+				      GPUPROBE_DMA_UNMAP_PAGE, gpuprobe_arg(regs, 3),
+				      gpuprobe_arg(regs, 2), 1);
 
-	DMA_INST(ri)->addr = arg(regs, 1);
+	GPUPROBE_DMA_INST(ri)->addr = gpuprobe_arg(regs, 1);
 	return skip;
 }
 
 static int map_sg_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
-	struct gpuprobe_dma_inst *in = DMA_INST(ri);
-	struct scatterlist *sg = (void *)arg(regs, 1);
-	int nents = arg(regs, 2);
+	struct gpuprobe_dma_inst *in = GPUPROBE_DMA_INST(ri);
+	struct scatterlist *sg = (void *)gpuprobe_arg(regs, 1);
+	int nents = gpuprobe_arg(regs, 2);
 
-	if (gpuprobe_dev_bdf((void *)arg(regs, 0)) == GPUPROBE_BDF_NONE)
+	if (gpuprobe_dev_bdf((void *)gpuprobe_arg(regs, 0)) == GPUPROBE_BDF_NONE)
 		return 1;
 	in->ptr = sg;
-	return gpuprobe_dma_begin(in, (void *)arg(regs, 0), GPUPROBE_DMA_MAP_SG,
-				  arg(regs, 3), gpuprobe_sg_bytes(sg, nents),
+	return gpuprobe_dma_begin(in, (void *)gpuprobe_arg(regs, 0), GPUPROBE_DMA_MAP_SG,
+				  gpuprobe_arg(regs, 3), gpuprobe_sg_bytes(sg, nents),
 				  nents);
 }
 
 static int map_sgtable_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
-	struct gpuprobe_dma_inst *in = DMA_INST(ri);
-	struct sg_table *sgt = (void *)arg(regs, 1);
+	struct gpuprobe_dma_inst *in = GPUPROBE_DMA_INST(ri);
+	struct sg_table *sgt = (void *)gpuprobe_arg(regs, 1);
 
-	if (gpuprobe_dev_bdf((void *)arg(regs, 0)) == GPUPROBE_BDF_NONE)
+	if (gpuprobe_dev_bdf((void *)gpuprobe_arg(regs, 0)) == GPUPROBE_BDF_NONE)
 		return 1;
 	in->ptr = sgt->sgl;
-	return gpuprobe_dma_begin(in, (void *)arg(regs, 0), GPUPROBE_DMA_MAP_SG,
-				  arg(regs, 2),
+	return gpuprobe_dma_begin(in, (void *)gpuprobe_arg(regs, 0), GPUPROBE_DMA_MAP_SG,
+				  gpuprobe_arg(regs, 2),
 				  gpuprobe_sg_bytes(sgt->sgl, sgt->orig_nents),
 				  sgt->orig_nents);
 }
 
 static int unmap_sg_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
-	struct scatterlist *sg = (void *)arg(regs, 1);
-	int nents = arg(regs, 2);
+	struct scatterlist *sg = (void *)gpuprobe_arg(regs, 1);
+	int nents = gpuprobe_arg(regs, 2);
 
-	if (gpuprobe_dev_bdf((void *)arg(regs, 0)) == GPUPROBE_BDF_NONE)
+	if (gpuprobe_dev_bdf((void *)gpuprobe_arg(regs, 0)) == GPUPROBE_BDF_NONE)
 		return 1;
-	DMA_INST(ri)->addr = sg_dma_address(sg);
-	return gpuprobe_dma_begin(DMA_INST(ri), (void *)arg(regs, 0),
-				  GPUPROBE_DMA_UNMAP_SG, arg(regs, 3),
+	GPUPROBE_DMA_INST(ri)->addr = sg_dma_address(sg);
+	return gpuprobe_dma_begin(GPUPROBE_DMA_INST(ri), (void *)gpuprobe_arg(regs, 0),
+				  GPUPROBE_DMA_UNMAP_SG, gpuprobe_arg(regs, 3),
 				  gpuprobe_sg_bytes(sg, nents), nents);
 }
 
 static int alloc_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
-	DMA_INST(ri)->ptr = (void *)arg(regs, 2);
-	return gpuprobe_dma_begin(DMA_INST(ri), (void *)arg(regs, 0),
+	GPUPROBE_DMA_INST(ri)->ptr = (void *)gpuprobe_arg(regs, 2);
+	return gpuprobe_dma_begin(GPUPROBE_DMA_INST(ri), (void *)gpuprobe_arg(regs, 0),
 				  GPUPROBE_DMA_ALLOC, DMA_BIDIRECTIONAL,
-				  arg(regs, 1), 1);
+				  gpuprobe_arg(regs, 1), 1);
 }
 
 static int free_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
-	int skip = gpuprobe_dma_begin(DMA_INST(ri), (void *)arg(regs, 0),
+	int skip = gpuprobe_dma_begin(GPUPROBE_DMA_INST(ri), (void *)gpuprobe_arg(regs, 0),
 				      GPUPROBE_DMA_FREE, DMA_BIDIRECTIONAL,
-				      arg(regs, 1), 1);
+				      gpuprobe_arg(regs, 1), 1);
 
-	DMA_INST(ri)->addr = arg(regs, 3);
+	GPUPROBE_DMA_INST(ri)->addr = gpuprobe_arg(regs, 3);
 	return skip;
 }
 
 static int map_resource_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
-	return gpuprobe_dma_begin(DMA_INST(ri), (void *)arg(regs, 0),
-				  GPUPROBE_DMA_MAP_RESOURCE, arg(regs, 3),
-				  arg(regs, 2), 1);
+	return gpuprobe_dma_begin(GPUPROBE_DMA_INST(ri), (void *)gpuprobe_arg(regs, 0),
+				  GPUPROBE_DMA_MAP_RESOURCE, gpuprobe_arg(regs, 3),
+				  gpuprobe_arg(regs, 2), 1);
 }
 
 static int unmap_resource_entry(struct kretprobe_instance *ri,
 				struct pt_regs *regs)
 {
-	int skip = gpuprobe_dma_begin(DMA_INST(ri), (void *)arg(regs, 0),
-				      GPUPROBE_DMA_UNMAP_RESOURCE, arg(regs, 3),
-				      arg(regs, 2), 1);
+	int skip = gpuprobe_dma_begin(GPUPROBE_DMA_INST(ri), (void *)gpuprobe_arg(regs, 0),
+				      GPUPROBE_DMA_UNMAP_RESOURCE, gpuprobe_arg(regs, 3),
+				      gpuprobe_arg(regs, 2), 1);
 
-	DMA_INST(ri)->addr = arg(regs, 1);
+	GPUPROBE_DMA_INST(ri)->addr = gpuprobe_arg(regs, 1);
 	return skip;
 }
 
 static int dma_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
-	struct gpuprobe_dma_inst *in = DMA_INST(ri);
+	struct gpuprobe_dma_inst *in = GPUPROBE_DMA_INST(ri);
 	unsigned long ret = regs_return_value(regs);
 
 	switch (in->op) {
@@ -256,7 +258,7 @@ struct gpuprobe_iommu_inst {
 	u16 sg;			/* iommu_map_sg*(): size is the return value */
 };
 
-#define IOMMU_INST(ri) ((struct gpuprobe_iommu_inst *)(ri)->data)
+#define GPUPROBE_IOMMU_INST(ri) ((struct gpuprobe_iommu_inst *)(ri)->data)
 
 static int gpuprobe_iommu_begin(struct gpuprobe_iommu_inst *in,
 				struct iommu_domain *domain, u32 op,
@@ -284,32 +286,32 @@ static int gpuprobe_iommu_begin(struct gpuprobe_iommu_inst *in,
 
 static int iommu_map_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
-	return gpuprobe_iommu_begin(IOMMU_INST(ri), (void *)arg(regs, 0),
-				    GPUPROBE_IOMMU_MAP, arg(regs, 1),
-				    arg(regs, 2), arg(regs, 3));
+	return gpuprobe_iommu_begin(GPUPROBE_IOMMU_INST(ri), (void *)gpuprobe_arg(regs, 0),
+				    GPUPROBE_IOMMU_MAP, gpuprobe_arg(regs, 1),
+				    gpuprobe_arg(regs, 2), gpuprobe_arg(regs, 3));
 }
 
 static int iommu_unmap_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
-	return gpuprobe_iommu_begin(IOMMU_INST(ri), (void *)arg(regs, 0),
-				    GPUPROBE_IOMMU_UNMAP, arg(regs, 1), 0,
-				    arg(regs, 2));
+	return gpuprobe_iommu_begin(GPUPROBE_IOMMU_INST(ri), (void *)gpuprobe_arg(regs, 0),
+				    GPUPROBE_IOMMU_UNMAP, gpuprobe_arg(regs, 1), 0,
+				    gpuprobe_arg(regs, 2));
 }
 
 static int iommu_map_sg_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
-	struct scatterlist *sg = (void *)arg(regs, 2);
-	int skip = gpuprobe_iommu_begin(IOMMU_INST(ri), (void *)arg(regs, 0),
-					GPUPROBE_IOMMU_MAP, arg(regs, 1),
+	struct scatterlist *sg = (void *)gpuprobe_arg(regs, 2);
+	int skip = gpuprobe_iommu_begin(GPUPROBE_IOMMU_INST(ri), (void *)gpuprobe_arg(regs, 0),
+					GPUPROBE_IOMMU_MAP, gpuprobe_arg(regs, 1),
 					sg ? sg_phys(sg) : 0, 0);
 
-	IOMMU_INST(ri)->sg = 1;
+	GPUPROBE_IOMMU_INST(ri)->sg = 1;
 	return skip;
 }
 
 static int iommu_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
-	struct gpuprobe_iommu_inst *in = IOMMU_INST(ri);
+	struct gpuprobe_iommu_inst *in = GPUPROBE_IOMMU_INST(ri);
 	long ret = (long)regs_return_value(regs);
 	u64 now = ktime_get_mono_fast_ns();
 	struct gpuprobe_rec_iommu rec = {
@@ -339,79 +341,7 @@ static int iommu_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 	return 0;
 }
 
-/*
- * Intel VT-d: dmar_fault_do_one() is inlined into dmar_fault() on Debian's
- * 6.1, so the fault is read where the driver reads it, from the primary
- * fault recording registers (VT-d spec, section 10.4.14), in a kprobe on
- * dmar_fault(irq, iommu) before the handler clears them.  struct intel_iommu
- * is private, but has begun with "reg, reg_phys, reg_size, cap" since the
- * driver was written; the cap value is checked against the hardware's own
- * capability register before anything else is trusted.  PCI segment 0.
- */
-#define VTD_CAP_REG		0x08
-#define VTD_FSTS_REG		0x34
-#define VTD_FSTS_PPF		BIT(1)
-#define VTD_FSTS_FRI(s)		(((s) >> 8) & 0xff)
-#define VTD_CAP_FRO(c)		((((c) >> 24) & 0x3ff) * 16)
-#define VTD_CAP_NFR(c)		((((c) >> 40) & 0xff) + 1)
-#define VTD_FRCD_F		BIT(31)
-
-struct gpuprobe_vtd_head {
-	void __iomem *reg;
-	u64 reg_phys;
-	u64 reg_size;
-	u64 cap;
-};
-
-static void gpuprobe_fault_emit(u32 bdf, u64 addr)
-{
-	const struct gpuprobe_irqmap *map = rcu_dereference_sched(gpuprobe_irqmap);
-	struct gpuprobe_rec_iommu rec = {
-		.hdr.type = GPUPROBE_EV_IOMMU,
-		.hdr.size = sizeof(rec),
-		.hdr.ts_ns = ktime_get_mono_fast_ns(),
-		.bdf = bdf,
-		.op = GPUPROBE_IOMMU_FAULT,
-		.iova = addr,
-	};
-	unsigned int i;
-
-	for (i = 0; map && i < map->ndev; i++) {
-		if (map->devs[i].bdf == bdf) {
-			gpuprobe_emit(&rec.hdr);
-			return;
-		}
-	}
-}
-
-static int dmar_fault_pre(struct kprobe *kp, struct pt_regs *regs)
-{
-	const struct gpuprobe_vtd_head *h = (void *)arg(regs, 1);
-	u32 fsts, idx, n, i;
-	void __iomem *frcd;
-	u64 cap;
-
-	if (!h || !h->reg)
-		return 0;
-	cap = h->cap;
-	if (readq(h->reg + VTD_CAP_REG) != cap)
-		return 0;	/* not the layout we know: record nothing */
-	fsts = readl(h->reg + VTD_FSTS_REG);
-	if (!(fsts & VTD_FSTS_PPF))
-		return 0;
-	n = VTD_CAP_NFR(cap);
-	idx = VTD_FSTS_FRI(fsts) % n;
-	for (i = 0; i < n; i++, idx = (idx + 1) % n) {
-		frcd = h->reg + VTD_CAP_FRO(cap) + idx * 16;
-		if (!(readl(frcd + 12) & VTD_FRCD_F))
-			break;
-		gpuprobe_fault_emit(GPUPROBE_BDF(0, (readl(frcd + 8) >> 8) & 0xff,
-						 readl(frcd + 8) & 0xff),
-				    readq(frcd) & PAGE_MASK);
-	}
-	return 0;
-}
-
+/* local to the two tables below */
 #define KRP(sym, entry, ret, data) {					\
 	.kp.symbol_name = sym, .entry_handler = entry, .handler = ret,	\
 	.data_size = sizeof(struct data), .maxactive = GPUPROBE_KRP_MAXACTIVE }
@@ -440,16 +370,13 @@ static struct kretprobe gpuprobe_iommu_krps[] = {
 	    gpuprobe_iommu_inst),
 };
 
-static struct kprobe gpuprobe_fault_kp = {
-	.symbol_name = "dmar_fault",
-	.pre_handler = dmar_fault_pre,
-};
+#undef KRP
 
-static bool gpuprobe_dma_attached, gpuprobe_iommu_attached, gpuprobe_fault_attached;
+static bool gpuprobe_dma_attached, gpuprobe_iommu_attached;
 static bool gpuprobe_dma_krp_on[ARRAY_SIZE(gpuprobe_dma_krps)];
 static bool gpuprobe_iommu_krp_on[ARRAY_SIZE(gpuprobe_iommu_krps)];
 static bool gpuprobe_dma_use_tp;	/* dma: tracepoints instead of kretprobes */
-static int gpuprobe_dma_err, gpuprobe_iommu_err, gpuprobe_fault_err;
+static int gpuprobe_dma_err, gpuprobe_iommu_err;
 
 /*
  * One by one: a kernel may lack some entry points (iommu_map_atomic went in
@@ -475,8 +402,11 @@ static int gpuprobe_krps_register(struct kretprobe *krps, bool *registered,
 static void gpuprobe_krps_unregister(struct kretprobe *krps, bool *registered,
 				     size_t n)
 {
-	struct kretprobe *ptrs[16];
+	struct kretprobe *ptrs[GPUPROBE_KRP_TABLE_MAX];
 	size_t i, k = 0;
+
+	if (WARN_ON_ONCE(n > ARRAY_SIZE(ptrs)))
+		return;
 
 	for (i = 0; i < n; i++)
 		if (registered[i])
@@ -494,6 +424,9 @@ static void gpuprobe_krps_unregister(struct kretprobe *krps, bool *registered,
 u32 gpuprobe_dma_available(void)
 {
 	u32 mask = 0;
+
+	BUILD_BUG_ON(ARRAY_SIZE(gpuprobe_dma_krps) > GPUPROBE_KRP_TABLE_MAX);
+	BUILD_BUG_ON(ARRAY_SIZE(gpuprobe_iommu_krps) > GPUPROBE_KRP_TABLE_MAX);
 
 	if (gpuprobe_dma_tp_available() || IS_ENABLED(CONFIG_KRETPROBES))
 		mask |= GPUPROBE_EVMASK(GPUPROBE_EV_DMA);
@@ -533,10 +466,7 @@ int gpuprobe_dma_attach(u32 mask)
 		}
 		gpuprobe_iommu_attached = true;
 		/* faults are best effort: the symbol is driver-internal */
-		gpuprobe_fault_kp.addr = NULL;
-		gpuprobe_fault_kp.flags = 0;
-		gpuprobe_fault_err = register_kprobe(&gpuprobe_fault_kp);
-		gpuprobe_fault_attached = !gpuprobe_fault_err;
+		gpuprobe_vtd_attach();
 	}
 	return 0;
 }
@@ -545,8 +475,7 @@ void gpuprobe_dma_detach(void)
 {
 	int cpu;
 
-	if (gpuprobe_fault_attached)
-		unregister_kprobe(&gpuprobe_fault_kp);
+	gpuprobe_vtd_detach();
 	if (gpuprobe_iommu_attached)
 		gpuprobe_krps_unregister(gpuprobe_iommu_krps,
 					 gpuprobe_iommu_krp_on,
@@ -556,7 +485,6 @@ void gpuprobe_dma_detach(void)
 	else if (gpuprobe_dma_attached)
 		gpuprobe_krps_unregister(gpuprobe_dma_krps, gpuprobe_dma_krp_on,
 					 ARRAY_SIZE(gpuprobe_dma_krps));
-	gpuprobe_fault_attached = false;
 	gpuprobe_iommu_attached = false;
 	gpuprobe_dma_attached = false;
 	for_each_possible_cpu(cpu)
@@ -588,9 +516,7 @@ int gpuprobe_dma_hooks_fill(struct sk_buff *skb,
 		"kernel built without the IOMMU API" :
 		!IS_ENABLED(CONFIG_KRETPROBES) ? "kernel built without kretprobes" :
 		gpuprobe_iommu_err ? "kretprobe registration failed" : NULL;
-	const char *why_fault = why_iommu ? why_iommu : gpuprobe_fault_err ?
-		"dmar_fault not probeable (no Intel IOMMU driver)" :
-		NULL;
+	const char *why_fault = why_iommu ? why_iommu : gpuprobe_vtd_why();
 	int err;
 
 	if (tp)
@@ -602,8 +528,7 @@ int gpuprobe_dma_hooks_fill(struct sk_buff *skb,
 	if (err ||
 	    fill(skb, "kretprobe:iommu_map/unmap", gpuprobe_iommu_attached,
 		 why_iommu) ||
-	    fill(skb, "kprobe:dmar_fault", gpuprobe_fault_attached,
-		 why_fault))
+	    fill(skb, "kprobe:dmar_fault", gpuprobe_vtd_attached(), why_fault))
 		return -EMSGSIZE;
 	return 0;
 }

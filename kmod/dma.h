@@ -37,6 +37,12 @@ int gpuprobe_dma_begin(struct gpuprobe_dma_inst *in, struct device *dev,
 void gpuprobe_dma_end(struct gpuprobe_dma_inst *in);
 u64 gpuprobe_sg_bytes(struct scatterlist *sgl, int nents);
 
+/* dma_vtd.c */
+void gpuprobe_vtd_attach(void);
+void gpuprobe_vtd_detach(void);
+bool gpuprobe_vtd_attached(void);
+const char *gpuprobe_vtd_why(void);
+
 /* dma_tp.c */
 bool gpuprobe_dma_tp_available(void);
 int gpuprobe_dma_tp_attach(void);

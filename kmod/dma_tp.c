@@ -25,11 +25,11 @@
 #ifdef GPUPROBE_HAVE_DMA_TP
 
 #ifdef GPUPROBE_HAVE_DMA_TP_PHYS
-#define TP_MAP		"dma_map_phys"
-#define TP_UNMAP	"dma_unmap_phys"
+#define GPUPROBE_TP_MAP		"dma_map_phys"
+#define GPUPROBE_TP_UNMAP	"dma_unmap_phys"
 #else
-#define TP_MAP		"dma_map_page"
-#define TP_UNMAP	"dma_unmap_page"
+#define GPUPROBE_TP_MAP		"dma_map_page"
+#define GPUPROBE_TP_UNMAP	"dma_unmap_page"
 #endif
 
 /* The slot a call in flight on this CPU is timed in. */
@@ -142,8 +142,8 @@ static struct {
 	struct tracepoint *tp;
 	bool on;
 } gpuprobe_dma_tps[] = {
-	{ TP_MAP, tp_map },
-	{ TP_UNMAP, tp_unmap },
+	{ GPUPROBE_TP_MAP, tp_map },
+	{ GPUPROBE_TP_UNMAP, tp_unmap },
 	{ "dma_map_resource", tp_map_resource },
 	{ "dma_unmap_resource", tp_unmap_resource },
 	{ "dma_map_sg", tp_map_sg },
@@ -152,6 +152,7 @@ static struct {
 	{ "dma_free", tp_free },
 };
 
+/* local to the table below */
 #define KP(sym) { .symbol_name = sym, .pre_handler = dma_entry_pre }
 
 static struct kprobe gpuprobe_dma_entry_kps[] = {
@@ -160,6 +161,8 @@ static struct kprobe gpuprobe_dma_entry_kps[] = {
 	KP("dma_unmap_sg_attrs"), KP("dma_alloc_attrs"), KP("dma_free_attrs"),
 	KP("dma_map_resource"), KP("dma_unmap_resource"),
 };
+
+#undef KP
 
 static bool gpuprobe_dma_entry_on[ARRAY_SIZE(gpuprobe_dma_entry_kps)];
 static int gpuprobe_dma_timed;	/* entry kprobes registered */
@@ -240,7 +243,7 @@ int gpuprobe_dma_tp_hooks_fill(struct sk_buff *skb,
 					   const char *),
 			       bool attached, const char *why)
 {
-	if (fill(skb, "tracepoint:dma:" TP_MAP ",...", attached, why) ||
+	if (fill(skb, "tracepoint:dma:" GPUPROBE_TP_MAP ",...", attached, why) ||
 	    fill(skb, "kprobe:dma_*_attrs entry (call timing)",
 		 gpuprobe_dma_timed > 0,
 		 IS_ENABLED(CONFIG_KPROBES) ? NULL :

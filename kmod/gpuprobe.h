@@ -40,8 +40,12 @@ struct gpuprobe_irq_entry {
 	u8 watched;
 };
 
-/* Targets as the DMA/IOMMU probes match them: by struct device. */
-#define GPUPROBE_MAX_TARGETS	16
+/*
+ * Targets as the DMA/IOMMU probes match them: by struct device, scanned
+ * linearly in every DMA-API and IOMMU call, so their number is bounded
+ * (max_targets, at most GPUPROBE_MAX_TARGETS); TARGET_ADD refuses more.
+ */
+#define GPUPROBE_MAX_TARGETS	64
 
 struct gpuprobe_irqmap {
 	struct rcu_head rcu;
@@ -69,9 +73,11 @@ int gpuprobe_parse_bdf(const char *s, u32 *bdf);
 void gpuprobe_format_bdf(u32 bdf, char *buf, size_t len);
 int gpuprobe_target_add(u32 bdf);
 int gpuprobe_target_del(u32 bdf);
+unsigned int gpuprobe_targets_max(void);
 void gpuprobe_targets_free(void);
 int gpuprobe_targets_from_param(const char *param);
 void gpuprobe_targets_rescan(void);
+void gpuprobe_irqmap_publish(void);
 int gpuprobe_notifier_init(void);
 void gpuprobe_notifier_exit(void);
 
@@ -84,6 +90,8 @@ struct gpuprobe_cpu_stats {
 	u64 undelivered;	/* records in messages no listener took */
 };
 
+int gpuprobe_rings_init(void);
+void gpuprobe_rings_exit(void);
 int gpuprobe_rings_alloc(void);
 void gpuprobe_rings_free(void);
 void gpuprobe_emit(struct gpuprobe_rec_hdr *rec);
@@ -97,7 +105,7 @@ void gpuprobe_emit_target(u32 bdf, u32 event, u32 nvec);
 int gpuprobe_hooks_init(void);
 int gpuprobe_hooks_attach(u32 mask, bool summary);
 void gpuprobe_hooks_detach(void);
-void gpuprobe_hooks_exit(void);
+void gpuprobe_hooks_free_summary(void);
 u64 gpuprobe_hooks_caps(void);
 int gpuprobe_hooks_fill(struct sk_buff *skb);
 int gpuprobe_tgid_add(u32 tgid);
@@ -115,10 +123,11 @@ int gpuprobe_dma_hooks_fill(struct sk_buff *skb,
 					const char *));
 
 /* session.c */
-int gpuprobe_start(u32 mask, bool summary, struct netlink_ext_ack *extack);
+int gpuprobe_start(u32 mask, bool summary, u32 owner_portid,
+		   struct net *owner_net, struct netlink_ext_ack *extack);
 int gpuprobe_stop(void);
+int gpuprobe_session_init(void);
 void gpuprobe_shutdown(void);
-void gpuprobe_irqmap_publish(void);
 
 /* netlink.c */
 int gpuprobe_netlink_init(void);

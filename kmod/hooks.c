@@ -19,20 +19,21 @@
 #include "gpuprobe.h"
 
 enum gpuprobe_hook_id {
-	HOOK_IRQ_ENTRY,
-	HOOK_IRQ_EXIT,
-	HOOK_SCHED_WAKEUP,
-	HOOK_SCHED_SWITCH,
-	HOOK_SCHED_FORK,
-	HOOK_SWIOTLB,
-	HOOK_IO_PAGE_FAULT,
-	HOOK_COUNT,
+	GPUPROBE_HOOK_IRQ_ENTRY,
+	GPUPROBE_HOOK_IRQ_EXIT,
+	GPUPROBE_HOOK_SCHED_WAKEUP,
+	GPUPROBE_HOOK_SCHED_SWITCH,
+	GPUPROBE_HOOK_SCHED_FORK,
+	GPUPROBE_HOOK_SWIOTLB,
+	GPUPROBE_HOOK_IO_PAGE_FAULT,
+	GPUPROBE_HOOK_COUNT,
 };
 
 struct gpuprobe_hook {
 	const char *name;
 	void *probe;
 	u32 evmask;		/* attached when START asks for these events */
+	bool optional;		/* the events come from elsewhere too */
 	struct tracepoint *tp;
 	bool attached;
 };
@@ -247,29 +248,31 @@ static void gpuprobe_io_page_fault(void *data, struct device *dev,
 	gpuprobe_emit(&rec.hdr);
 }
 
-static struct gpuprobe_hook gpuprobe_hooks[HOOK_COUNT] = {
-	[HOOK_IRQ_ENTRY] = { "irq_handler_entry", gpuprobe_irq_entry,
+static struct gpuprobe_hook gpuprobe_hooks[GPUPROBE_HOOK_COUNT] = {
+	[GPUPROBE_HOOK_IRQ_ENTRY] = { "irq_handler_entry", gpuprobe_irq_entry,
 			     GPUPROBE_EVMASK(GPUPROBE_EV_IRQ) },
-	[HOOK_IRQ_EXIT] = { "irq_handler_exit", gpuprobe_irq_exit,
+	[GPUPROBE_HOOK_IRQ_EXIT] = { "irq_handler_exit", gpuprobe_irq_exit,
 			    GPUPROBE_EVMASK(GPUPROBE_EV_IRQ) },
-	[HOOK_SCHED_WAKEUP] = { "sched_wakeup", gpuprobe_sched_wakeup,
+	[GPUPROBE_HOOK_SCHED_WAKEUP] = { "sched_wakeup", gpuprobe_sched_wakeup,
 				GPUPROBE_EVMASK(GPUPROBE_EV_WAKEUP) },
-	[HOOK_SCHED_SWITCH] = { "sched_switch", gpuprobe_sched_switch,
+	[GPUPROBE_HOOK_SCHED_SWITCH] = { "sched_switch", gpuprobe_sched_switch,
 				GPUPROBE_EVMASK(GPUPROBE_EV_SWITCH) },
-	[HOOK_SCHED_FORK] = { "sched_process_fork", gpuprobe_sched_fork,
+	[GPUPROBE_HOOK_SCHED_FORK] = { "sched_process_fork", gpuprobe_sched_fork,
 			      GPUPROBE_EVMASK(GPUPROBE_EV_WAKEUP) |
 			      GPUPROBE_EVMASK(GPUPROBE_EV_SWITCH) },
-	[HOOK_SWIOTLB] = { "swiotlb_bounced", gpuprobe_swiotlb_bounced,
+	[GPUPROBE_HOOK_SWIOTLB] = { "swiotlb_bounced", gpuprobe_swiotlb_bounced,
 			   GPUPROBE_EVMASK(GPUPROBE_EV_SWIOTLB) },
-	[HOOK_IO_PAGE_FAULT] = { "io_page_fault", gpuprobe_io_page_fault,
-				 GPUPROBE_EVMASK(GPUPROBE_EV_IOMMU) },
+	/* IOMMU events come from the kretprobes in dma.c; faults add to them */
+	[GPUPROBE_HOOK_IO_PAGE_FAULT] = { "io_page_fault", gpuprobe_io_page_fault,
+					  GPUPROBE_EVMASK(GPUPROBE_EV_IOMMU),
+					  .optional = true },
 };
 
 static void gpuprobe_find_tp(struct tracepoint *tp, void *priv)
 {
 	int i;
 
-	for (i = 0; i < HOOK_COUNT; i++)
+	for (i = 0; i < GPUPROBE_HOOK_COUNT; i++)
 		if (!strcmp(tp->name, gpuprobe_hooks[i].name))
 			gpuprobe_hooks[i].tp = tp;
 }
@@ -277,28 +280,33 @@ static void gpuprobe_find_tp(struct tracepoint *tp, void *priv)
 int gpuprobe_hooks_init(void)
 {
 	for_each_kernel_tracepoint(gpuprobe_find_tp, NULL);
-	if (!gpuprobe_hooks[HOOK_IRQ_ENTRY].tp ||
-	    !gpuprobe_hooks[HOOK_IRQ_EXIT].tp) {
+	if (!gpuprobe_hooks[GPUPROBE_HOOK_IRQ_ENTRY].tp ||
+	    !gpuprobe_hooks[GPUPROBE_HOOK_IRQ_EXIT].tp) {
 		pr_err("irq_handler_entry/exit tracepoints not found\n");
 		return -ENOENT;
 	}
 	return 0;
 }
 
-/* Events START may ask for: those whose hooks all exist. */
+/*
+ * Events START may ask for: those whose required hooks all exist.  An
+ * optional hook neither makes its events available nor takes them away;
+ * attaching skips it when its tracepoint is missing.
+ */
 static u32 gpuprobe_hooks_available(void)
 {
 	u32 mask = GPUPROBE_EVMASK(GPUPROBE_EV_LOST) |
-		   GPUPROBE_EVMASK(GPUPROBE_EV_TARGET);
+		   GPUPROBE_EVMASK(GPUPROBE_EV_TARGET) |
+		   gpuprobe_dma_available();
 	int i;
 
-	for (i = 0; i < HOOK_COUNT; i++)
-		if (gpuprobe_hooks[i].tp)
+	for (i = 0; i < GPUPROBE_HOOK_COUNT; i++)
+		if (gpuprobe_hooks[i].tp && !gpuprobe_hooks[i].optional)
 			mask |= gpuprobe_hooks[i].evmask;
-	for (i = 0; i < HOOK_COUNT; i++)
-		if (!gpuprobe_hooks[i].tp)
+	for (i = 0; i < GPUPROBE_HOOK_COUNT; i++)
+		if (!gpuprobe_hooks[i].tp && !gpuprobe_hooks[i].optional)
 			mask &= ~gpuprobe_hooks[i].evmask;
-	return mask | gpuprobe_dma_available();
+	return mask;
 }
 
 u64 gpuprobe_hooks_caps(void)
@@ -324,7 +332,7 @@ static void gpuprobe_hooks_detach_locked(void)
 	int i;
 
 	gpuprobe_dma_detach();
-	for (i = HOOK_COUNT - 1; i >= 0; i--) {
+	for (i = GPUPROBE_HOOK_COUNT - 1; i >= 0; i--) {
 		struct gpuprobe_hook *h = &gpuprobe_hooks[i];
 
 		if (h->attached)
@@ -335,13 +343,18 @@ static void gpuprobe_hooks_detach_locked(void)
 	tracepoint_synchronize_unregister();
 }
 
-/* Module exit: the histograms outlive STOP so SUMMARY_GET can read them. */
-void gpuprobe_hooks_exit(void)
+/*
+ * The histograms outlive STOP so SUMMARY_GET can read them; the next START
+ * and module exit free them, under gpuprobe_lock as SUMMARY_GET reads them.
+ */
+void gpuprobe_hooks_free_summary(void)
 {
+	lockdep_assert_held(&gpuprobe_lock);
 	free_percpu(gpuprobe_hists);
 	gpuprobe_hists = NULL;
 }
 
+/* Caller holds gpuprobe_lock; no probe is attached. */
 int gpuprobe_hooks_attach(u32 mask, bool summary)
 {
 	int i, err, cpu;
@@ -349,7 +362,7 @@ int gpuprobe_hooks_attach(u32 mask, bool summary)
 	if (mask & ~gpuprobe_hooks_available())
 		return -EOPNOTSUPP;
 	gpuprobe_summary = summary;
-	gpuprobe_hooks_exit();
+	gpuprobe_hooks_free_summary();
 	if (summary) {
 		gpuprobe_hists = alloc_percpu(struct gpuprobe_hist);
 		if (!gpuprobe_hists)
@@ -358,11 +371,16 @@ int gpuprobe_hooks_attach(u32 mask, bool summary)
 			memset(per_cpu_ptr(gpuprobe_hists, cpu)->bdf, 0xff,
 			       sizeof(gpuprobe_hists->bdf));
 	}
-	for (i = 0; i < HOOK_COUNT; i++) {
+	for (i = 0; i < GPUPROBE_HOOK_COUNT; i++) {
 		struct gpuprobe_hook *h = &gpuprobe_hooks[i];
 
 		if (!(mask & h->evmask))
 			continue;
+		if (!h->tp) {
+			/* hooks_available() let only optional ones through */
+			WARN_ON_ONCE(!h->optional);
+			continue;
+		}
 		err = tracepoint_probe_register(h->tp, h->probe, NULL);
 		if (err) {
 			pr_err("cannot attach to %s: %d\n", h->name, err);
@@ -408,7 +426,7 @@ int gpuprobe_hooks_fill(struct sk_buff *skb)
 {
 	int i;
 
-	for (i = 0; i < HOOK_COUNT; i++) {
+	for (i = 0; i < GPUPROBE_HOOK_COUNT; i++) {
 		const struct gpuprobe_hook *h = &gpuprobe_hooks[i];
 
 		if (gpuprobe_hook_fill_one(skb, h->name, h->attached,

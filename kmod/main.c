@@ -22,25 +22,37 @@ static int __init gpuprobe_init(void)
 	if (err)
 		return err;
 
-	err = gpuprobe_notifier_init();
+	err = gpuprobe_rings_init();
 	if (err)
 		return err;
+
+	err = gpuprobe_notifier_init();
+	if (err)
+		goto err_rings_exit;
 
 	err = gpuprobe_targets_from_param(target);
 	if (err)
 		goto err_notifier_exit;
 
-	err = gpuprobe_netlink_init();
+	err = gpuprobe_session_init();
 	if (err)
 		goto err_free_targets;
+
+	err = gpuprobe_netlink_init();
+	if (err)
+		goto err_session_exit;
 
 	pr_info("version %s loaded\n", GPUPROBE_VERSION);
 	return 0;
 
+err_session_exit:
+	gpuprobe_shutdown();
 err_free_targets:
 	gpuprobe_targets_free();
 err_notifier_exit:
 	gpuprobe_notifier_exit();
+err_rings_exit:
+	gpuprobe_rings_exit();
 	return err;
 }
 
@@ -50,6 +62,7 @@ static void __exit gpuprobe_exit(void)
 	gpuprobe_netlink_exit();
 	gpuprobe_notifier_exit();
 	gpuprobe_targets_free();
+	gpuprobe_rings_exit();
 }
 
 module_init(gpuprobe_init);

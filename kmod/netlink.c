@@ -4,8 +4,16 @@
  * Documentation/netlink/specs/gpuprobe.yaml is the ABI.
  *
  * Queries (GET_INFO, TARGET_GET, STATS_GET, SUMMARY_GET) are open to all:
- * they carry PCI addresses, irq numbers and counters, never a kernel address.
- * Control ops need CAP_NET_ADMIN.  Joining "events" needs CAP_SYS_ADMIN.
+ * they carry PCI addresses, irq numbers and counters, never a kernel address,
+ * and they only read (no rescan, no record).  Control ops need CAP_NET_ADMIN.
+ * Joining "events" needs CAP_SYS_ADMIN.
+ *
+ * The family is parallel_ops: TARGET_ADD waits for a device lock and START/
+ * STOP for grace periods, which must not hold every other family's requests
+ * behind genl_mutex.  gpuprobe_lock serialises what needs it, op by op
+ * (TARGET_ADD takes it inside the device lock, the documented order).
+ * Every op has a strict policy: resv_start_op covers them all, so an op
+ * without its own gets the core's reject-everything policy.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -121,6 +129,9 @@ static int gpuprobe_nl_target_add(struct sk_buff *skb, struct genl_info *info)
 	else if (err == -EEXIST)
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[GPUPROBE_A_BDF],
 				    "already a target");
+	else if (err == -ENOSPC)
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[GPUPROBE_A_BDF],
+				    "too many targets: remove one with TARGET_DEL or load with a higher max_targets");
 	return err;
 }
 
@@ -180,8 +191,6 @@ static int gpuprobe_nl_target_dump(struct sk_buff *skb,
 	void *hdr;
 	int err = 0;
 
-	if (!start)
-		gpuprobe_targets_rescan();
 	mutex_lock(&gpuprobe_lock);
 	list_for_each_entry(t, &gpuprobe_targets, node) {
 		if (idx++ < start)
@@ -230,11 +239,11 @@ static int gpuprobe_nl_start(struct sk_buff *skb, struct genl_info *info)
 		return -EINVAL;
 	}
 
+	/* fresh vectors for the first records (device locks: not under ours) */
+	gpuprobe_targets_rescan();
 	mutex_lock(&gpuprobe_lock);
-	err = gpuprobe_start(mask, summary, info->extack);
-	if (!err)
-		gpuprobe_compat_set_listener(info->snd_portid,
-					     genl_info_net(info));
+	err = gpuprobe_start(mask, summary, info->snd_portid,
+			     genl_info_net(info), info->extack);
 	mutex_unlock(&gpuprobe_lock);
 	if (err == -EOPNOTSUPP)
 		NL_SET_ERR_MSG_ATTR(info->extack,
@@ -255,49 +264,125 @@ static int gpuprobe_nl_stop(struct sk_buff *skb, struct genl_info *info)
 	return err;
 }
 
-static int gpuprobe_fill_stats(struct sk_buff *skb)
+/* One STATS nest: this CPU's counters. */
+static int gpuprobe_fill_stats_cpu(struct sk_buff *skb, int cpu)
 {
 	struct gpuprobe_cpu_stats st;
 	struct nlattr *nest;
-	int cpu;
 
-	for_each_possible_cpu(cpu) {
-		gpuprobe_stats(cpu, &st);
-		nest = nla_nest_start(skb, GPUPROBE_A_STATS);
-		if (!nest ||
-		    nla_put_u32(skb, GPUPROBE_A_STATS_CPU, cpu) ||
-		    nla_put_u64_64bit(skb, GPUPROBE_A_STATS_CAPTURED,
-				      st.captured, GPUPROBE_A_STATS_PAD) ||
-		    nla_put_u64_64bit(skb, GPUPROBE_A_STATS_DROPPED,
-				      st.dropped, GPUPROBE_A_STATS_PAD) ||
-		    nla_put_u64_64bit(skb, GPUPROBE_A_STATS_MESSAGES,
-				      st.messages, GPUPROBE_A_STATS_PAD) ||
-		    nla_put_u64_64bit(skb, GPUPROBE_A_STATS_BYTES,
-				      st.bytes, GPUPROBE_A_STATS_PAD) ||
-		    nla_put_u64_64bit(skb, GPUPROBE_A_STATS_UNDELIVERED,
-				      st.undelivered, GPUPROBE_A_STATS_PAD))
-			return -EMSGSIZE;
-		nla_nest_end(skb, nest);
-	}
-	if (nla_put_u64_64bit(skb, GPUPROBE_A_MISSED, gpuprobe_dma_missed(),
-			      GPUPROBE_A_PAD))
+	gpuprobe_stats(cpu, &st);
+	nest = nla_nest_start(skb, GPUPROBE_A_STATS);
+	if (!nest ||
+	    nla_put_u32(skb, GPUPROBE_A_STATS_CPU, cpu) ||
+	    nla_put_u64_64bit(skb, GPUPROBE_A_STATS_CAPTURED,
+			      st.captured, GPUPROBE_A_STATS_PAD) ||
+	    nla_put_u64_64bit(skb, GPUPROBE_A_STATS_DROPPED,
+			      st.dropped, GPUPROBE_A_STATS_PAD) ||
+	    nla_put_u64_64bit(skb, GPUPROBE_A_STATS_MESSAGES,
+			      st.messages, GPUPROBE_A_STATS_PAD) ||
+	    nla_put_u64_64bit(skb, GPUPROBE_A_STATS_BYTES,
+			      st.bytes, GPUPROBE_A_STATS_PAD) ||
+	    nla_put_u64_64bit(skb, GPUPROBE_A_STATS_UNDELIVERED,
+			      st.undelivered, GPUPROBE_A_STATS_PAD)) {
+		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
-	return nla_put_u8(skb, GPUPROBE_A_RUNNING, gpuprobe_running);
+	}
+	nla_nest_end(skb, nest);
+	return 0;
 }
 
+static int gpuprobe_fill_stats_totals(struct sk_buff *skb)
+{
+	if (nla_put_u64_64bit(skb, GPUPROBE_A_MISSED, gpuprobe_dma_missed(),
+			      GPUPROBE_A_PAD) ||
+	    nla_put_u8(skb, GPUPROBE_A_RUNNING, gpuprobe_running))
+		return -EMSGSIZE;
+	return 0;
+}
+
+/* Room for every possible CPU's nest and the totals. */
+static size_t gpuprobe_stats_size(void)
+{
+	size_t cpu = nla_total_size(0) + nla_total_size(sizeof(u32)) +
+		     5 * nla_total_size_64bit(sizeof(u64));
+
+	return num_possible_cpus() * cpu +
+	       nla_total_size_64bit(sizeof(u64)) + nla_total_size(sizeof(u8));
+}
+
+/*
+ * The do form: one reply sized for every possible CPU.  Kept for readers
+ * that predate the dump; on hosts with thousands of possible CPUs the
+ * reply may be too large to allocate, and the dump is the way.
+ */
 static int gpuprobe_nl_stats_get(struct sk_buff *skb, struct genl_info *info)
 {
 	struct sk_buff *msg;
 	void *hdr;
-	int err;
+	int cpu, err = 0;
 
-	msg = gpuprobe_reply_new(info, GPUPROBE_CMD_STATS_GET, &hdr);
-	if (!msg)
+	msg = genlmsg_new(gpuprobe_stats_size(), GFP_KERNEL | __GFP_NOWARN);
+	if (!msg) {
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "no memory for a reply covering every CPU: dump STATS_GET instead");
 		return -ENOMEM;
+	}
+	hdr = genlmsg_put_reply(msg, info, &gpuprobe_family, 0,
+				GPUPROBE_CMD_STATS_GET);
+	if (!hdr) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
 	mutex_lock(&gpuprobe_lock);
-	err = gpuprobe_fill_stats(msg);
+	for_each_possible_cpu(cpu) {
+		err = gpuprobe_fill_stats_cpu(msg, cpu);
+		if (err)
+			break;
+	}
+	if (!err)
+		err = gpuprobe_fill_stats_totals(msg);
 	mutex_unlock(&gpuprobe_lock);
 	return gpuprobe_reply_send(msg, hdr, err, info);
+}
+
+/*
+ * The dump form: the first message carries the totals (running, missed),
+ * then as many CPUs per message as fit.  cb->args[0]: messages sent,
+ * cb->args[1]: the next CPU.
+ */
+static int gpuprobe_nl_stats_dump(struct sk_buff *skb,
+				  struct netlink_callback *cb)
+{
+	int cpu, n = 0, err = 0;
+	void *hdr;
+
+	cpu = cb->args[0] ? cb->args[1] : 0;
+	cpu = cpumask_next(cpu - 1, cpu_possible_mask);
+	if (cb->args[0] && cpu >= nr_cpu_ids)
+		return 0;
+	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+			  &gpuprobe_family, NLM_F_MULTI, GPUPROBE_CMD_STATS_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	mutex_lock(&gpuprobe_lock);
+	if (!cb->args[0])
+		err = gpuprobe_fill_stats_totals(skb);
+	while (!err && cpu < nr_cpu_ids) {
+		err = gpuprobe_fill_stats_cpu(skb, cpu);
+		if (err)
+			break;	/* this CPU starts the next message */
+		n++;
+		cpu = cpumask_next(cpu, cpu_possible_mask);
+	}
+	mutex_unlock(&gpuprobe_lock);
+	if (err && !n && cb->args[0]) {
+		genlmsg_cancel(skb, hdr);
+		return err;	/* not even one CPU fits an empty message */
+	}
+	genlmsg_end(skb, hdr);
+	cb->args[0]++;
+	cb->args[1] = cpu;
+	return skb->len;
 }
 
 static int gpuprobe_nl_tgid(struct sk_buff *skb, struct genl_info *info)
@@ -311,7 +396,9 @@ static int gpuprobe_nl_tgid(struct sk_buff *skb, struct genl_info *info)
 		return -EINVAL;
 	}
 	tgid = nla_get_u32(info->attrs[GPUPROBE_A_TGID]);
+	mutex_lock(&gpuprobe_lock);
 	err = add ? gpuprobe_tgid_add(tgid) : gpuprobe_tgid_del(tgid);
+	mutex_unlock(&gpuprobe_lock);
 	if (err == -ENOSPC)
 		NL_SET_ERR_MSG_MOD(info->extack, "too many thread groups followed");
 	else if (err == -EEXIST)
@@ -386,6 +473,7 @@ static const struct genl_ops gpuprobe_ops[] = {
 	{
 		.cmd = GPUPROBE_CMD_STATS_GET,
 		.doit = gpuprobe_nl_stats_get,
+		.dumpit = gpuprobe_nl_stats_dump,
 	},
 	{
 		.cmd = GPUPROBE_CMD_TGID_ADD,
@@ -418,6 +506,9 @@ static struct genl_family gpuprobe_family __ro_after_init = {
 	.name = GPUPROBE_FAMILY_NAME,
 	.version = GPUPROBE_FAMILY_VERSION,
 	.netnsok = false,
+	.parallel_ops = true,
+	/* every op: strict header and attribute checks, no policy = none */
+	.resv_start_op = GPUPROBE_CMD_GET_INFO,
 	.module = THIS_MODULE,
 	.ops = gpuprobe_ops,
 	.n_ops = ARRAY_SIZE(gpuprobe_ops),

@@ -12,9 +12,19 @@
  * that follow the gap) and through the stats op.  Records in a message that
  * could not be delivered (no listener, or a listener's socket full) are
  * counted as undelivered.
+ *
+ * Rings exist for the CPUs online while a session runs: START allocates
+ * them for the online CPUs, a CPU hotplug callback for each CPU that comes
+ * online later, STOP frees them all.  A CPU going offline keeps its ring
+ * until STOP (probes may run on it until it is dead; the drain empties it).
+ * The batch buffer is allocated once per session, and an idle drain only
+ * compares each ring's head and tail.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/build_bug.h>
+#include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
 #include <linux/cpumask.h>
 #include <linux/mm.h>
 #include <linux/percpu.h>
@@ -39,6 +49,15 @@ struct gpuprobe_slot {
 	u64 words[GPUPROBE_SLOT_SIZE / sizeof(u64)];
 };
 
+/* Every record the probes write, and the LOST record, fits one slot. */
+static_assert(sizeof(struct gpuprobe_rec_irq) <= GPUPROBE_SLOT_SIZE);
+static_assert(sizeof(struct gpuprobe_rec_lost) <= GPUPROBE_SLOT_SIZE);
+static_assert(sizeof(struct gpuprobe_rec_target) <= GPUPROBE_SLOT_SIZE);
+static_assert(sizeof(struct gpuprobe_rec_sched) <= GPUPROBE_SLOT_SIZE);
+static_assert(sizeof(struct gpuprobe_rec_dma) <= GPUPROBE_SLOT_SIZE);
+static_assert(sizeof(struct gpuprobe_rec_iommu) <= GPUPROBE_SLOT_SIZE);
+static_assert(sizeof(struct gpuprobe_rec_swiotlb) <= GPUPROBE_SLOT_SIZE);
+
 struct gpuprobe_ring {
 	struct gpuprobe_slot *slots;
 	u64 mask;
@@ -52,45 +71,123 @@ struct gpuprobe_ring {
 	u64 undelivered;	/* consumer */
 };
 
+struct gpuprobe_batch {
+	u8 buf[GPUPROBE_MSG_BYTES];
+	size_t len;
+	unsigned int records;
+};
+
 static DEFINE_PER_CPU(struct gpuprobe_ring, gpuprobe_rings);
 static DEFINE_MUTEX(gpuprobe_drain_lock);	/* one drainer at a time */
 static bool gpuprobe_draining;
 static void gpuprobe_drain_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(gpuprobe_drain_work, gpuprobe_drain_fn);
 
-int gpuprobe_rings_alloc(void)
+/*
+ * Under cpus_read_lock() or from the hotplug callback (which runs with the
+ * hotplug lock held for writing): whether rings are wanted, which CPUs have
+ * one.  The drain reads the mask under gpuprobe_drain_lock too.
+ */
+static bool gpuprobe_rings_wanted;
+static struct cpumask gpuprobe_ring_cpus;
+static struct gpuprobe_batch *gpuprobe_batch;	/* under gpuprobe_drain_lock */
+static enum cpuhp_state gpuprobe_cpuhp_state;
+
+static int gpuprobe_ring_alloc_cpu(unsigned int cpu)
 {
 	unsigned int n = roundup_pow_of_two(clamp(ring_slots, 64U, 1U << 20));
-	int cpu;
+	struct gpuprobe_ring *r = per_cpu_ptr(&gpuprobe_rings, cpu);
+	struct gpuprobe_slot *slots;
 
-	for_each_possible_cpu(cpu) {
-		struct gpuprobe_ring *r = per_cpu_ptr(&gpuprobe_rings, cpu);
-
-		r->slots = kvzalloc_node(array_size(n, sizeof(*r->slots)), GFP_KERNEL,
-					 cpu_to_node(cpu));
-		if (!r->slots) {
-			gpuprobe_rings_free();
-			return -ENOMEM;
-		}
-		r->mask = n - 1;
-		r->head = 0;
-		r->tail = 0;
-		r->dropped_reported = r->dropped;
-	}
+	if (r->slots)
+		return 0;
+	slots = kvzalloc_node(array_size(n, sizeof(*slots)), GFP_KERNEL,
+			      cpu_to_node(cpu));
+	if (!slots)
+		return -ENOMEM;
+	r->mask = n - 1;
+	r->head = 0;
+	r->tail = 0;
+	r->dropped_reported = r->dropped;
+	/* the CPU may be running probes already: slots last */
+	smp_store_release(&r->slots, slots);
+	mutex_lock(&gpuprobe_drain_lock);
+	cpumask_set_cpu(cpu, &gpuprobe_ring_cpus);
+	mutex_unlock(&gpuprobe_drain_lock);
 	return 0;
+}
+
+/* CPU hotplug: a CPU that comes online during a session gets its ring. */
+static int gpuprobe_ring_cpu_online(unsigned int cpu)
+{
+	if (!READ_ONCE(gpuprobe_rings_wanted))
+		return 0;
+	/* failing would stop the CPU coming up: count its records lost */
+	if (gpuprobe_ring_alloc_cpu(cpu))
+		pr_warn_ratelimited("no memory for CPU %u's ring: its records are lost\n",
+				    cpu);
+	return 0;
+}
+
+int gpuprobe_rings_init(void)
+{
+	int ret;
+
+	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "gpuprobe:ring",
+					gpuprobe_ring_cpu_online, NULL);
+	if (ret < 0)
+		return ret;
+	gpuprobe_cpuhp_state = ret;
+	return 0;
+}
+
+void gpuprobe_rings_exit(void)
+{
+	cpuhp_remove_state_nocalls(gpuprobe_cpuhp_state);
+}
+
+int gpuprobe_rings_alloc(void)
+{
+	unsigned int cpu;
+	int err = 0;
+
+	gpuprobe_batch = kmalloc(sizeof(*gpuprobe_batch), GFP_KERNEL);
+	if (!gpuprobe_batch)
+		return -ENOMEM;
+	gpuprobe_batch->len = 0;
+	gpuprobe_batch->records = 0;
+	cpus_read_lock();
+	WRITE_ONCE(gpuprobe_rings_wanted, true);
+	for_each_online_cpu(cpu) {
+		err = gpuprobe_ring_alloc_cpu(cpu);
+		if (err)
+			break;
+	}
+	cpus_read_unlock();
+	if (err)
+		gpuprobe_rings_free();
+	return err;
 }
 
 /* Only after the probes are detached and synchronised. */
 void gpuprobe_rings_free(void)
 {
-	int cpu;
+	unsigned int cpu;
 
-	for_each_possible_cpu(cpu) {
+	cpus_read_lock();
+	WRITE_ONCE(gpuprobe_rings_wanted, false);
+	mutex_lock(&gpuprobe_drain_lock);
+	for_each_cpu(cpu, &gpuprobe_ring_cpus) {
 		struct gpuprobe_ring *r = per_cpu_ptr(&gpuprobe_rings, cpu);
 
 		kvfree(r->slots);
 		r->slots = NULL;
 	}
+	cpumask_clear(&gpuprobe_ring_cpus);
+	kfree(gpuprobe_batch);
+	gpuprobe_batch = NULL;
+	mutex_unlock(&gpuprobe_drain_lock);
+	cpus_read_unlock();
 }
 
 void gpuprobe_stats_reset(void)
@@ -130,7 +227,7 @@ void gpuprobe_emit(struct gpuprobe_rec_hdr *rec)
 	local_irq_save(flags);
 	r = this_cpu_ptr(&gpuprobe_rings);
 	if (unlikely(!r->slots))
-		goto out;
+		goto out;	/* no session, or no memory when the CPU came up */
 	rec->cpu = smp_processor_id();
 	head = r->head;
 	/* pairs with the drainer's release: the slot is free to reuse */
@@ -162,12 +259,6 @@ void gpuprobe_emit_target(u32 bdf, u32 event, u32 nvec)
 	if (gpuprobe_running)
 		gpuprobe_emit(&rec.hdr);
 }
-
-struct gpuprobe_batch {
-	u8 buf[GPUPROBE_MSG_BYTES];
-	size_t len;
-	unsigned int records;
-};
 
 static void gpuprobe_batch_flush(struct gpuprobe_ring *r,
 				 struct gpuprobe_batch *b)
@@ -207,6 +298,8 @@ static void gpuprobe_drain_cpu(int cpu, struct gpuprobe_batch *b)
 	head = smp_load_acquire(&r->head);
 	tail = r->tail;
 	dropped = READ_ONCE(r->dropped);
+	if (head == tail && dropped == r->dropped_reported)
+		return;		/* idle: nothing to send */
 	/* the gap comes before the records written after it */
 	if (dropped != r->dropped_reported) {
 		struct gpuprobe_rec_lost lost = {
@@ -230,19 +323,13 @@ static void gpuprobe_drain_cpu(int cpu, struct gpuprobe_batch *b)
 
 static void gpuprobe_drain_all(void)
 {
-	struct gpuprobe_batch *b;
 	int cpu;
 
-	b = kmalloc(sizeof(*b), GFP_KERNEL);
-	if (!b)
-		return;
-	b->len = 0;
-	b->records = 0;
 	mutex_lock(&gpuprobe_drain_lock);
-	for_each_possible_cpu(cpu)
-		gpuprobe_drain_cpu(cpu, b);
+	if (gpuprobe_batch)
+		for_each_cpu(cpu, &gpuprobe_ring_cpus)
+			gpuprobe_drain_cpu(cpu, gpuprobe_batch);
 	mutex_unlock(&gpuprobe_drain_lock);
-	kfree(b);
 }
 
 static void gpuprobe_drain_fn(struct work_struct *work)

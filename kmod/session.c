@@ -6,11 +6,21 @@
  * rescan work; STOP undoes it in reverse, waiting for every probe to finish
  * before the rings go and sending what they still hold.  Module exit stops a
  * running session the same way.
+ *
+ * The socket that sent START owns the session, as nl80211's SOCKET_OWNER
+ * does: when it closes (or its process dies) the session stops.  Without a
+ * privileged events group (compat.h) records are unicast to that socket's
+ * port id, so the id is forgotten the moment the socket goes, before
+ * anyone else can bind it, and set before the first drain of a session.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/netlink.h>
+#include <linux/notifier.h>
 #include <linux/workqueue.h>
+#include <net/net_namespace.h>
 
+#include "compat.h"
 #include "gpuprobe.h"
 
 bool gpuprobe_running;
@@ -23,6 +33,18 @@ static void gpuprobe_rescan_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(gpuprobe_rescan_work, gpuprobe_rescan_fn);
 static bool gpuprobe_rescanning;
 
+/*
+ * The owner: written under gpuprobe_lock, read by the netlink notifier.
+ * A session's number lets the stop work tell its session from a later one.
+ */
+static u32 gpuprobe_owner_portid;
+static struct net *gpuprobe_owner_net;
+static u32 gpuprobe_session_seq;
+static u32 gpuprobe_orphaned_seq;
+
+static void gpuprobe_orphan_fn(struct work_struct *work);
+static DECLARE_WORK(gpuprobe_orphan_work, gpuprobe_orphan_fn);
+
 static void gpuprobe_rescan_fn(struct work_struct *work)
 {
 	gpuprobe_targets_rescan();
@@ -31,7 +53,15 @@ static void gpuprobe_rescan_fn(struct work_struct *work)
 				   msecs_to_jiffies(GPUPROBE_RESCAN_MS));
 }
 
-int gpuprobe_start(u32 mask, bool summary, struct netlink_ext_ack *extack)
+static void gpuprobe_set_owner(u32 portid, struct net *net)
+{
+	WRITE_ONCE(gpuprobe_owner_net, net);
+	WRITE_ONCE(gpuprobe_owner_portid, portid);
+	gpuprobe_compat_set_listener(portid, net);
+}
+
+int gpuprobe_start(u32 mask, bool summary, u32 owner_portid,
+		   struct net *owner_net, struct netlink_ext_ack *extack)
 {
 	int err;
 
@@ -60,6 +90,9 @@ int gpuprobe_start(u32 mask, bool summary, struct netlink_ext_ack *extack)
 		NL_SET_ERR_MSG_MOD(extack, "cannot attach to the tracepoints");
 		goto err_free_rings;
 	}
+	gpuprobe_session_seq++;
+	/* before the first drain: nothing may go to a previous owner */
+	gpuprobe_set_owner(owner_portid, owner_net);
 	gpuprobe_running = true;
 	gpuprobe_drain_start();
 	WRITE_ONCE(gpuprobe_rescanning, true);
@@ -82,21 +115,69 @@ int gpuprobe_stop(void)
 	gpuprobe_hooks_detach();
 	/* the rescan work takes gpuprobe_lock: stop it without waiting here */
 	WRITE_ONCE(gpuprobe_rescanning, false);
+	/* the last records still go to the owner, if it is there */
 	gpuprobe_drain_stop();
+	gpuprobe_set_owner(0, NULL);
 	gpuprobe_running = false;
 	gpuprobe_rings_free();
 	gpuprobe_tgid_clear();
 	return 0;
 }
 
+/* The owner's socket closed: stop the session it started, if still on. */
+static void gpuprobe_orphan_fn(struct work_struct *work)
+{
+	mutex_lock(&gpuprobe_lock);
+	if (gpuprobe_running &&
+	    READ_ONCE(gpuprobe_orphaned_seq) == gpuprobe_session_seq) {
+		pr_info("the socket that started the session closed: stopping\n");
+		gpuprobe_stop();
+	}
+	mutex_unlock(&gpuprobe_lock);
+}
+
+/*
+ * Called for every netlink socket released; may not take gpuprobe_lock
+ * (a STOP in progress holds it while it waits for grace periods).
+ */
+static int gpuprobe_netlink_notify(struct notifier_block *nb,
+				   unsigned long event, void *ptr)
+{
+	struct netlink_notify *n = ptr;
+	u32 portid = READ_ONCE(gpuprobe_owner_portid);
+
+	if (event != NETLINK_URELEASE || n->protocol != NETLINK_GENERIC ||
+	    !portid || n->portid != portid ||
+	    !net_eq(n->net, READ_ONCE(gpuprobe_owner_net)))
+		return NOTIFY_DONE;
+	/* from now on, records go nowhere rather than to a new socket */
+	gpuprobe_compat_set_listener(0, NULL);
+	WRITE_ONCE(gpuprobe_owner_portid, 0);
+	WRITE_ONCE(gpuprobe_orphaned_seq, READ_ONCE(gpuprobe_session_seq));
+	queue_work(system_unbound_wq, &gpuprobe_orphan_work);
+	return NOTIFY_OK;
+}
+
+static struct notifier_block gpuprobe_netlink_nb = {
+	.notifier_call = gpuprobe_netlink_notify,
+};
+
+int gpuprobe_session_init(void)
+{
+	return netlink_register_notifier(&gpuprobe_netlink_nb);
+}
+
 /* Module exit: refuse new sessions, end the current one, wait for work. */
 void gpuprobe_shutdown(void)
 {
+	netlink_unregister_notifier(&gpuprobe_netlink_nb);
+	cancel_work_sync(&gpuprobe_orphan_work);
 	mutex_lock(&gpuprobe_lock);
 	gpuprobe_dying = true;
 	gpuprobe_stop();
+	/* SUMMARY_GET may still run until the family is unregistered */
+	gpuprobe_hooks_free_summary();
 	mutex_unlock(&gpuprobe_lock);
 	WRITE_ONCE(gpuprobe_rescanning, false);
 	cancel_delayed_work_sync(&gpuprobe_rescan_work);
-	gpuprobe_hooks_exit();
 }

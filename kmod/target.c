@@ -7,10 +7,14 @@
  * with the device lock held (they are freed when the driver unbinds).  The
  * driver core holds that lock around the bus notifier's bind/unbind events;
  * everywhere else we take it ourselves, never while holding gpuprobe_lock.
+ * The device lock stays held until the vectors read under it are published
+ * under gpuprobe_lock: an unbind cannot slip in between and leave freed irq
+ * numbers in the map.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/device.h>
+#include <linux/module.h>
 #include <linux/msi.h>
 #include <linux/pci.h>
 #include <linux/slab.h>
@@ -22,6 +26,19 @@
 DEFINE_MUTEX(gpuprobe_lock);
 LIST_HEAD(gpuprobe_targets);
 struct gpuprobe_irqmap __rcu *gpuprobe_irqmap;
+
+static unsigned int max_targets = 16;
+module_param(max_targets, uint, 0444);
+MODULE_PARM_DESC(max_targets,
+		 "PCI functions that may be watched at once (1-64, default 16): every DMA-API and IOMMU call is checked against each");
+
+/* The last publish failed: the map is empty until a publish succeeds. */
+static bool gpuprobe_irqmap_stale;
+
+unsigned int gpuprobe_targets_max(void)
+{
+	return clamp(max_targets, 1U, (unsigned int)GPUPROBE_MAX_TARGETS);
+}
 
 /*
  * Parses "DDDD:BB:DD.F" (domain optional) strictly: hex digits and
@@ -108,6 +125,9 @@ static unsigned int gpuprobe_read_vectors(struct pci_dev *pdev,
 /*
  * Rebuilds the irq map from the target list.  The probes see the old or the
  * new map, never a partial one; the old one is freed after a grace period.
+ * Without memory for the new map the probes get no map at all rather than
+ * the old one: it may name a device being removed (whose reference is about
+ * to be put) or irqs being freed.  The next change or rescan retries.
  */
 void gpuprobe_irqmap_publish(void)
 {
@@ -121,21 +141,23 @@ void gpuprobe_irqmap_publish(void)
 			nr = max(nr, t->vec[i].irq + 1);
 
 	map = kzalloc(struct_size(map, ent, nr), GFP_KERNEL);
-	if (!map)
-		return;	/* keep the old map; the next change or rescan retries */
-	map->nr = nr;
-	list_for_each_entry(t, &gpuprobe_targets, node) {
-		if (map->ndev < GPUPROBE_MAX_TARGETS) {
+	gpuprobe_irqmap_stale = !map;
+	if (map) {
+		map->nr = nr;
+		list_for_each_entry(t, &gpuprobe_targets, node) {
+			/* TARGET_ADD keeps the list within the limit */
+			if (WARN_ON_ONCE(map->ndev == GPUPROBE_MAX_TARGETS))
+				break;
 			map->devs[map->ndev].dev = &t->pdev->dev;
 			map->devs[map->ndev].bdf = t->bdf;
 			map->ndev++;
-		}
-		for (i = 0; i < t->nvec; i++) {
-			struct gpuprobe_irq_entry *e = &map->ent[t->vec[i].irq];
+			for (i = 0; i < t->nvec; i++) {
+				struct gpuprobe_irq_entry *e = &map->ent[t->vec[i].irq];
 
-			e->bdf = t->bdf;
-			e->vector = t->vec[i].index;
-			e->watched = 1;
+				e->bdf = t->bdf;
+				e->vector = t->vec[i].index;
+				e->watched = 1;
+			}
 		}
 	}
 	old = rcu_replace_pointer(gpuprobe_irqmap, map,
@@ -174,11 +196,26 @@ static void gpuprobe_target_release(struct gpuprobe_target *t)
 	kfree(t);
 }
 
-/* Called without gpuprobe_lock: takes the device lock to read vectors. */
+static unsigned int gpuprobe_targets_count(void)
+{
+	struct gpuprobe_target *t;
+	unsigned int n = 0;
+
+	lockdep_assert_held(&gpuprobe_lock);
+	list_for_each_entry(t, &gpuprobe_targets, node)
+		n++;
+	return n;
+}
+
+/*
+ * Called without gpuprobe_lock: takes the device lock to read vectors, then
+ * gpuprobe_lock to publish them.  -ENOSPC beyond max_targets.
+ */
 int gpuprobe_target_add(u32 bdf)
 {
 	struct gpuprobe_target *t;
 	struct pci_dev *pdev;
+	int err = 0;
 
 	pdev = pci_get_domain_bus_and_slot(GPUPROBE_BDF_DOMAIN(bdf),
 					   GPUPROBE_BDF_BUS(bdf),
@@ -195,19 +232,23 @@ int gpuprobe_target_add(u32 bdf)
 	t->bdf = bdf;
 	device_lock(&pdev->dev);
 	t->nvec = gpuprobe_read_vectors(pdev, t->vec);
-	device_unlock(&pdev->dev);
-
 	mutex_lock(&gpuprobe_lock);
-	if (gpuprobe_target_find(bdf)) {
-		mutex_unlock(&gpuprobe_lock);
-		gpuprobe_target_release(t);
-		return -EEXIST;
+	if (gpuprobe_target_find(bdf))
+		err = -EEXIST;
+	else if (gpuprobe_targets_count() >= gpuprobe_targets_max())
+		err = -ENOSPC;
+	if (!err) {
+		list_add_tail(&t->node, &gpuprobe_targets);
+		gpuprobe_emit_target(bdf, GPUPROBE_TARGET_ADDED, t->nvec);
+		gpuprobe_irqmap_publish();
 	}
-	list_add_tail(&t->node, &gpuprobe_targets);
-	gpuprobe_emit_target(bdf, GPUPROBE_TARGET_ADDED, t->nvec);
-	gpuprobe_irqmap_publish();
 	mutex_unlock(&gpuprobe_lock);
-	return 0;
+	device_unlock(&pdev->dev);
+	if (err) {
+		pci_dev_put(pdev);
+		kfree(t);
+	}
+	return err;
 }
 
 static void gpuprobe_target_unlink(struct gpuprobe_target *t)
@@ -253,15 +294,24 @@ void gpuprobe_targets_free(void)
 	}
 }
 
+/* Every display-class function, up to max_targets; the rest are named. */
 static int gpuprobe_targets_default(void)
 {
 	struct pci_dev *pdev = NULL;
+	char name[16];
 	int err;
 
 	for_each_pci_dev(pdev) {
 		if ((pdev->class >> 16) != PCI_BASE_CLASS_DISPLAY)
 			continue;
 		err = gpuprobe_target_add(gpuprobe_pdev_bdf(pdev));
+		if (err == -ENOSPC) {
+			gpuprobe_format_bdf(gpuprobe_pdev_bdf(pdev), name,
+					    sizeof(name));
+			pr_warn("%s not watched: already %u targets (raise max_targets)\n",
+				name, gpuprobe_targets_max());
+			continue;
+		}
 		if (err && err != -EEXIST) {
 			pci_dev_put(pdev);
 			return err;
@@ -276,8 +326,10 @@ int gpuprobe_targets_from_param(const char *param)
 	int err = 0;
 	u32 bdf;
 
-	if (!param || !*param)
-		return gpuprobe_targets_default();
+	if (!param || !*param) {
+		err = gpuprobe_targets_default();
+		goto out_free_targets;
+	}
 
 	copy = kstrdup(param, GFP_KERNEL);
 	if (!copy)
@@ -297,12 +349,17 @@ int gpuprobe_targets_from_param(const char *param)
 		err = gpuprobe_target_add(bdf);
 		if (err == -EEXIST) {
 			err = 0;
+		} else if (err == -ENOSPC) {
+			pr_err("target=%s: more than %u targets (raise max_targets)\n",
+			       tok, gpuprobe_targets_max());
+			break;
 		} else if (err) {
 			pr_err("target=%s: no such PCI device\n", tok);
 			break;
 		}
 	}
 	kfree(copy);
+out_free_targets:
 	if (err)
 		gpuprobe_targets_free();
 	return err;
@@ -342,13 +399,13 @@ void gpuprobe_targets_rescan(void)
 
 		if (device_trylock(&pdev->dev)) {
 			nvec = gpuprobe_read_vectors(pdev, vec);
-			device_unlock(&pdev->dev);
 			mutex_lock(&gpuprobe_lock);
 			t = gpuprobe_target_find(bdf);
 			if (t && t->pdev == pdev)
 				gpuprobe_target_set_vectors(t, vec, nvec,
 							    GPUPROBE_TARGET_VECTORS);
 			mutex_unlock(&gpuprobe_lock);
+			device_unlock(&pdev->dev);
 		}
 		pci_dev_put(pdev);
 		if (bdf == U32_MAX)
@@ -356,6 +413,10 @@ void gpuprobe_targets_rescan(void)
 		bdf++;
 	}
 	kfree(vec);
+	mutex_lock(&gpuprobe_lock);
+	if (gpuprobe_irqmap_stale)
+		gpuprobe_irqmap_publish();
+	mutex_unlock(&gpuprobe_lock);
 }
 
 /* Driver core calls this with the device lock held for bind and unbind. */

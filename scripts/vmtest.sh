@@ -196,6 +196,8 @@ truncate -s 64M "$NVME_IMG"
 
 APPEND="console=ttyS0 loglevel=5 intel_iommu=on iommu.strict=1"
 APPEND="$APPEND oops=panic panic_on_warn=1 panic=-1 softlockup_panic=1"
+# 128 possible CPUs, 2 online: what a large host looks like to per-CPU code
+APPEND="$APPEND possible_cpus=128"
 APPEND="$APPEND $EXTRA_APPEND"
 
 LOG=$VMDIR/console.log

@@ -208,6 +208,88 @@ TEST_F(policy, unknown_attribute_refused)
 	assert_unchanged(_metadata, self);
 }
 
+/* Every op, do and dump alike, rejects an attribute it does not take. */
+static const struct {
+	uint8_t cmd;
+	uint16_t flags;
+} every_op[] = {
+	{ GPUPROBE_CMD_GET_INFO, 0 },
+	{ GPUPROBE_CMD_TARGET_ADD, 0 },
+	{ GPUPROBE_CMD_TARGET_DEL, 0 },
+	{ GPUPROBE_CMD_TARGET_GET, NLM_F_DUMP },
+	{ GPUPROBE_CMD_START, 0 },
+	{ GPUPROBE_CMD_STOP, 0 },
+	{ GPUPROBE_CMD_STATS_GET, 0 },
+	{ GPUPROBE_CMD_STATS_GET, NLM_F_DUMP },
+	{ GPUPROBE_CMD_TGID_ADD, 0 },
+	{ GPUPROBE_CMD_TGID_DEL, 0 },
+	{ GPUPROBE_CMD_SUMMARY_GET, 0 },
+};
+
+static int send_with_attr(FIXTURE_DATA(policy) *self, uint8_t cmd,
+			  uint16_t flags, uint16_t type)
+{
+	uint32_t v = 1;
+
+	genl_msg_init(&self->m, self->s.family, flags, cmd);
+	genl_put(&self->m, type, &v, sizeof(v));
+	return genl_xfer(&self->s, &self->m, NULL, NULL);
+}
+
+TEST_F(policy, unknown_attribute_refused_by_every_op)
+{
+	for (size_t i = 0; i < sizeof(every_op) / sizeof(every_op[0]); i++) {
+		/* beyond the family's attributes */
+		EXPECT_EQ(-EINVAL, send_with_attr(self, every_op[i].cmd,
+						  every_op[i].flags,
+						  GPUPROBE_A_MAX + 1));
+		TH_LOG("cmd %u%s, attr %u: %s", every_op[i].cmd,
+		       every_op[i].flags ? " (dump)" : "", GPUPROBE_A_MAX + 1,
+		       self->s.extack);
+		EXPECT_NE('\0', self->s.extack[0]);
+		/* the family's, but no op takes it in a request */
+		EXPECT_EQ(-EINVAL, send_with_attr(self, every_op[i].cmd,
+						  every_op[i].flags,
+						  GPUPROBE_A_MISSED));
+		EXPECT_NE('\0', self->s.extack[0]);
+	}
+	assert_unchanged(_metadata, self);
+}
+
+/* Targets beyond max_targets are refused, not silently unwatched. */
+TEST_F(policy, targets_beyond_max_targets_refused)
+{
+	char nvme[32], vga[32], targets[256], param[96];
+
+	ASSERT_EQ(0, pci_find(0x1b36, 0x0010, nvme, sizeof(nvme)));
+	ASSERT_EQ(0, pci_find(0x1234, 0x1111, vga, sizeof(vga)));
+	genl_close(&self->s);
+	ASSERT_EQ(0, mod_unload("gpuprobe"));
+	snprintf(param, sizeof(param), "target=%s max_targets=2", self->edu);
+	ASSERT_EQ(0, mod_load(GPUPROBE_KO, param));
+	ASSERT_EQ(0, genl_open(&self->s, GPUPROBE_FAMILY_NAME, NULL));
+
+	ASSERT_EQ(0, gp_cmd(&self->s, GPUPROBE_CMD_TARGET_ADD, nvme, 0, 0));
+	EXPECT_EQ(-ENOSPC, gp_cmd(&self->s, GPUPROBE_CMD_TARGET_ADD, vga, 0, 0));
+	TH_LOG("extack: %s", self->s.extack);
+	EXPECT_NE(NULL, strstr(self->s.extack, "too many targets"));
+	ASSERT_EQ(0, gp_targets(&self->s, targets));
+	EXPECT_EQ(NULL, strstr(targets, vga));
+	/* a freed place can be taken */
+	ASSERT_EQ(0, gp_cmd(&self->s, GPUPROBE_CMD_TARGET_DEL, nvme, 0, 0));
+	EXPECT_EQ(0, gp_cmd(&self->s, GPUPROBE_CMD_TARGET_ADD, vga, 0, 0));
+
+	/* a load naming more than max_targets fails and says why */
+	genl_close(&self->s);
+	ASSERT_EQ(0, mod_unload("gpuprobe"));
+	snprintf(param, sizeof(param), "target=%s,%s max_targets=1",
+		 self->edu, nvme);
+	EXPECT_EQ(-ENOSPC, mod_load(GPUPROBE_KO, param));
+	EXPECT_FALSE(mod_loaded("gpuprobe"));
+	ASSERT_EQ(0, gp_setup_edu(self->edu, sizeof(self->edu), NULL,
+				  &self->s));
+}
+
 TEST_F(policy, start_bad_event_mask)
 {
 	EXPECT_EQ(-EINVAL, gp_start(&self->s, 1U << 31));

@@ -74,6 +74,8 @@ static inline int gp_stop(struct genl_sock *s)
 struct gp_stats {
 	uint64_t captured, dropped, messages, bytes, undelivered;
 	int running;
+	int cpus;		/* STATS nests received */
+	int replies;		/* messages they came in */
 };
 
 static inline void gp_stats_cb(struct nlmsghdr *nlh, void *arg)
@@ -82,12 +84,14 @@ static inline void gp_stats_cb(struct nlmsghdr *nlh, void *arg)
 	struct nlattr *nla, *a;
 	int rem, arem;
 
+	st->replies++;
 	for (nla = genl_attrs(nlh, &rem); GENL_ATTR_OK(nla, rem);
 	     nla = GENL_ATTR_NEXT(nla, rem)) {
 		if (nla->nla_type == GPUPROBE_A_RUNNING)
 			st->running = *(uint8_t *)GENL_ATTR_DATA(nla);
 		if ((nla->nla_type & NLA_TYPE_MASK) != GPUPROBE_A_STATS)
 			continue;
+		st->cpus++;
 		arem = nla->nla_len - NLA_HDRLEN;
 		for (a = GENL_ATTR_DATA(nla); GENL_ATTR_OK(a, arem);
 		     a = GENL_ATTR_NEXT(a, arem)) {
@@ -105,16 +109,23 @@ static inline void gp_stats_cb(struct nlmsghdr *nlh, void *arg)
 	}
 }
 
-static inline int gp_stats(struct genl_sock *s, struct gp_stats *st)
+/* STATS_GET as a dump (flags NLM_F_DUMP) or as a do (flags 0). */
+static inline int gp_stats_flags(struct genl_sock *s, struct gp_stats *st,
+				 uint16_t flags)
 {
 	struct genl_msg *m = calloc(1, sizeof(*m));
 	int err;
 
 	memset(st, 0, sizeof(*st));
-	genl_msg_init(m, s->family, 0, GPUPROBE_CMD_STATS_GET);
+	genl_msg_init(m, s->family, flags, GPUPROBE_CMD_STATS_GET);
 	err = genl_xfer(s, m, gp_stats_cb, st);
 	free(m);
 	return err;
+}
+
+static inline int gp_stats(struct genl_sock *s, struct gp_stats *st)
+{
+	return gp_stats_flags(s, st, NLM_F_DUMP);
 }
 
 /* GET_INFO's hooks: is the first whose name starts with prefix attached? */
@@ -185,6 +196,90 @@ static inline int gp_targets(struct genl_sock *s, char *out)
 	err = genl_xfer(s, m, gp_targets_cb, out);
 	free(m);
 	return err;
+}
+
+/* Vectors TARGET_GET lists for one target; -1 if it is not a target. */
+struct gp_nvec_query {
+	const char *bdf;
+	int nvec;
+	int irq;		/* also look for this irq ... */
+	int has_irq;		/* ... and say whether it is listed */
+};
+
+static inline void gp_nvec_cb(struct nlmsghdr *nlh, void *arg)
+{
+	struct gp_nvec_query *q = arg;
+	struct nlattr *nla, *a, *b;
+	int rem, trem;
+
+	nla = genl_attrs(nlh, &rem);
+	nla = genl_find(nla, rem, GPUPROBE_A_TARGET);
+	if (!nla)
+		return;
+	trem = nla->nla_len - NLA_HDRLEN;
+	b = genl_find(GENL_ATTR_DATA(nla), trem, GPUPROBE_A_TARGET_BDF);
+	if (!b || strcmp(GENL_ATTR_DATA(b), q->bdf))
+		return;
+	q->nvec = 0;
+	for (a = GENL_ATTR_DATA(nla); GENL_ATTR_OK(a, trem);
+	     a = GENL_ATTR_NEXT(a, trem)) {
+		struct nlattr *irq;
+
+		if ((a->nla_type & NLA_TYPE_MASK) != GPUPROBE_A_TARGET_VECTOR)
+			continue;
+		q->nvec++;
+		irq = genl_find(GENL_ATTR_DATA(a), a->nla_len - NLA_HDRLEN,
+				GPUPROBE_A_VECTOR_IRQ);
+		if (irq && *(uint32_t *)GENL_ATTR_DATA(irq) == (uint32_t)q->irq)
+			q->has_irq = 1;
+	}
+}
+
+static inline int gp_target_query(struct genl_sock *s,
+				   struct gp_nvec_query *q)
+{
+	struct genl_msg *m = calloc(1, sizeof(*m));
+	int err;
+
+	q->nvec = -1;
+	q->has_irq = 0;
+	genl_msg_init(m, s->family, NLM_F_DUMP, GPUPROBE_CMD_TARGET_GET);
+	err = genl_xfer(s, m, gp_nvec_cb, q);
+	free(m);
+	return err;
+}
+
+static inline int gp_target_nvec(struct genl_sock *s, const char *bdf)
+{
+	struct gp_nvec_query q = { .bdf = bdf, .irq = -1 };
+	int err = gp_target_query(s, &q);
+
+	return err ? err : q.nvec;
+}
+
+/* Whether TARGET_GET lists irq among the target's vectors (<0: error). */
+static inline int gp_target_has_irq(struct genl_sock *s, const char *bdf,
+				    int irq)
+{
+	struct gp_nvec_query q = { .bdf = bdf, .irq = irq };
+	int err = gp_target_query(s, &q);
+
+	return err ? err : q.has_irq;
+}
+
+/* Polls STATS_GET until the session is not running; 0 once it stopped. */
+static inline int gp_wait_stopped(struct genl_sock *s, int ms)
+{
+	struct gp_stats st;
+
+	for (; ms > 0; ms -= 50) {
+		if (gp_stats(s, &st))
+			return -1;
+		if (!st.running)
+			return 0;
+		usleep(50000);
+	}
+	return -1;
 }
 
 /* What a listener received. */

@@ -10,6 +10,8 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 
+#include <sys/wait.h>
+
 #include "kselftest_harness.h"
 #include "dma.h"
 
@@ -194,7 +196,11 @@ TEST_F(vfio, vfio_msi_vector_recorded_as_target)
 	ASSERT_EQ(0, vfio_enable_msi(&self->v));
 	irq = vfio_msi_irq(self->edu);
 	ASSERT_GT(irq, 0);
-	/* a dump re-reads vectors at once (else the 500 ms rescan would) */
+	/* the running session's rescan (every 500 ms) picks the vector up */
+	for (i = 0; i < 40 && gp_target_has_irq(&self->s, self->edu, irq) != 1;
+	     i++)
+		usleep(100000);
+	ASSERT_EQ(1, gp_target_has_irq(&self->s, self->edu, irq));
 	ASSERT_EQ(0, gp_targets(&self->s, targets));
 
 	before = proc_irq_count(irq);
@@ -213,6 +219,48 @@ TEST_F(vfio, vfio_msi_vector_recorded_as_target)
 	EXPECT_EQ(0, t.irq[0]);
 	EXPECT_EQ(n, t.vfio_flagged);
 	EXPECT_GE(t.target_events[GPUPROBE_TARGET_VECTORS], 1);
+}
+
+static int nobody_target_get(void *arg)
+{
+	struct genl_sock s;
+	char out[256];
+
+	if (setgid(65534) || setuid(65534))
+		return 99;
+	if (genl_open(&s, GPUPROBE_FAMILY_NAME, NULL))
+		return 98;
+	return -gp_targets(&s, out);
+}
+
+/*
+ * Queries only read: an unprivileged TARGET_GET does not re-read vectors
+ * (taking device locks, publishing a map, emitting records) -- here the
+ * MSI vector VFIO enabled without a bind stays unseen until a session's
+ * rescan or START reads it.
+ */
+TEST_F(vfio, unprivileged_target_get_changes_nothing)
+{
+	pid_t pid;
+	int status, irq;
+
+	ASSERT_EQ(0, vfio_enable_msi(&self->v));
+	irq = vfio_msi_irq(self->edu);
+	ASSERT_GT(irq, 0);
+	/* before: vfio-pci's INTx line at most */
+	ASSERT_EQ(0, gp_target_has_irq(&self->s, self->edu, irq));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0)
+		_exit(nobody_target_get(NULL));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(0, gp_target_has_irq(&self->s, self->edu, irq));
+	/* START reads it (privileged) */
+	ASSERT_EQ(0, gp_start(&self->s, GPUPROBE_EVMASK(GPUPROBE_EV_IRQ)));
+	EXPECT_EQ(1, gp_target_has_irq(&self->s, self->edu, irq));
+	ASSERT_EQ(0, gp_stop(&self->s));
 }
 
 /*

@@ -165,9 +165,9 @@ enum gpuprobe_cmd {
 	GPUPROBE_CMD_TARGET_ADD,	/* do: GPUPROBE_A_BDF */
 	GPUPROBE_CMD_TARGET_DEL,	/* do: GPUPROBE_A_BDF */
 	GPUPROBE_CMD_TARGET_GET,	/* dump: one message per target */
-	GPUPROBE_CMD_START,		/* do: EVENT_MASK, SUMMARY */
+	GPUPROBE_CMD_START,		/* do: EVENT_MASK, SUMMARY; owned by the sender */
 	GPUPROBE_CMD_STOP,		/* do */
-	GPUPROBE_CMD_STATS_GET,		/* do: per-CPU counters */
+	GPUPROBE_CMD_STATS_GET,		/* dump (or do): per-CPU counters */
 	GPUPROBE_CMD_EVENTS,		/* notification: RECORDS */
 	GPUPROBE_CMD_TGID_ADD,		/* do: TGID to follow for sched events */
 	GPUPROBE_CMD_TGID_DEL,		/* do: TGID */

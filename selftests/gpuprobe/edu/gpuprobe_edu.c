@@ -17,11 +17,14 @@
  *   mapbench  write "N SIZE": N dma_map_single()/dma_unmap_single() pairs
  *          of one SIZE buffer, no transfer (the cost of mapping alone)
  *   stats  read: counters of everything done so far
+ *   hold_lock  write MS: hold the device lock for MS milliseconds (at most
+ *          10000), as a slow probe or unbind would: what waits for it
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/completion.h>
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/dma-mapping.h>
 #include <linux/interrupt.h>
 #include <linux/module.h>
@@ -406,6 +409,31 @@ static ssize_t edu_stats_read(struct file *file, char __user *ubuf,
 	return simple_read_from_buffer(ubuf, len, ppos, out, n);
 }
 
+static ssize_t edu_hold_lock_write(struct file *file, const char __user *ubuf,
+				   size_t len, loff_t *ppos)
+{
+	struct edu_dev *edu = file->private_data;
+	unsigned int ms;
+	int err;
+
+	err = kstrtouint_from_user(ubuf, len, 0, &ms);
+	if (err)
+		return err;
+	if (ms > 10000)
+		return -EINVAL;
+	device_lock(&edu->pdev->dev);
+	msleep(ms);
+	device_unlock(&edu->pdev->dev);
+	return len;
+}
+
+static const struct file_operations edu_hold_lock_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = edu_hold_lock_write,
+	.llseek = noop_llseek,
+};
+
 static const struct file_operations edu_irq_fops = {
 	.owner = THIS_MODULE,
 	.open = simple_open,
@@ -499,6 +527,8 @@ static int edu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	debugfs_create_file("mapbench", 0200, edu->dir, edu,
 			    &edu_mapbench_fops);
 	debugfs_create_file("stats", 0400, edu->dir, edu, &edu_stats_fops);
+	debugfs_create_file("hold_lock", 0200, edu->dir, edu,
+			    &edu_hold_lock_fops);
 	dev_info(&pdev->dev, "edu test device ready, irq %d\n", edu->irq);
 	return 0;
 }

@@ -131,13 +131,15 @@ int nl_do(struct nl_conn *c, uint8_t cmd,
 {
 	struct nl_msg *msg = nlmsg_alloc();
 	struct nl_cb *cb = nl_cb_alloc(NL_CB_DEFAULT);
+	/* per-CPU stats are dumped (any number of CPUs); DONE ends the reply */
+	int dump = cmd == GPUPROBE_CMD_STATS_GET ? NLM_F_DUMP : 0;
 	int ret = -1;
 
 	if (!msg || !cb) {
 		snprintf(err, errlen, "out of memory building a netlink message");
 		goto out;
 	}
-	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, c->family, 0, NLM_F_ACK,
+	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, c->family, 0, NLM_F_ACK | dump,
 			 cmd, GPUPROBE_FAMILY_VERSION) ||
 	    (put_attrs && put_attrs(msg, put_arg))) {
 		snprintf(err, errlen, "netlink message for command %u does not fit", cmd);
@@ -147,6 +149,7 @@ int nl_do(struct nl_conn *c, uint8_t cmd,
 	nl_cb_set(cb, NL_CB_SEQ_CHECK, NL_CB_CUSTOM, skip_seq_check, NULL);
 	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, valid_cb, req);
 	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, ack_cb, req);
+	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, ack_cb, req);
 	nl_cb_err(cb, NL_CB_CUSTOM, error_cb, req);
 	ret = nl_send_auto(c->sock, msg);
 	if (ret < 0) {
