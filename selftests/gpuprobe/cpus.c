@@ -126,7 +126,7 @@ TEST_F(cpus, cpu_onlined_during_session_records)
 	struct gp_tally t = { .bdf = gp_bdf(self->edu) };
 	struct genl_sock l;
 	char path[64];
-	int irq;
+	int irq = 0;
 
 	if (access("/sys/devices/system/cpu/cpu1/online", W_OK))
 		SKIP(return, "cpu1 cannot be taken offline");
