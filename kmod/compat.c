@@ -29,15 +29,20 @@ void gpuprobe_compat_set_listener(u32 portid, struct net *net)
 	WRITE_ONCE(gpuprobe_listener_portid, portid);
 }
 
+/*
+ * Unlocked against the setter: portid and net are read as a pair that may
+ * be torn (old portid, cleared net), so a missing net means no listener.
+ */
 int gpuprobe_compat_send(const struct genl_family *family, struct sk_buff *msg)
 {
 	u32 portid = READ_ONCE(gpuprobe_listener_portid);
+	struct net *net = READ_ONCE(gpuprobe_listener_net);
 
-	if (!portid) {
+	if (!portid || !net) {
 		nlmsg_free(msg);
 		return -ESRCH;
 	}
-	return genlmsg_unicast(READ_ONCE(gpuprobe_listener_net), msg, portid);
+	return genlmsg_unicast(net, msg, portid);
 }
 
 #endif

@@ -27,6 +27,7 @@
 #include "gpuprobe.h"
 
 #define GPUPROBE_VTD_CAP_REG		0x08
+#define GPUPROBE_VTD_ECAP_REG		0x10
 #define GPUPROBE_VTD_FSTS_REG		0x34
 #define GPUPROBE_VTD_FSTS_PPF		BIT(1)
 #define GPUPROBE_VTD_FSTS_FRI(s)	(((s) >> 8) & 0xff)
@@ -125,16 +126,28 @@ static struct kprobe gpuprobe_dmar_fault_kp = {
 	.pre_handler = gpuprobe_dmar_fault_pre,
 };
 
-/* Maps a unit's registers far enough to cover its fault recording ones. */
+/*
+ * Maps a unit's registers far enough to cover its fault recording ones.
+ * -ENODEV for a unit the IOMMU driver would refuse too (as
+ * dmar_validate_one_drhd does: no address, or registers reading all ones).
+ */
 static int gpuprobe_vtd_map_unit(struct gpuprobe_vtd_unit *u)
 {
 	u32 need;
 
+	if (!u->phys)
+		return -ENODEV;
 	u->size = PAGE_SIZE;
 	u->regs = ioremap(u->phys, u->size);
 	if (!u->regs)
 		return -ENOMEM;
 	u->cap = readq(u->regs + GPUPROBE_VTD_CAP_REG);
+	if (u->cap == ~0ULL ||
+	    readq(u->regs + GPUPROBE_VTD_ECAP_REG) == ~0ULL) {
+		iounmap(u->regs);
+		u->regs = NULL;
+		return -ENODEV;
+	}
 	need = GPUPROBE_VTD_CAP_FRO(u->cap) + GPUPROBE_VTD_CAP_NFR(u->cap) * 16;
 	if (need <= u->size)
 		return 0;
@@ -182,6 +195,10 @@ static int gpuprobe_vtd_find_units(void)
 		u->phys = drhd->address;
 		u->segment = drhd->segment;
 		err = gpuprobe_vtd_map_unit(u);
+		if (err == -ENODEV) {
+			err = 0;	/* a broken unit: the driver skips it too */
+			continue;
+		}
 		if (err)
 			break;
 		gpuprobe_vtd_nunits++;

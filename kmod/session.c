@@ -17,6 +17,7 @@
 
 #include <linux/netlink.h>
 #include <linux/notifier.h>
+#include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include <net/net_namespace.h>
 
@@ -53,11 +54,20 @@ static void gpuprobe_rescan_fn(struct work_struct *work)
 				   msecs_to_jiffies(GPUPROBE_RESCAN_MS));
 }
 
+/*
+ * The owner's fields change together: START/STOP under gpuprobe_lock, the
+ * notifier (which may not take that mutex) under this spinlock too, so a
+ * close racing a STOP and a new START never orphans the new session.
+ */
+static DEFINE_SPINLOCK(gpuprobe_owner_lock);
+
 static void gpuprobe_set_owner(u32 portid, struct net *net)
 {
+	spin_lock_bh(&gpuprobe_owner_lock);
 	WRITE_ONCE(gpuprobe_owner_net, net);
 	WRITE_ONCE(gpuprobe_owner_portid, portid);
 	gpuprobe_compat_set_listener(portid, net);
+	spin_unlock_bh(&gpuprobe_owner_lock);
 }
 
 int gpuprobe_start(u32 mask, bool summary, u32 owner_portid,
@@ -90,8 +100,10 @@ int gpuprobe_start(u32 mask, bool summary, u32 owner_portid,
 		NL_SET_ERR_MSG_MOD(extack, "cannot attach to the tracepoints");
 		goto err_free_rings;
 	}
-	gpuprobe_session_seq++;
 	/* before the first drain: nothing may go to a previous owner */
+	spin_lock_bh(&gpuprobe_owner_lock);
+	gpuprobe_session_seq++;
+	spin_unlock_bh(&gpuprobe_owner_lock);
 	gpuprobe_set_owner(owner_portid, owner_net);
 	gpuprobe_running = true;
 	gpuprobe_drain_start();
@@ -144,16 +156,23 @@ static int gpuprobe_netlink_notify(struct notifier_block *nb,
 				   unsigned long event, void *ptr)
 {
 	struct netlink_notify *n = ptr;
-	u32 portid = READ_ONCE(gpuprobe_owner_portid);
+	bool owner;
 
-	if (event != NETLINK_URELEASE || n->protocol != NETLINK_GENERIC ||
-	    !portid || n->portid != portid ||
-	    !net_eq(n->net, READ_ONCE(gpuprobe_owner_net)))
+	if (event != NETLINK_URELEASE || n->protocol != NETLINK_GENERIC)
 		return NOTIFY_DONE;
-	/* from now on, records go nowhere rather than to a new socket */
-	gpuprobe_compat_set_listener(0, NULL);
-	WRITE_ONCE(gpuprobe_owner_portid, 0);
-	WRITE_ONCE(gpuprobe_orphaned_seq, READ_ONCE(gpuprobe_session_seq));
+	spin_lock_bh(&gpuprobe_owner_lock);
+	owner = gpuprobe_owner_portid && n->portid == gpuprobe_owner_portid &&
+		net_eq(n->net, gpuprobe_owner_net);
+	if (owner) {
+		/* from now on, records go nowhere rather than to a new socket */
+		gpuprobe_compat_set_listener(0, NULL);
+		WRITE_ONCE(gpuprobe_owner_portid, 0);
+		/* the session this owner started, matched under the lock */
+		WRITE_ONCE(gpuprobe_orphaned_seq, gpuprobe_session_seq);
+	}
+	spin_unlock_bh(&gpuprobe_owner_lock);
+	if (!owner)
+		return NOTIFY_DONE;
 	queue_work(system_unbound_wq, &gpuprobe_orphan_work);
 	return NOTIFY_OK;
 }
