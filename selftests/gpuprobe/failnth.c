@@ -11,7 +11,7 @@
  *
  * Operations: insmod (from argument parsing on: sysfs setup and module init:
  * hooks, notifier, targets, family; see loader_points()),
- * START (rings, tracepoints, kretprobes), TARGET_ADD, and driver bind (the
+ * START of interrupt events (rings, tracepoints, batch buffer), TARGET_ADD, and driver bind (the
  * bus notifier re-reads the vectors and publishes the irq map, the code the
  * periodic rescan work runs).
  *
@@ -187,10 +187,15 @@ static void op_genl(struct op_result *r, uint8_t cmd, bool start)
 			return;
 		}
 		nth_arm(k);
+		/*
+		 * Interrupt events: rings and tracepoints.  The DMA events'
+		 * kretprobes add one allocation per instance (maxactive per
+		 * probe), hundreds of identical points in the kernel's own
+		 * register_kretprobe(), each a full START and rollback:
+		 * minutes apiece under TCG, so not here.
+		 */
 		if (start)
-			err = gp_start(&s, GPUPROBE_EVMASK(GPUPROBE_EV_IRQ) |
-				       GPUPROBE_EVMASK(GPUPROBE_EV_DMA) |
-				       GPUPROBE_EVMASK(GPUPROBE_EV_IOMMU));
+			err = gp_start(&s, GPUPROBE_EVMASK(GPUPROBE_EV_IRQ));
 		else
 			err = gp_cmd(&s, cmd, edu, 0, 0);
 		fired = nth_fired();
