@@ -24,9 +24,9 @@ usage() {
 usage: scripts/debug-kernel.sh [-f] [-h]
 
 Builds (or reuses) the debug kernel the debug VM tier boots, from Debian's
-linux-source-6.1 and scripts/kconfig/debug.config.  The build takes about
-25 minutes on 2 cores (a few when an earlier build of the same source
-seeds it); a cached one is reused in a second.
+linux-source-6.1 and scripts/kconfig/debug.config.  The build takes 30-45
+minutes on 2 cores (an earlier build of the same source seeds it: kbuild
+rebuilds what changed); a cached one is reused in a second.
 
   -f   rebuild even when a cached build exists
   -h   this help

@@ -102,7 +102,7 @@ else
 fi
 
 echo "# tier 4: the debug kernel (KASAN, KFENCE, UBSAN, lockdep, kmemleak, fault injection)"
-# built from linux-source-6.1 on first use (about 20 min on 2 cores), then
+# built from linux-source-6.1 on first use (30-45 min on 2 shared cores), then
 # reused from /var/cache/gpuprobe; Documentation/debug-kernel.rst
 scripts/debug-kernel.sh 2>&1 | tee "$LOGDIR/debug-kernel.log"
 dk=$(tail -n1 "$LOGDIR/debug-kernel.log")
