@@ -16,7 +16,6 @@ cd /gpuprobe || exit 1
 rc=0 n=0
 ok() { echo "ok $n $1"; }
 fail() { echo "not ok $n $1"; rc=1; }
-skip() { echo "ok $n $1 # SKIP $2"; }
 is_signed() { tail -c 28 "$1" | grep -q 'Module signature appended'; }
 loaded() { grep -q '^gpuprobe ' /proc/modules; }
 
@@ -37,7 +36,9 @@ refused_with() {	# module dmesg-reason
 
 expect=$(cat module_sig.expect 2>/dev/null || echo untrusted)
 echo "TAP version 13"
-echo "1..6"
+# a kernel that trusts none of our keys (Debian's) can only show refusals:
+# the trusted half is the debug kernel's run (scripts/package-test.sh)
+if [ "$expect" = trusted ]; then echo "1..6"; else echo "1..4"; fi
 rmmod gpuprobe 2>/dev/null
 
 n=1
@@ -76,15 +77,12 @@ else
 	fail "untrusted_key_refused_ekeyrejected"
 fi
 
+[ "$expect" = trusted ] || exit $rc
 n=5
 if [ ! -f gpuprobe.signed.ko ]; then
-	if [ "$expect" = trusted ]; then
-		fail "trusted_signature_loads # gpuprobe.signed.ko missing"
-	else
-		skip "trusted_signature_loads" "no module signed with a key this kernel trusts (Debian's kernel trusts Debian's keys only)"
-	fi
+	fail "trusted_signature_loads # gpuprobe.signed.ko missing"
 	n=6
-	skip "info_shows_the_signed_module" "no trusted module"
+	fail "info_shows_the_signed_module # no trusted module"
 	exit $rc
 fi
 dmesg -c >/dev/null
