@@ -235,13 +235,38 @@ static void op_genl(struct op_result *r, uint8_t cmd, bool start)
 	}
 }
 
+/*
+ * Allocation points of a plain bind (the driver's probe: PCI enable, ACPI
+ * interrupt routing), counted with gpuprobe not loaded.  They are the PCI
+ * core's and ACPI's, not ours -- and ACPICA's own error path has a
+ * use-after-free under allocation failure (seen here: KASAN in
+ * acpi_ns_get_attached_object after AE_NO_MEMORY in _PRT) -- so the bind
+ * op fails only the points after them: our bus notifier's.
+ */
+static unsigned int bind_points(const char *path)
+{
+	char buf[16] = "";
+	int err;
+
+	if (access(path, F_OK) == 0 && write_file(EDU_DRV "/unbind", edu))
+		return 0;
+	nth_arm(1000000);
+	err = write_file(EDU_DRV "/bind", edu);
+	if (pread(nth_fd, buf, sizeof(buf) - 1, 0) <= 0 ||
+	    pwrite(nth_fd, "0", 1, 0) != 1)
+		exit(1);
+	return err ? 0 : 1000000 - atoi(buf);
+}
+
 /* Driver bind: the notifier reads vectors and publishes the irq map. */
-static void op_bind(struct op_result *r)
+static void op_bind(struct op_result *r, unsigned int first)
 {
 	char path[256];
 
 	snprintf(path, sizeof(path), EDU_DRV "/%s", edu);
-	for (unsigned int k = 1; k < MAX_POINTS; k++) {
+	printf("# bind: the driver probe's first %u allocation points left alone\n",
+	       first - 1);
+	for (unsigned int k = first; k < first + MAX_POINTS; k++) {
 		int err;
 		bool fired;
 
@@ -337,10 +362,23 @@ int main(void)
 	fflush(stdout);
 
 	/* bind with edu watched, during a session */
-	gp_cmd(&s, GPUPROBE_CMD_TARGET_ADD, edu, 0, 0);
-	gp_start(&s, GPUPROBE_EVMASK(GPUPROBE_EV_IRQ));
-	op_begin();
-	op_bind(&bind);
+	genl_close(&s);
+	mod_unload("gpuprobe");
+	{
+		char path[256];
+		unsigned int first;
+
+		snprintf(path, sizeof(path), EDU_DRV "/%s", edu);
+		first = bind_points(path) + 1;
+		if (mod_load(GPUPROBE_KO, NULL) || open_ctl(&s)) {
+			printf("Bail out! loading gpuprobe\n");
+			return 1;
+		}
+		gp_cmd(&s, GPUPROBE_CMD_TARGET_ADD, edu, 0, 0);
+		gp_start(&s, GPUPROBE_EVMASK(GPUPROBE_EV_IRQ));
+		op_begin();
+		op_bind(&bind, first);
+	}
 	report(4, "driver bind (vector re-read, irq map publish)", &bind);
 	gp_stop(&s);
 	genl_close(&s);
