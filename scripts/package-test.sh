@@ -25,31 +25,15 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 cd "$TOP" || exit 1
 OUT=$TOP/build/package-test
 LOG=$OUT/logs
-PASS=0 FAIL=0 SKIP=0
 rm -rf "$OUT"
 mkdir -p "$LOG"
 
-result() {	# name status(pass|fail|skip) [detail]
-	case $2 in
-	pass) PASS=$((PASS + 1)); echo "ok - $1" ;;
-	skip) SKIP=$((SKIP + 1)); echo "ok - $1 # SKIP ${3:-}" ;;
-	*) FAIL=$((FAIL + 1)); echo "not ok - $1 ${3:-}" ;;
-	esac
-}
+# shellcheck source=scripts/tally.sh
+. "$TOP/scripts/tally.sh"
 
 # A VM run's "vmtest: N passed, N failed, N skipped" added to ours.
 add_vm() {	# name log
-	local line p f s
-	line=$(grep -aE '^vmtest: [0-9]+ passed, [0-9]+ failed' "$2" | tail -n1)
-	if [ -z "$line" ]; then
-		result "$1" fail "(no vmtest summary; see $2)"
-		return
-	fi
-	p=$(echo "$line" | grep -oE '[0-9]+ passed' | cut -d' ' -f1)
-	f=$(echo "$line" | grep -oE '[0-9]+ failed' | cut -d' ' -f1)
-	s=$(echo "$line" | grep -oE '[0-9]+ skipped' | cut -d' ' -f1)
-	PASS=$((PASS + p)); FAIL=$((FAIL + f)); SKIP=$((SKIP + ${s:-0}))
-	echo "# $1: $p passed, $f failed, ${s:-0} skipped"
+	add_summary "$1" "$2" '^vmtest: '
 }
 
 VERSION=$(sed -n 's/^#define GPUPROBE_VERSION "\(.*\)"/\1/p' kmod/gpuprobe.h)

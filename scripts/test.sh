@@ -21,32 +21,11 @@ set -uo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 cd "$TOP" || exit 1
-PASS=0 FAIL=0 SKIP=0
 LOGDIR=$TOP/build/test-logs
 mkdir -p "$LOGDIR"
 
-result() {	# name status(pass|fail|skip) [detail]
-	case $2 in
-	pass) PASS=$((PASS + 1)); echo "ok - $1" ;;
-	skip) SKIP=$((SKIP + 1)); echo "ok - $1 # SKIP ${3:-}" ;;
-	*) FAIL=$((FAIL + 1)); echo "not ok - $1 ${3:-}" ;;
-	esac
-}
-
-# Adds the counts of a runner's own "N passed, N failed[, N skipped]" line.
-add_summary() {	# tier-name log
-	local line p f s
-	line=$(grep -aE '[0-9]+ passed, [0-9]+ failed' "$2" | tail -n1)
-	if [ -z "$line" ]; then
-		result "$1" fail "(no summary line; see $2)"
-		return
-	fi
-	p=$(echo "$line" | grep -oE '[0-9]+ passed' | cut -d' ' -f1)
-	f=$(echo "$line" | grep -oE '[0-9]+ failed' | cut -d' ' -f1)
-	s=$(echo "$line" | grep -oE '[0-9]+ skipped' | cut -d' ' -f1)
-	PASS=$((PASS + p)); FAIL=$((FAIL + f)); SKIP=$((SKIP + ${s:-0}))
-	echo "# $1: $p passed, $f failed, ${s:-0} skipped"
-}
+# shellcheck source=scripts/tally.sh
+. "$TOP/scripts/tally.sh"
 
 echo "# tier 1: static checks"
 if make -s modules-w1 >"$LOGDIR/w1.log" 2>&1 &&
