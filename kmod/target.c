@@ -13,7 +13,9 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/debugfs.h>
 #include <linux/device.h>
+#include <linux/fault-inject.h>
 #include <linux/module.h>
 #include <linux/msi.h>
 #include <linux/pci.h>
@@ -34,6 +36,60 @@ MODULE_PARM_DESC(max_targets,
 
 /* The last publish failed: the map is empty until a publish succeeds. */
 static bool gpuprobe_irqmap_stale;
+
+#ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
+/*
+ * debugfs fail_gpuprobe (Documentation/fault-injection): fails this file's
+ * allocations (TARGET_ADD, the bus notifier, rescans, the irq map) and no
+ * one else's.  Each call counts 1 against "space", so space = k with
+ * times = 1 fails exactly the k-th: a test can fail the notifier's
+ * allocations in turn although the driver probe around them allocates a
+ * different amount on every bind.
+ */
+static DECLARE_FAULT_ATTR(gpuprobe_fail_alloc);
+static struct dentry *gpuprobe_fail_dir;
+
+static bool gpuprobe_alloc_fails(void)
+{
+	return should_fail(&gpuprobe_fail_alloc, 1);
+}
+
+static void gpuprobe_fail_init(void)
+{
+	gpuprobe_fail_dir = fault_create_debugfs_attr("fail_gpuprobe", NULL,
+						      &gpuprobe_fail_alloc);
+}
+
+static void gpuprobe_fail_exit(void)
+{
+	debugfs_remove_recursive(gpuprobe_fail_dir);
+}
+#else
+static bool gpuprobe_alloc_fails(void)
+{
+	return false;
+}
+
+static void gpuprobe_fail_init(void)
+{
+}
+
+static void gpuprobe_fail_exit(void)
+{
+}
+#endif
+
+static void *gpuprobe_kzalloc(size_t size)
+{
+	return gpuprobe_alloc_fails() ? NULL : kzalloc(size, GFP_KERNEL);
+}
+
+static struct gpuprobe_vector *gpuprobe_vec_alloc(void)
+{
+	return gpuprobe_alloc_fails() ? NULL :
+	       kcalloc(GPUPROBE_MAX_VECTORS, sizeof(struct gpuprobe_vector),
+		       GFP_KERNEL);
+}
 
 unsigned int gpuprobe_targets_max(void)
 {
@@ -140,7 +196,7 @@ void gpuprobe_irqmap_publish(void)
 		for (i = 0; i < t->nvec; i++)
 			nr = max(nr, t->vec[i].irq + 1);
 
-	map = kzalloc(struct_size(map, ent, nr), GFP_KERNEL);
+	map = gpuprobe_kzalloc(struct_size(map, ent, nr));
 	gpuprobe_irqmap_stale = !map;
 	if (map) {
 		map->nr = nr;
@@ -223,7 +279,7 @@ int gpuprobe_target_add(u32 bdf)
 	if (!pdev)
 		return -ENODEV;
 
-	t = kzalloc(sizeof(*t), GFP_KERNEL);
+	t = gpuprobe_kzalloc(sizeof(*t));
 	if (!t) {
 		pci_dev_put(pdev);
 		return -ENOMEM;
@@ -378,7 +434,7 @@ void gpuprobe_targets_rescan(void)
 	unsigned int nvec;
 	u32 bdf = 0;
 
-	vec = kcalloc(GPUPROBE_MAX_VECTORS, sizeof(*vec), GFP_KERNEL);
+	vec = gpuprobe_vec_alloc();
 	if (!vec)
 		return;
 	for (;;) {
@@ -430,7 +486,7 @@ static int gpuprobe_bus_notify(struct notifier_block *nb,
 	unsigned int nvec = 0;
 
 	if (action == BUS_NOTIFY_BOUND_DRIVER) {
-		vec = kcalloc(GPUPROBE_MAX_VECTORS, sizeof(*vec), GFP_KERNEL);
+		vec = gpuprobe_vec_alloc();
 		if (!vec)
 			return NOTIFY_DONE;
 		nvec = gpuprobe_read_vectors(pdev, vec);
@@ -472,10 +528,17 @@ static struct notifier_block gpuprobe_pci_nb = {
 
 int gpuprobe_notifier_init(void)
 {
-	return bus_register_notifier(&pci_bus_type, &gpuprobe_pci_nb);
+	int err;
+
+	gpuprobe_fail_init();
+	err = bus_register_notifier(&pci_bus_type, &gpuprobe_pci_nb);
+	if (err)
+		gpuprobe_fail_exit();
+	return err;
 }
 
 void gpuprobe_notifier_exit(void)
 {
 	bus_unregister_notifier(&pci_bus_type, &gpuprobe_pci_nb);
+	gpuprobe_fail_exit();
 }

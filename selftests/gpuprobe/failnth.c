@@ -11,13 +11,18 @@
  *
  * Operations: insmod (from argument parsing on: sysfs setup and module init:
  * hooks, notifier, targets, family; see loader_points()),
- * START of interrupt events (rings, tracepoints, batch buffer), TARGET_ADD, and driver bind (the
- * bus notifier re-reads the vectors and publishes the irq map, the code the
- * periodic rescan work runs).
+ * START of interrupt events (rings, tracepoints, batch buffer), TARGET_ADD,
+ * and driver bind during a session (the bus notifier re-reads the vectors and
+ * publishes the irq map, the code the periodic rescan work runs; its faults
+ * come from the module's own attribute, see op_bind()).  After each bind the
+ * session must record the device's interrupts exactly, /proc/interrupts
+ * against the records.
  *
  * Needs CONFIG_FAULT_INJECTION_DEBUG_FS with FAILSLAB and FAIL_PAGE_ALLOC:
  * skips (4) on kernels without it.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <time.h>
 
@@ -236,37 +241,89 @@ static void op_genl(struct op_result *r, uint8_t cmd, bool start)
 }
 
 /*
- * Allocation points of a plain bind (the driver's probe: PCI enable, ACPI
- * interrupt routing), counted with gpuprobe not loaded.  They are the PCI
- * core's and ACPI's, not ours -- and ACPICA's own error path has a
- * use-after-free under allocation failure (seen here: KASAN in
- * acpi_ns_get_attached_object after AE_NO_MEMORY in _PRT) -- so the bind
- * op fails only the points after them: our bus notifier's.
+ * The module's own fault attribute (debugfs fail_gpuprobe, debug kernels
+ * only): counts only gpuprobe's target-tracking allocations, and with
+ * task-filter only those of tasks marked make-it-fail (this one).
  */
-static unsigned int bind_points(const char *path)
-{
-	char buf[16] = "";
-	int err;
+#define FAIL_GP		"/sys/kernel/debug/fail_gpuprobe"
 
-	if (access(path, F_OK) == 0 && write_file(EDU_DRV "/unbind", edu))
-		return 0;
-	nth_arm(1000000);
-	err = write_file(EDU_DRV "/bind", edu);
-	if (pread(nth_fd, buf, sizeof(buf) - 1, 0) <= 0 ||
-	    pwrite(nth_fd, "0", 1, 0) != 1)
-		exit(1);
-	return err ? 0 : 1000000 - atoi(buf);
+static bool gp_fail_arm(unsigned int k)
+{
+	char n[16];
+
+	snprintf(n, sizeof(n), "%u", k);
+	return !write_file(FAIL_GP "/verbose", "0") &&
+	       !write_file(FAIL_GP "/task-filter", "Y") &&
+	       !write_file(FAIL_GP "/space", n) &&
+	       !write_file(FAIL_GP "/times", "1") &&
+	       !write_file(FAIL_GP "/probability", "100");
 }
 
-/* Driver bind: the notifier reads vectors and publishes the irq map. */
-static void op_bind(struct op_result *r, unsigned int first)
+/* true when the armed fault was injected; disarms it either way */
+static bool gp_fail_fired(void)
+{
+	char times[16] = "";
+
+	if (read_file(FAIL_GP "/times", times, sizeof(times)) ||
+	    write_file(FAIL_GP "/probability", "0"))
+		exit(1);
+	return atoi(times) == 0;
+}
+
+/*
+ * The session records the device's interrupts exactly: after a fault in the
+ * notifier the periodic rescan (500 ms) re-reads the vectors and republishes
+ * the irq map, with no other bind.
+ */
+static bool records_exact(struct genl_sock *l, struct gp_tally *t)
+{
+	long long proc0, proc1;
+	uint64_t rec0;
+	int irqs[8], n;
+
+	usleep(1200 * 1000);
+	n = pci_msi_irqs(edu, irqs, 8);
+	if (n <= 0)
+		return false;
+	gp_drain(l, t);
+	proc0 = proc_irq_count(irqs[0]);
+	rec0 = t->irq[1];
+	if (edu_ctl(edu, "irq", "3"))
+		return false;
+	for (int i = 0; i < 50 && t->irq[1] - rec0 < 3; i++) {
+		usleep(10000);
+		gp_drain(l, t);
+	}
+	usleep(100000);
+	gp_drain(l, t);
+	proc1 = proc_irq_count(irqs[0]);
+	if (proc1 - proc0 == 3 && t->irq[1] - rec0 == 3)
+		return true;
+	printf("# 3 interrupts raised: /proc/interrupts +%lld, records +%llu\n",
+	       proc1 - proc0, (unsigned long long)(t->irq[1] - rec0));
+	return false;
+}
+
+/*
+ * Driver bind during a session: the notifier reads the vectors and publishes
+ * the irq map.  fail-nth cannot aim there: the driver probe before it
+ * allocates a different amount on every bind (kmemleak, debug objects,
+ * dentry caches), and its points are not safe to fail (ACPICA's _PRT error
+ * path has a use-after-free; register_irq_proc() ignores a failed proc_mkdir
+ * and the unbind then WARNs).  So the module's own attribute fails its k-th
+ * allocation of the bind, k = 1, 2, ... until none is left.
+ */
+static void op_bind(struct op_result *r, struct genl_sock *l,
+		    struct gp_tally *t)
 {
 	char path[256];
 
 	snprintf(path, sizeof(path), EDU_DRV "/%s", edu);
-	printf("# bind: the driver probe's first %u allocation points left alone\n",
-	       first - 1);
-	for (unsigned int k = first; k < first + MAX_POINTS; k++) {
+	if (write_file("/proc/thread-self/make-it-fail", "1")) {
+		r->bad++;
+		return;
+	}
+	for (unsigned int k = 1; k < MAX_POINTS; k++) {
 		int err;
 		bool fired;
 
@@ -275,23 +332,31 @@ static void op_bind(struct op_result *r, unsigned int first)
 			r->bad++;
 			return;
 		}
-		nth_arm(k);
-		err = write_file(EDU_DRV "/bind", edu);
-		fired = nth_fired();
-		if (fired) {
-			r->points++;
-			r->failed += !!err;
-		} else if (err) {
-			printf("# bind failed without an injected fault: %s\n",
-			       strerror(-err));
+		if (!gp_fail_arm(k)) {
+			printf("# cannot arm " FAIL_GP "\n");
 			r->bad++;
 			return;
 		}
-		if (!fired) {
-			r->completed = true;
+		err = write_file(EDU_DRV "/bind", edu);
+		fired = gp_fail_fired();
+		if (err) {
+			/* the notifier's result is not the bind's */
+			printf("# bind k=%u failed: %s\n", k, strerror(-err));
+			r->bad++;
 			return;
 		}
+		if (!records_exact(l, t)) {
+			printf("# bind k=%u%s left the device's interrupts unrecorded\n",
+			       k, fired ? " (fault injected)" : "");
+			r->bad++;
+		}
+		if (!fired) {
+			r->completed = true;
+			break;
+		}
+		r->points++;
 	}
+	write_file("/proc/thread-self/make-it-fail", "0");
 }
 
 static bool configure(const char *dir)
@@ -317,7 +382,8 @@ static bool configure(const char *dir)
 int main(void)
 {
 	struct op_result ins = { 0 }, start = { 0 }, add = { 0 }, bind = { 0 };
-	struct genl_sock s;
+	struct gp_tally tally = { 0 };
+	struct genl_sock s, l;
 	int err;
 
 	printf("TAP version 13\n");
@@ -362,25 +428,18 @@ int main(void)
 	fflush(stdout);
 
 	/* bind with edu watched, during a session */
-	genl_close(&s);
-	mod_unload("gpuprobe");
-	{
-		char path[256];
-		unsigned int first;
-
-		snprintf(path, sizeof(path), EDU_DRV "/%s", edu);
-		first = bind_points(path) + 1;
-		if (mod_load(GPUPROBE_KO, NULL) || open_ctl(&s)) {
-			printf("Bail out! loading gpuprobe\n");
-			return 1;
-		}
-		gp_cmd(&s, GPUPROBE_CMD_TARGET_ADD, edu, 0, 0);
-		gp_start(&s, GPUPROBE_EVMASK(GPUPROBE_EV_IRQ));
-		op_begin();
-		op_bind(&bind, first);
+	gp_cmd(&s, GPUPROBE_CMD_TARGET_ADD, edu, 0, 0);
+	if (gp_listen(&l, 8 << 20) ||
+	    gp_start(&s, GPUPROBE_EVMASK(GPUPROBE_EV_IRQ))) {
+		printf("Bail out! a session for the bind\n");
+		return 1;
 	}
+	tally.bdf = gp_bdf(edu);
+	op_begin();
+	op_bind(&bind, &l, &tally);
 	report(4, "driver bind (vector re-read, irq map publish)", &bind);
 	gp_stop(&s);
+	genl_close(&l);
 	genl_close(&s);
 	mod_unload("gpuprobe");
 
