@@ -27,7 +27,19 @@ mkdir -p "$LOGDIR"
 # shellcheck source=scripts/tally.sh
 . "$TOP/scripts/tally.sh"
 
-echo "# tier 1: static checks"
+# how long each tier took, printed when the next one starts and at the end
+T0=$SECONDS
+TIER_T=$SECONDS
+tier() {
+	[ -n "${TIER_NAME:-}" ] &&
+		echo "# $TIER_NAME: $((SECONDS - TIER_T)) s"
+	TIER_NAME=${1:-}
+	TIER_T=$SECONDS
+	[ -n "$TIER_NAME" ] && echo "# $TIER_NAME"
+	return 0
+}
+
+tier "tier 1: static checks"
 if make -s modules-w1 >"$LOGDIR/w1.log" 2>&1 &&
    ! grep -q 'warning:' "$LOGDIR/w1.log"; then
 	result "kernel_build_W1_warning_free" pass
@@ -52,20 +64,20 @@ else
 	grep -E '^not ok|Error' "$LOGDIR/spec.log" | head -n 10
 fi
 
-echo "# tier 2: host (unit + tracefs)"
+tier "tier 2: host (unit + tracefs)"
 make -C user test 2>&1 | tee "$LOGDIR/host.log"
 add_summary host "$LOGDIR/host.log"
 
-echo "# tier 3: QEMU VM selftests"
+tier "tier 3: QEMU VM selftests"
 scripts/vmtest.sh -q 2>&1 | tee "$LOGDIR/vm.log"
 add_summary vm "$LOGDIR/vm.log"
 
-echo "# tier 3b: QEMU VM without IOMMU, swiotlb=force (bounce buffers)"
+tier "tier 3b: QEMU VM without IOMMU, swiotlb=force (bounce buffers)"
 scripts/vmtest.sh -q -t 300 -a "intel_iommu=off swiotlb=force" \
 	-T swiotlb_events 2>&1 | tee "$LOGDIR/vm-swiotlb.log"
 add_summary vm-swiotlb "$LOGDIR/vm-swiotlb.log"
 
-echo "# tier 3c: the module built for the second kernel (bookworm-backports)"
+tier "tier 3c: the module built for the second kernel (bookworm-backports)"
 if make -s modules-next >"$LOGDIR/knext.log" 2>&1; then
 	# single-threaded TCG: multi-threaded TCG mishandles the cross-vCPU text
 	# patching of 6.12's static calls (an int3 oops, not a kernel bug)
@@ -80,7 +92,7 @@ else
 	result "module_builds_for_the_second_kernel" fail "(see $LOGDIR/knext.log)"
 fi
 
-echo "# tier 4: the debug kernel (KASAN, KFENCE, UBSAN, lockdep, kmemleak, fault injection)"
+tier "tier 4: the debug kernel (KASAN, KFENCE, UBSAN, lockdep, kmemleak, fault injection)"
 # built from linux-source-6.1 on first use (30-45 min on 2 shared cores), then
 # reused from /var/cache/gpuprobe; Documentation/debug-kernel.rst
 scripts/debug-kernel.sh 2>&1 | tee "$LOGDIR/debug-kernel.log"
@@ -107,7 +119,7 @@ else
 	add_summary vm-debug "$LOGDIR/vm-debug.log"
 fi
 
-echo "# tier 5: install, Debian packages, DKMS, module signatures"
+tier "tier 5: install, Debian packages, DKMS, module signatures"
 # the debug kernel of tier 4 proves the trusted-key half when it checks
 # signatures (CONFIG_MODULE_SIG=y: its build key is in its builtin keyring)
 sign_kernel=()
@@ -117,5 +129,7 @@ fi
 scripts/package-test.sh "${sign_kernel[@]}" 2>&1 | tee "$LOGDIR/package.log"
 add_summary package "$LOGDIR/package.log"
 
+tier
+echo "# make test: $((SECONDS - T0)) s"
 echo "$PASS passed, $FAIL failed, $SKIP skipped"
 [ "$FAIL" -eq 0 ]

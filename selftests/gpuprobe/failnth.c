@@ -14,7 +14,8 @@
  * START of interrupt events (rings, tracepoints, batch buffer), TARGET_ADD,
  * and driver bind during a session (the bus notifier re-reads the vectors and
  * publishes the irq map, the code the periodic rescan work runs; its faults
- * come from the module's own attribute, see op_bind()).  After each bind the
+ * come from the module's own attribute, see op_bind()), and the rescan work
+ * itself (op_rescan(), in a kworker).  After each bind the
  * session must record the device's interrupts exactly, /proc/interrupts
  * against the records.
  *
@@ -247,13 +248,13 @@ static void op_genl(struct op_result *r, uint8_t cmd, bool start)
  */
 #define FAIL_GP		"/sys/kernel/debug/fail_gpuprobe"
 
-static bool gp_fail_arm(unsigned int k)
+static bool gp_fail_arm(unsigned int k, bool this_task)
 {
 	char n[16];
 
 	snprintf(n, sizeof(n), "%u", k);
 	return !write_file(FAIL_GP "/verbose", "0") &&
-	       !write_file(FAIL_GP "/task-filter", "Y") &&
+	       !write_file(FAIL_GP "/task-filter", this_task ? "Y" : "N") &&
 	       !write_file(FAIL_GP "/space", n) &&
 	       !write_file(FAIL_GP "/times", "1") &&
 	       !write_file(FAIL_GP "/probability", "100");
@@ -332,7 +333,7 @@ static void op_bind(struct op_result *r, struct genl_sock *l,
 			r->bad++;
 			return;
 		}
-		if (!gp_fail_arm(k)) {
+		if (!gp_fail_arm(k, true)) {
 			printf("# cannot arm " FAIL_GP "\n");
 			r->bad++;
 			return;
@@ -359,6 +360,54 @@ static void op_bind(struct op_result *r, struct genl_sock *l,
 	write_file("/proc/thread-self/make-it-fail", "0");
 }
 
+/*
+ * The rescan work, a kworker every 500 ms while running (no per-task fault
+ * reaches it, so the attribute counts every task here): after a bind whose
+ * notifier lost the vectors (its first allocation failed), the next rescan
+ * reads them into a buffer (allocation 1) and publishes the map
+ * (allocation 2).  Each fails in turn; the rescan after it must repair.
+ */
+static void op_rescan(struct op_result *r, struct genl_sock *l,
+		      struct gp_tally *t)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), EDU_DRV "/%s", edu);
+	for (unsigned int k = 1; k <= 2; k++) {
+		bool fired = false;
+
+		if ((access(path, F_OK) == 0 &&
+		     write_file(EDU_DRV "/unbind", edu)) ||
+		    write_file("/proc/thread-self/make-it-fail", "1") ||
+		    !gp_fail_arm(1, true) ||
+		    write_file(EDU_DRV "/bind", edu) || !gp_fail_fired() ||
+		    !gp_fail_arm(k, false)) {
+			printf("# rescan k=%u: a bind whose notifier fails did not happen\n",
+			       k);
+			r->bad++;
+			break;
+		}
+		for (int i = 0; i < 40 && !fired; i++) {
+			char times[16] = "";
+
+			usleep(50000);
+			if (!read_file(FAIL_GP "/times", times, sizeof(times)))
+				fired = atoi(times) == 0;
+		}
+		gp_fail_fired();
+		r->points += fired;
+		if (!fired)
+			printf("# rescan k=%u: no fault injected in 2 s\n", k);
+		if (!records_exact(l, t)) {
+			printf("# rescan k=%u: the device's interrupts unrecorded after the next rescan\n",
+			       k);
+			r->bad++;
+		}
+	}
+	write_file("/proc/thread-self/make-it-fail", "0");
+	r->completed = r->points == 2;
+}
+
 static bool configure(const char *dir)
 {
 	char path[128];
@@ -382,6 +431,7 @@ static bool configure(const char *dir)
 int main(void)
 {
 	struct op_result ins = { 0 }, start = { 0 }, add = { 0 }, bind = { 0 };
+	struct op_result rescan = { 0 };
 	struct gp_tally tally = { 0 };
 	struct genl_sock s, l;
 	int err;
@@ -393,7 +443,7 @@ int main(void)
 		printf("1..0 # SKIP no fail-nth, failslab or fail_page_alloc (a debug kernel has them)\n");
 		return 4;
 	}
-	printf("1..4\n");
+	printf("1..5\n");
 	err = gp_setup_edu(edu, sizeof(edu), NULL, &s);
 	if (err) {
 		printf("Bail out! setup: %s\n", strerror(-err));
@@ -438,12 +488,16 @@ int main(void)
 	op_begin();
 	op_bind(&bind, &l, &tally);
 	report(4, "driver bind (vector re-read, irq map publish)", &bind);
+	fflush(stdout);
+	op_begin();
+	op_rescan(&rescan, &l, &tally);
+	report(5, "the rescan work", &rescan);
 	gp_stop(&s);
 	genl_close(&l);
 	genl_close(&s);
 	mod_unload("gpuprobe");
 
 	return ins.completed && start.completed && add.completed &&
-	       bind.completed && !ins.bad && !start.bad && !add.bad &&
-	       !bind.bad ? 0 : 1;
+	       bind.completed && rescan.completed && !ins.bad && !start.bad &&
+	       !add.bad && !bind.bad && !rescan.bad ? 0 : 1;
 }
