@@ -204,7 +204,7 @@ LOG=$VMDIR/console.log
 echo "vmtest: booting $KVER (log: $LOG, bound ${TIMEOUT}s)" >&2
 set +e
 timeout --foreground -k 5 "$TIMEOUT" \
-	qemu-system-x86_64 -machine q35 -accel "tcg,thread=${VM_TCG_THREAD:-multi}" -cpu max -smp 2 -m "$MEM" \
+	qemu-system-x86_64 -machine q35 -accel "tcg,thread=${VM_TCG_THREAD:-single}" -cpu max -smp 2 -m "$MEM" \
 	-nodefaults -no-user-config -display none -no-reboot \
 	-serial stdio -monitor none \
 	-kernel "$VMLINUZ" -initrd "$INITRD" -append "$APPEND" \
