@@ -43,8 +43,9 @@ static void print_trace_summary(FILE *out, const char *path, const struct agg *a
 		fprintf(out, "  %" PRIu64 " records beyond this tool's table limits were not counted\n",
 			a->overflow);
 	if (a->vectors_not_in_header)
-		fprintf(out, "  %" PRIu64 " interrupts on %" PRIu64 " vectors not in the header (requested by the driver after the start), counted below\n",
-			a->irqs_not_in_header, a->vectors_not_in_header);
+		fprintf(out, "  %" PRIu64 " interrupts on %" PRIu64 " vector%s not in the header (requested by the driver after the start), counted below\n",
+			a->irqs_not_in_header, a->vectors_not_in_header,
+			a->vectors_not_in_header == 1 ? "" : "s");
 }
 
 static void print_latency_line(FILE *out, const char *what, const struct hist *h)
