@@ -137,6 +137,8 @@ static void add_irq(struct agg *a, const struct gpuprobe_rec_irq *r)
 		a->overflow++;
 		return;
 	}
+	if (!v->in_header && !v->resolved_late && !v->count)
+		v->index = r->vector;	/* the source's own index for it */
 	if (!v->count)
 		v->first_ts = r->hdr.ts_ns;
 	v->last_ts = r->hdr.ts_ns;
@@ -168,6 +170,22 @@ static void add_irq_count(struct agg *a, const struct tracefile_rec_irq_count *r
 		v->kstop = r->count;
 		v->kstop_ts = r->hdr.ts_ns;
 	}
+}
+
+static void add_vector_change(struct agg *a, const struct tracefile_rec_vector *r)
+{
+	struct agg_vector *v = find_vector(a, r->bdf, r->irq);
+
+	if (!v) {
+		a->overflow++;
+		return;
+	}
+	if (r->change != VECTOR_ADDED || v->in_header || v->resolved_late)
+		return;
+	v->resolved_late = true;
+	v->resolved_ts = r->hdr.ts_ns;
+	v->index = r->index;
+	v->flags = r->flags & VECTOR_MSIX;
 }
 
 static void add_dma(struct agg *a, const struct gpuprobe_rec_dma *r)
@@ -286,6 +304,9 @@ void agg_add(struct agg *a, const struct gpuprobe_rec_hdr *rec)
 	case TRACEFILE_REC_APP:
 		a->app_events++;
 		break;
+	case TRACEFILE_REC_VECTOR:
+		add_vector_change(a, (const struct tracefile_rec_vector *)rec);
+		break;
 	}
 }
 
@@ -303,6 +324,10 @@ void agg_finish(struct agg *a, const struct trace_reader *r)
 
 		if (t)
 			t->irq_count += a->vectors[i].count;
+		if (!a->vectors[i].in_header) {
+			a->vectors_not_in_header++;
+			a->irqs_not_in_header += a->vectors[i].count;
+		}
 	}
 }
 

@@ -25,6 +25,8 @@ struct agg_vector {
 	uint32_t index;
 	uint32_t flags;			/* VECTOR_MSIX */
 	bool in_header;
+	bool resolved_late;		/* a VECTOR record: found while recording */
+	uint64_t resolved_ts;
 	uint64_t count;
 	uint64_t handled;
 	uint64_t no_exit;
@@ -83,6 +85,8 @@ struct agg {
 	int32_t exit_status;
 	uint64_t unknown_records;
 	uint64_t app_events;		/* CUDA/OpenCL records (attribute.c) */
+	/* agg_finish: vectors not in the header, and their interrupt records */
+	uint64_t vectors_not_in_header, irqs_not_in_header;
 };
 
 struct agg *agg_new(const struct trace_info *info);

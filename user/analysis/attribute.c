@@ -206,7 +206,9 @@ static bool kev_of(const struct gpuprobe_rec_hdr *h, struct kev *k)
 		k->bytes = d->bytes;
 		return true;
 	case GPUPROBE_EV_IOMMU:
-		if (io->op != GPUPROBE_IOMMU_MAP && io->op != GPUPROBE_IOMMU_UNMAP)
+		/* Without a device (tracefs iommu: events) it is nobody's: keep_kernel_event counts it. */
+		if ((io->op != GPUPROBE_IOMMU_MAP && io->op != GPUPROBE_IOMMU_UNMAP) ||
+		    io->bdf == GPUPROBE_BDF_NONE)
 			return false;
 		k->kind = io->op == GPUPROBE_IOMMU_MAP ? KEV_IOMMU_MAP : KEV_IOMMU_UNMAP;
 		k->bytes = io->size;
@@ -256,12 +258,33 @@ static void counts_add_kev(struct attr_counts *c, const struct kev *k)
 	}
 }
 
+/*
+ * IOMMU map/unmap records without a device: the tracefs source's iommu:
+ * events name none, and any device's mappings (another GPU's, the NVMe
+ * drive's) may be among them, so they are counted apart, never charged.
+ */
+static void count_unattributed(struct attribution *at, const struct gpuprobe_rec_hdr *h)
+{
+	const struct gpuprobe_rec_iommu *io = (const void *)h;
+
+	if (h->type != GPUPROBE_EV_IOMMU || io->bdf != GPUPROBE_BDF_NONE)
+		return;
+	if (io->op == GPUPROBE_IOMMU_MAP) {
+		at->unattributed.iommu_maps++;
+		at->unattributed.iommu_map_bytes += io->size;
+	} else if (io->op == GPUPROBE_IOMMU_UNMAP) {
+		at->unattributed.iommu_unmaps++;
+	}
+}
+
 static void keep_kernel_event(struct attr_builder *ps, const struct gpuprobe_rec_hdr *h)
 {
 	struct kev k;
 
-	if (!kev_of(h, &k))
+	if (!kev_of(h, &k)) {
+		count_unattributed(ps->at, h);
 		return;
+	}
 	if (ps->nkev == ps->kev_cap &&
 	    (ps->nkev >= ATTR_MAX_KERNEL_EVENTS ||
 	     array_reserve((void **)&ps->kev, &ps->kev_cap, ps->nkev + 1, sizeof(*ps->kev)))) {

@@ -68,6 +68,8 @@ struct attribution {
 	uint64_t app_events_dropped;		/* past ATTR_MAX_APP_EVENTS */
 	uint64_t kernel_events;			/* inside the windows' span */
 	uint64_t kernel_events_dropped;		/* past ATTR_MAX_KERNEL_EVENTS */
+	/* IOMMU map/unmap records naming no device (tracefs): never charged to an op */
+	struct attr_counts unattributed;
 	char limit_note[160];			/* why attribution is partial, or empty */
 	unsigned int nnotes;
 	char notes[8][GPUPROBE_APP_NAME_LEN];

@@ -29,6 +29,7 @@ _Static_assert(sizeof(struct tracefile_vector) % 8 == 0, "vector alignment");
 _Static_assert(sizeof(struct tracefile_rec_irq_count) % 8 == 0, "irq count alignment");
 _Static_assert(sizeof(struct tracefile_rec_end) % 8 == 0, "end alignment");
 _Static_assert(sizeof(struct tracefile_rec_app) % 8 == 0, "app alignment");
+_Static_assert(sizeof(struct tracefile_rec_vector) == 32, "vector record size");
 
 const char *tracefile_source_name(uint32_t source)
 {
@@ -53,6 +54,7 @@ const char *tracefile_record_type_name(uint16_t type)
 	case GPUPROBE_EV_SWIOTLB:	return "swiotlb";
 	case TRACEFILE_REC_IRQ_COUNT:	return "irq_count";
 	case TRACEFILE_REC_APP:		return "app";
+	case TRACEFILE_REC_VECTOR:	return "vector";
 	default:			return "unknown";
 	}
 }
@@ -72,6 +74,7 @@ size_t tracefile_record_min_size(uint16_t type)
 	case TRACEFILE_REC_IRQ_COUNT:	return sizeof(struct tracefile_rec_irq_count);
 	case TRACEFILE_REC_END:		return sizeof(struct tracefile_rec_end);
 	case TRACEFILE_REC_APP:		return sizeof(struct tracefile_rec_app);
+	case TRACEFILE_REC_VECTOR:	return sizeof(struct tracefile_rec_vector);
 	default:			return 0;
 	}
 }

@@ -35,6 +35,7 @@ enum tracefile_record_type {
 	TRACEFILE_REC_IRQ_COUNT = 0x8001,	/* struct tracefile_rec_irq_count */
 	TRACEFILE_REC_END = 0x8002,		/* struct tracefile_rec_end */
 	TRACEFILE_REC_APP = 0x8003,		/* struct tracefile_rec_app */
+	TRACEFILE_REC_VECTOR = 0x8004,		/* struct tracefile_rec_vector */
 };
 
 /*
@@ -66,6 +67,25 @@ struct tracefile_rec_irq_count {
 	uint32_t phase;		/* enum irq_count_phase */
 	uint32_t reserved;
 	uint64_t count;
+};
+
+enum vector_change {
+	VECTOR_ADDED = 1,	/* resolved while recording: not in the header */
+	VECTOR_GONE = 2,	/* no longer in the device's msi_irqs */
+};
+
+/*
+ * A target's vector that appeared (or went) while recording: the tracefs
+ * source rescans msi_irqs (Documentation/trace-format.md, "Vectors that
+ * appear while recording").  flags: VECTOR_MSIX.
+ */
+struct tracefile_rec_vector {
+	struct gpuprobe_rec_hdr hdr;	/* ts_ns = when the rescan saw it */
+	uint32_t bdf;
+	uint32_t irq;
+	uint32_t index;			/* MSI/MSI-X index */
+	uint16_t flags;
+	uint16_t change;		/* enum vector_change */
 };
 
 /* Last record of a complete file; its absence means truncation. */

@@ -69,6 +69,10 @@ static void text_summary(FILE *out, const struct attribution *at)
 		format_ns(a, FORMAT_NS_LEN, s->map_call_ns), share(s->map_call_ns, s->wall_ns),
 		s->api_calls_with_maps, format_ns(b, FORMAT_NS_LEN, s->api_ns_with_maps),
 		share(s->api_ns_with_maps, s->wall_ns));
+	if (at->unattributed.iommu_maps || at->unattributed.iommu_unmaps)
+		fprintf(out, "  unattributed: %" PRIu64 " IOMMU maps (%" PRIu64 " B) and %" PRIu64 " unmaps name no device (tracefs iommu: events): charged to no operation\n",
+			at->unattributed.iommu_maps, at->unattributed.iommu_map_bytes,
+			at->unattributed.iommu_unmaps);
 }
 
 static void text_names(FILE *out, const struct attribution *at)
@@ -221,6 +225,12 @@ void attribute_print_json(struct json *j, const struct attribution *at)
 		json_put_string(j, at->notes[i]);
 	json_array_end(j);
 	json_summary(j, at);
+	json_key(j, "unattributed");
+	json_object_begin(j);
+	json_kv_u64(j, "iommu_maps", at->unattributed.iommu_maps);
+	json_kv_u64(j, "iommu_map_bytes", at->unattributed.iommu_map_bytes);
+	json_kv_u64(j, "iommu_unmaps", at->unattributed.iommu_unmaps);
+	json_object_end(j);
 	json_key(j, "names");
 	json_array_begin(j);
 	for (size_t i = 0; i < at->nnames; i++) {

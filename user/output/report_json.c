@@ -56,6 +56,8 @@ static void json_trace(struct json *j, const char *path, const struct agg *a)
 	json_kv_u64(j, "records", a->records);
 	json_kv_u64(j, "unknown_records", a->unknown_records);
 	json_kv_u64(j, "uncounted_records", a->overflow);
+	json_kv_u64(j, "vectors_not_in_header", a->vectors_not_in_header);
+	json_kv_u64(j, "irqs_not_in_header", a->irqs_not_in_header);
 	json_kv_bool(j, "complete", a->complete);
 	json_kv_u64(j, "truncated_at", a->truncated_at);
 	json_key(j, "exit_status");
@@ -91,6 +93,7 @@ static void json_vector(struct json *j, const struct agg *a, const struct agg_ve
 	json_kv_u64(j, "irq", v->irq);
 	json_kv_bool(j, "msix", v->flags & VECTOR_MSIX);
 	json_kv_bool(j, "in_header", v->in_header);
+	json_kv_u64(j, "resolved_ns", v->resolved_late ? v->resolved_ts : 0);
 	json_kv_u64(j, "count", v->count);
 	json_kv_u64(j, "handled", v->handled);
 	json_kv_u64(j, "no_exit", v->no_exit);

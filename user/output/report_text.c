@@ -42,6 +42,10 @@ static void print_trace_summary(FILE *out, const char *path, const struct agg *a
 	if (a->overflow)
 		fprintf(out, "  %" PRIu64 " records beyond this tool's table limits were not counted\n",
 			a->overflow);
+	if (a->vectors_not_in_header)
+		fprintf(out, "  %" PRIu64 " interrupts on %" PRIu64 " vector%s not in the header (requested by the driver after the start), counted below\n",
+			a->irqs_not_in_header, a->vectors_not_in_header,
+			a->vectors_not_in_header == 1 ? "" : "s");
 }
 
 static void print_latency_line(FILE *out, const char *what, const struct hist *h)
@@ -67,10 +71,16 @@ static void print_kernel_count(FILE *out, const struct agg_vector *v)
 static void print_vector(FILE *out, const struct agg *a, const struct agg_vector *v)
 {
 	double secs = agg_duration_s(a);
+	char late[64] = "";
 
+	if (v->resolved_late)
+		snprintf(late, sizeof(late), ", resolved while recording at +%.3f s",
+			 v->resolved_ts > a->info->start_ns ?
+			 (double)(v->resolved_ts - a->info->start_ns) / 1e9 : 0.0);
+	else if (!v->in_header)
+		snprintf(late, sizeof(late), ", not in header");
 	fprintf(out, "    vector %u (irq %u%s%s): %" PRIu64 " irqs, %.1f/s, handled %" PRIu64,
-		v->index, v->irq, v->flags & VECTOR_MSIX ? ", MSI-X" : "",
-		v->in_header ? "" : ", not in header", v->count,
+		v->index, v->irq, v->flags & VECTOR_MSIX ? ", MSI-X" : "", late, v->count,
 		secs > 0 ? v->count / secs : 0.0, v->handled);
 	if (v->no_exit)
 		fprintf(out, ", %" PRIu64 " without exit", v->no_exit);

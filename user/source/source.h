@@ -32,6 +32,7 @@ struct source_config {
 	pid_t workload_pid;		/* 0: no workload, no sched events */
 	uint32_t event_mask;		/* GPUPROBE_EVMASK() bits */
 	const struct record_sink *sink;	/* for records that arrive before poll */
+	const char *sysfs_root;		/* NULL: /sys (tests give a tree of their own) */
 };
 
 struct source_counters {

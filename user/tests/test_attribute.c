@@ -9,7 +9,10 @@
  *   cuLaunchKernel   corr 3  [4800, 4900]   -> k1 (stream 7)   run [5000, 6000]
  *   stream_synchronize       [5500, 7000] blocking
  *
- *   iommu map 8 KiB @550   -> k1#1 issue
+ *   iommu map 8 KiB @550   -> k1#1 issue (the GPU's: the module names it)
+ *   iommu map 4 KiB @4850, unmap @3200, no device (tracefs iommu: events)
+ *                          -> unattributed: not k1#2 issue, not memcpy run,
+ *                             and cuLaunchKernel#2 is no call that mapped
  *   irq @1500              -> k1#1 run and k2 run (overlapping windows)
  *   dma map_page 4 KiB @2600 -> memcpy issue; also inside cuMemcpyHtoD
  *   swiotlb 512 B @3500    -> memcpy run
@@ -58,7 +61,11 @@ static void put_kernel_events(struct trace_writer *w)
 		.pid = 42,
 	};
 
-	synth_iommu(&io, T0 + 550, GPUPROBE_BDF_NONE, GPUPROBE_IOMMU_MAP, 8192, 0);
+	synth_iommu(&io, T0 + 550, SYNTH_GPU_BDF, GPUPROBE_IOMMU_MAP, 8192, 0);
+	trace_writer_put(w, &io.hdr);
+	synth_iommu(&io, T0 + 4850, GPUPROBE_BDF_NONE, GPUPROBE_IOMMU_MAP, 4096, 0);
+	trace_writer_put(w, &io.hdr);
+	synth_iommu(&io, T0 + 3200, GPUPROBE_BDF_NONE, GPUPROBE_IOMMU_UNMAP, 4096, 0);
 	trace_writer_put(w, &io.hdr);
 	synth_irq(&irq, T0 + 1500, 0, 0, 700, true);
 	trace_writer_put(w, &irq.hdr);
@@ -131,6 +138,8 @@ static void check_ops(const struct attribution *at)
 	CHECK_EQ_U64(k1b->phase[ATTR_RETURN].irq_ns, 900);
 	CHECK_EQ_U64(k1b->phase[ATTR_RETURN].wakeups, 1);
 	CHECK_EQ_U64(k1b->phase[ATTR_RUN].irqs + k1b->phase[ATTR_ISSUE].irqs, 0);
+	CHECK_EQ_U64(k1b->phase[ATTR_ISSUE].iommu_maps, 0);	/* no device: nobody's */
+	CHECK_EQ_U64(m->phase[ATTR_RUN].iommu_unmaps, 0);
 }
 
 static void check_totals(const struct attribution *at)
@@ -164,6 +173,9 @@ static void check_totals(const struct attribution *at)
 	CHECK_EQ_U64(s->map_call_ns, 300);
 	CHECK_EQ_U64(s->api_calls_with_maps, 2);	/* cuLaunchKernel (iommu), cuMemcpy (dma) */
 	CHECK_EQ_U64(s->api_ns_with_maps, 2100);
+	CHECK_EQ_U64(at->unattributed.iommu_maps, 1);
+	CHECK_EQ_U64(at->unattributed.iommu_map_bytes, 4096);
+	CHECK_EQ_U64(at->unattributed.iommu_unmaps, 1);
 }
 
 void test_attribution_known_timeline(void)

@@ -6,14 +6,20 @@
  * never emit those events.
  */
 #include <dirent.h>
+#include <ftw.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <event-parse.h>
 
+#include "agg.h"
 #include "synth.h"
 #include "testlib.h"
 #include "tracefs_decoder.h"
+#include "tracefs_vectors.h"
 
 #define MAX_RECORDS	32
 
@@ -289,6 +295,230 @@ static void test_sched_and_missed(void)
 	      "unknown-count loss not flagged");
 }
 
+/* ---- vectors that appear while recording, over a sysfs tree of our own ---- */
+
+static char sysroot[256];
+
+/* path under sysroot, its folders made; text written when not NULL */
+static void sys_file(const char *rel, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", sysroot, rel);
+	for (char *p = path + strlen(sysroot) + 1; (p = strchr(p, '/')); p++) {
+		*p = '\0';
+		mkdir(path, 0755);
+		*p = '/';
+	}
+	if (!text) {
+		mkdir(path, 0755);
+		return;
+	}
+	f = fopen(path, "w");
+	CHECK(f != NULL, "cannot write %s", path);
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+#define GPU_DIR	"bus/pci/devices/0000:01:00.0/"
+
+/* The synthetic GPU (irqs 100..107) and other devices' irqs 0..99. */
+static void make_sysfs(void)
+{
+	char rel[64];
+
+	snprintf(sysroot, sizeof(sysroot), "%s", test_tmp_path("sysfs"));
+	mkdir(sysroot, 0755);
+	sys_file(GPU_DIR "vendor", "0x10de\n");
+	sys_file(GPU_DIR "device", "0x2335\n");
+	sys_file(GPU_DIR "class", "0x030200\n");
+	for (int irq = 0; irq < 100 + SYNTH_NVEC; irq++) {
+		snprintf(rel, sizeof(rel), "kernel/irq/%d/per_cpu_count", irq);
+		sys_file(rel, "0,0\n");
+	}
+	for (int irq = 100; irq < 100 + SYNTH_NVEC; irq++) {
+		snprintf(rel, sizeof(rel), GPU_DIR "msi_irqs/%d", irq);
+		sys_file(rel, "msix\n");
+	}
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st; (void)flag; (void)ftw;
+	return remove(path);
+}
+
+static void remove_sysfs(void)
+{
+	nftw(sysroot, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static void feed_irq(uint32_t irq, uint64_t ts)
+{
+	struct crafted c;
+
+	craft(&c, "irq", "irq_handler_entry");
+	set_num(&c, "irq", irq);
+	set_string(&c, "name", "nvidia");
+	feed(&c, ts, 0, 0);
+	craft(&c, "irq", "irq_handler_exit");
+	set_num(&c, "irq", irq);
+	set_num(&c, "ret", 1);
+	feed(&c, ts + 400, 0, 0);
+}
+
+static void check_filter(const struct vector_tracker *vt, const char *want)
+{
+	char filter[256];
+
+	CHECK(vectors_irq_filter(vt, filter, sizeof(filter)) == 0 && !strcmp(filter, want),
+	      "irq filter '%s', expected '%s'", filter, want);
+}
+
+static uint16_t rec_type(int i)
+{
+	const struct gpuprobe_rec_hdr *h = (const void *)got.rec[i];
+
+	return h->type;
+}
+
+/* A vector born after tracing was on: recorded from its first interrupt, window from 0. */
+static void check_late_from_first_irq(struct vector_tracker *vt)
+{
+	const struct tracefile_rec_vector *v = (const void *)got.rec[0];
+	const struct tracefile_rec_irq_count *k = (const void *)got.rec[1];
+	const struct gpuprobe_rec_target *t = (const void *)got.rec[2];
+	const struct gpuprobe_rec_irq *irq = (const void *)got.rec[3];
+
+	check_filter(vt, "irq>=100");
+	vectors_tracing_on(vt, 500);
+	sys_file(GPU_DIR "msi_irqs/120", "msix\n");
+	sys_file("kernel/irq/120/per_cpu_count", "0,1\n");
+	got.n = 0;
+	feed_irq(120, 1000);
+	CHECK_EQ_U64(got.n, 4);
+	if (got.n != 4)
+		return;
+	CHECK(rec_type(0) == TRACEFILE_REC_VECTOR && v->irq == 120 && v->index == SYNTH_NVEC &&
+	      v->change == VECTOR_ADDED && (v->flags & VECTOR_MSIX), "vector record");
+	CHECK(rec_type(2) == GPUPROBE_EV_TARGET && t->event == GPUPROBE_TARGET_VECTORS &&
+	      t->nvec == SYNTH_NVEC + 1 && t->bdf == SYNTH_GPU_BDF, "target record");
+	CHECK(rec_type(1) == TRACEFILE_REC_IRQ_COUNT && k->phase == IRQ_COUNT_START &&
+	      k->count == 0 && k->hdr.ts_ns == 500 && k->irq == 120, "count from tracing on");
+	CHECK(rec_type(3) == GPUPROBE_EV_IRQ && irq->irq == 120 && irq->vector == SYNTH_NVEC &&
+	      irq->bdf == SYNTH_GPU_BDF && irq->duration_ns == 400, "the late vector's interrupt");
+}
+
+static void test_late_vectors(void)
+{
+	static struct trace_info info;
+	struct source_config cfg = { .event_mask = GPUPROBE_EVMASK_ALL };
+	struct tracefs_source *main_dec = dec;
+	const struct tracefile_rec_irq_count *k;
+	const struct tracefile_rec_vector *v;
+	struct vector_tracker *vt;
+	char gone[512];
+
+	make_sysfs();
+	synth_info(&info);
+	cfg.targets = &info.targets;
+	cfg.sysfs_root = sysroot;
+	dec = tracefs_decoder_new(tep, &cfg);
+	CHECK(dec != NULL, "decoder");
+	if (!dec) {
+		dec = main_dec;
+		remove_sysfs();
+		return;
+	}
+	vt = tracefs_decoder_vectors(dec);
+	check_late_from_first_irq(vt);
+
+	/* another device's new irq: dropped, counted, excluded from then on */
+	sys_file("kernel/irq/130/per_cpu_count", "0,0\n");
+	got.n = 0;
+	feed_irq(130, 2000);
+	CHECK_EQ_U64(got.n, 0);
+	CHECK_EQ_U64(vt->unknown_irqs, 1);
+	CHECK(vt->filter_changed, "the filter must drop irq 130");
+	check_filter(vt, "(irq>=100&&irq<=129)||irq>=131");
+
+	/* an irq excluded at the start, now the GPU's: filter first, then its count */
+	vt->filter_changed = false;
+	sys_file(GPU_DIR "msi_irqs/50", "msix\n");
+	sys_file("kernel/irq/50/per_cpu_count", "3,4\n");
+	got.n = 0;
+	vectors_rescan(vt, 3000, &sink);
+	CHECK(got.n == 2 && rec_type(0) == TRACEFILE_REC_VECTOR && rec_type(1) == GPUPROBE_EV_TARGET,
+	      "rescan records");
+	CHECK(vt->filter_changed, "the filter must take irq 50");
+	check_filter(vt, "irq==50||(irq>=100&&irq<=129)||irq>=131");
+	vectors_put_pending_counts(vt, &sink);
+	k = (const void *)got.rec[2];
+	CHECK(got.n == 3 && rec_type(2) == TRACEFILE_REC_IRQ_COUNT && k->irq == 50 &&
+	      k->count == 7 && k->phase == IRQ_COUNT_START, "count read after the filter");
+
+	/* stop counts of both late vectors; then one goes */
+	sys_file("kernel/irq/120/per_cpu_count", "5,6\n");
+	got.n = 0;
+	vectors_put_stop_counts(vt, &sink);
+	k = (const void *)got.rec[0];
+	CHECK(got.n == 2 && k->irq == 120 && k->count == 11 && k->phase == IRQ_COUNT_STOP,
+	      "stop counts");
+	got.n = 0;
+	snprintf(gone, sizeof(gone), "%s/" GPU_DIR "msi_irqs/120", sysroot);
+	unlink(gone);
+	vectors_rescan(vt, 4000, &sink);
+	v = (const void *)got.rec[0];
+	CHECK(got.n == 2 && v->change == VECTOR_GONE && v->irq == 120, "a vector gone");
+	tracefs_decoder_free(dec);
+	dec = main_dec;
+	remove_sysfs();
+}
+
+/* report: a late vector's index, its window, and the count of such vectors */
+static void test_report_late_vector(void)
+{
+	static struct trace_info info;
+	struct tracefile_rec_vector v = {
+		.hdr = { .type = TRACEFILE_REC_VECTOR, .size = sizeof(v), .ts_ns = 700 },
+		.bdf = SYNTH_GPU_BDF, .irq = 120, .index = 8, .flags = VECTOR_MSIX,
+		.change = VECTOR_ADDED,
+	};
+	struct tracefile_rec_irq_count start, stop;
+	struct gpuprobe_rec_irq irq;
+	struct trace_reader r = { .seen_end = true };
+	struct agg *a;
+
+	synth_info(&info);
+	a = agg_new(&info);
+	if (!a)
+		return;
+	agg_add(a, &v.hdr);
+	synth_irq_count(&start, 500, 120, IRQ_COUNT_START, 0);
+	agg_add(a, &start.hdr);
+	for (int i = 0; i < 3; i++) {
+		synth_irq(&irq, 1000 + i, 0, 0, 100, true);
+		irq.irq = 120;
+		irq.vector = 8;
+		agg_add(a, &irq.hdr);
+	}
+	synth_irq_count(&stop, 5000, 120, IRQ_COUNT_STOP, 3);
+	agg_add(a, &stop.hdr);
+	agg_finish(a, &r);
+	CHECK_EQ_U64(a->vectors_not_in_header, 1);
+	CHECK_EQ_U64(a->irqs_not_in_header, 3);
+	for (unsigned int i = 0; i < a->nvectors; i++)
+		if (a->vectors[i].irq == 120)
+			CHECK(a->vectors[i].resolved_late && a->vectors[i].index == 8 &&
+			      a->vectors[i].in_window == 3 && a->vectors[i].kstop == 3,
+			      "late vector in the report");
+	CHECK_EQ_U64(a->targets[0].irq_count, 3);
+	agg_free(a);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct test_case cases[] = {
@@ -297,6 +527,8 @@ int main(int argc, char **argv)
 		{ "tracefs decode: dma_map_sg/unmap_sg arrays", test_dma_scatterlist },
 		{ "tracefs decode: iommu map/unmap/fault, swiotlb", test_iommu_swiotlb },
 		{ "tracefs decode: sched events and missed-event pages", test_sched_and_missed },
+		{ "tracefs vectors: late vector, foreign irq, excluded irq, stop, gone", test_late_vectors },
+		{ "report: a vector resolved while recording", test_report_late_vector },
 	};
 	static struct trace_info info;
 	struct source_config cfg = { .event_mask = GPUPROBE_EVMASK_ALL, .workload_pid = 1 };

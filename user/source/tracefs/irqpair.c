@@ -21,6 +21,12 @@ int irq_pairer_init(struct irq_pairer *p, unsigned int ncpus,
 	return 0;
 }
 
+void irq_pairer_set_resolver(struct irq_pairer *p, irq_resolver resolve, void *ctx)
+{
+	p->resolve = resolve;
+	p->resolve_ctx = ctx;
+}
+
 static int emit(struct irq_pairer *p, unsigned int cpu, const struct irq_pending *e,
 		uint64_t duration, uint16_t flags, const struct record_sink *sink)
 {
@@ -34,6 +40,8 @@ static int emit(struct irq_pairer *p, unsigned int cpu, const struct irq_pending
 	};
 	const struct target_vector *v = target_set_vector(p->targets, e->irq, &rec.bdf);
 
+	if (!v && p->resolve)
+		v = p->resolve(p->resolve_ctx, e->irq, &rec.bdf, sink);
 	if (!v) {
 		p->unknown_irqs++;
 		return 0;

@@ -17,16 +17,23 @@ struct irq_pending {
 	bool valid;
 };
 
+/* The vector of an irq the target set does not know (yet); NULL: none. */
+typedef const struct target_vector *(*irq_resolver)(void *ctx, uint32_t irq, uint32_t *bdf,
+						      const struct record_sink *sink);
+
 struct irq_pairer {
 	unsigned int ncpus;
 	struct irq_pending *cpu;
 	const struct target_set *targets;
+	irq_resolver resolve;		/* NULL: unknown irqs are dropped */
+	void *resolve_ctx;
 	uint64_t orphan_exits;		/* exit whose entry preceded tracing */
 	uint64_t unknown_irqs;		/* irq of no target (filter race) */
 };
 
 int irq_pairer_init(struct irq_pairer *p, unsigned int ncpus,
 		    const struct target_set *targets);
+void irq_pairer_set_resolver(struct irq_pairer *p, irq_resolver resolve, void *ctx);
 int irq_pairer_entry(struct irq_pairer *p, unsigned int cpu, uint64_t ts,
 		     uint32_t irq, const struct record_sink *sink);
 int irq_pairer_exit(struct irq_pairer *p, unsigned int cpu, uint64_t ts,

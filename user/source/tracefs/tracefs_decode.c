@@ -279,6 +279,12 @@ void tracefs_bind_events(struct tracefs_source *ts)
 	}
 }
 
+static const struct target_vector *resolve_irq(void *ctx, uint32_t irq, uint32_t *bdf,
+					       const struct record_sink *sink)
+{
+	return vectors_resolve(ctx, irq, bdf, sink);
+}
+
 /* Decoding state without instances: the source's core, and the tests'. */
 struct tracefs_source *tracefs_decoder_new(struct tep_handle *tep,
 					   const struct source_config *cfg)
@@ -290,10 +296,13 @@ struct tracefs_source *tracefs_decoder_new(struct tep_handle *tep,
 	ts->cfg = cfg;
 	ts->tep = tep;
 	ts->ncpus = (unsigned int)sysconf(_SC_NPROCESSORS_CONF);
-	if (irq_pairer_init(&ts->pairer, ts->ncpus, cfg->targets)) {
+	if (vectors_init(&ts->vectors, cfg->sysfs_root, cfg->targets) ||
+	    irq_pairer_init(&ts->pairer, ts->ncpus, ts->vectors.set)) {
+		vectors_free(&ts->vectors);
 		free(ts);
 		return NULL;
 	}
+	irq_pairer_set_resolver(&ts->pairer, resolve_irq, &ts->vectors);
 	if (tep)
 		tracefs_bind_events(ts);
 	return ts;
@@ -310,6 +319,11 @@ int tracefs_decoder_feed(struct tracefs_source *ts, struct tep_record *r, int cp
 	return ts->sink_error;
 }
 
+struct vector_tracker *tracefs_decoder_vectors(struct tracefs_source *ts)
+{
+	return &ts->vectors;
+}
+
 int tracefs_decoder_flush(struct tracefs_source *ts, const struct record_sink *sink)
 {
 	return irq_pairer_flush(&ts->pairer, sink);
@@ -319,5 +333,6 @@ int tracefs_decoder_flush(struct tracefs_source *ts, const struct record_sink *s
 void tracefs_decoder_free(struct tracefs_source *ts)
 {
 	irq_pairer_free(&ts->pairer);
+	vectors_free(&ts->vectors);
 	free(ts);
 }

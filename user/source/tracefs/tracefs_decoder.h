@@ -12,6 +12,7 @@
 struct tep_handle;
 struct tep_record;
 struct tracefs_source;
+struct vector_tracker;
 
 struct tracefs_source *tracefs_decoder_new(struct tep_handle *tep,
 					   const struct source_config *cfg);
@@ -19,6 +20,8 @@ int tracefs_decoder_feed(struct tracefs_source *ts, struct tep_record *r, int cp
 			 const struct record_sink *sink);
 /* Entries still waiting for their exit, as records flagged NO_EXIT. */
 int tracefs_decoder_flush(struct tracefs_source *ts, const struct record_sink *sink);
+/* Its targets' vectors as they change (tracefs_vectors.h). */
+struct vector_tracker *tracefs_decoder_vectors(struct tracefs_source *ts);
 void tracefs_decoder_free(struct tracefs_source *ts);
 
 #endif /* GPUPROBE_TRACEFS_DECODER_H */

@@ -80,6 +80,19 @@ static bool wanted(const struct tracefs_source *ts, const struct event_spec *spe
 	return true;
 }
 
+/* The irq events' filter, from the vectors known now (tracefs_vectors.c). */
+static int irq_filter(struct tracefs_source *ts, char *filter, size_t size, bool warn)
+{
+	int mode = vectors_irq_filter(&ts->vectors, filter, size);
+
+	if (mode < 0)
+		warnf("the targets' irq filter does not fit in %zu bytes: no interrupts will be recorded", size);
+	else if (mode == 1 && warn)
+		warnf("cannot list the other devices' irqs (%s/kernel/irq): a vector the targets' driver requests while recording is recorded from the next rescan (%d ms) on, not from its first interrupt",
+		      ts->vectors.root, VECTOR_RESCAN_MS);
+	return mode < 0 ? -1 : 0;
+}
+
 static int enable_event(struct tracefs_source *ts, struct bound_event *be)
 {
 	const struct event_spec *spec = be->spec;
@@ -87,11 +100,12 @@ static int enable_event(struct tracefs_source *ts, struct bound_event *be)
 					ts->sched.instance : ts->main.instance;
 	char filter[FILTER_MAX];
 
-	if (build_event_filter(spec, ts->cfg->targets,
-			       be->field[F_DEVICE] ? be->field[F_DEVICE]->name : NULL,
-			       filter, sizeof(filter))) {
-		if (spec->filter == BY_IRQ)
-			warnf("the targets have no MSI/MSI-X vectors (driver not bound?): no interrupts will be recorded");
+	if (spec->filter == BY_IRQ) {
+		if (irq_filter(ts, filter, sizeof(filter), spec->kind == K_IRQ_ENTRY))
+			return -1;
+	} else if (build_event_filter(spec, ts->cfg->targets,
+				      be->field[F_DEVICE] ? be->field[F_DEVICE]->name : NULL,
+				      filter, sizeof(filter))) {
 		return -1;
 	}
 	if (filter_and_enable(inst, spec->system, spec->name, filter[0] ? filter : NULL,
@@ -106,6 +120,30 @@ void tracefs_enable_events(struct tracefs_source *ts)
 	for (size_t i = 0; i < NSPECS; i++)
 		if (ts->events[i].event && wanted(ts, ts->events[i].spec))
 			enable_event(ts, &ts->events[i]);
+}
+
+/*
+ * The targets' vectors changed while recording: the irq events' filters
+ * again, entry before exit, so an interrupt between the two writes is at
+ * worst an entry without exit (counted), never an exit without entry.
+ */
+void tracefs_update_irq_filter(struct tracefs_source *ts)
+{
+	char filter[FILTER_MAX];
+
+	ts->vectors.filter_changed = false;
+	if (irq_filter(ts, filter, sizeof(filter), false))
+		return;
+	for (int kind = K_IRQ_ENTRY; kind <= K_IRQ_EXIT; kind++)
+		for (size_t i = 0; i < NSPECS; i++) {
+			struct bound_event *be = &ts->events[i];
+
+			if (be->enabled && be->spec->kind == (enum event_kind)kind &&
+			    tracefs_event_file_write(ts->main.instance, be->spec->system,
+						     be->spec->name, "filter", filter) < 0)
+				warnf("tracefs refused the new irq filter on %s/%s: %s",
+				      be->spec->system, be->spec->name, strerror(errno));
+		}
 }
 
 /* ---- DMA-API kprobe events (kernels without dma: tracepoints) ---- */

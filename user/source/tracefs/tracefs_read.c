@@ -56,13 +56,35 @@ int tracefs_read_buffers(struct tracefs_source *ts, const struct record_sink *si
 	return err | ts->sink_error;
 }
 
-/* While recording: let timeout_ms of events gather, then read them. */
+/*
+ * What the vectors' rescans changed: the irq filter first, then the kernel
+ * counts that must be read after it.
+ */
+static int apply_vector_changes(struct tracefs_source *ts, const struct record_sink *sink)
+{
+	if (ts->vectors.filter_changed)
+		tracefs_update_irq_filter(ts);
+	return vectors_put_pending_counts(&ts->vectors, sink);
+}
+
+/*
+ * While recording: let timeout_ms of events gather, rescan the targets'
+ * vectors when VECTOR_RESCAN_MS have passed, then read the events (whose
+ * decoding rescans too, for an irq it does not know).
+ */
 int tracefs_read_after(struct tracefs_source *ts, int timeout_ms, const struct record_sink *sink)
 {
 	struct timespec delay = { timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000L };
+	uint64_t now;
+	int err = 0;
 
 	nanosleep(&delay, NULL);	/* a signal cuts it short, as wanted */
-	return tracefs_read_buffers(ts, sink);
+	now = mono_now_ns();
+	if (now - ts->vectors.last_rescan_ns >= VECTOR_RESCAN_MS * 1000000ull)
+		err |= vectors_rescan(&ts->vectors, now, sink);
+	err |= apply_vector_changes(ts, sink);
+	err |= tracefs_read_buffers(ts, sink);
+	return err | apply_vector_changes(ts, sink);
 }
 
 /* After stop: read until a pass delivers nothing more. */

@@ -4,7 +4,8 @@
  * Open finds the events (kprobe events first, when the kernel has no dma:
  * tracepoints, so their formats are read with the rest), creates the
  * private instances and enables the events there, filtered to the targets;
- * start switches tracing on; poll reads the buffers every timeout_ms; drain
+ * start switches tracing on; poll reads the buffers every timeout_ms and
+ * rescans the targets' vectors every VECTOR_RESCAN_MS; drain
  * reads them empty, pairs what is left and counts the kernel's drops; close
  * removes everything it created.  The files behind each step:
  * tracefs_source.h.
@@ -63,7 +64,12 @@ static void *tracefs_open(const struct source_config *cfg, char *err, size_t err
 
 static int tracefs_start(void *src, char *err, size_t errlen)
 {
-	return tracefs_instances_on(src, err, errlen);
+	struct tracefs_source *ts = src;
+
+	if (tracefs_instances_on(ts, err, errlen))
+		return -1;
+	vectors_tracing_on(&ts->vectors, mono_now_ns());
+	return 0;
 }
 
 static int tracefs_poll(void *src, int timeout_ms, const struct record_sink *sink)
@@ -71,9 +77,14 @@ static int tracefs_poll(void *src, int timeout_ms, const struct record_sink *sin
 	return tracefs_read_after(src, timeout_ms, sink);
 }
 
+/* The late vectors' stop counts while tracing is still on, as record.c's. */
 static int tracefs_stop(void *src)
 {
-	return tracefs_instances_off(src);
+	struct tracefs_source *ts = src;
+
+	if (vectors_put_stop_counts(&ts->vectors, ts->cfg->sink))
+		ts->sink_error = -1;
+	return tracefs_instances_off(ts);
 }
 
 static int tracefs_drain(void *src, const struct record_sink *sink)

@@ -8,6 +8,7 @@
  *                       and the DMA-API kprobe events
  *   tracefs_decode.c    raw events into uapi records (tracefs_decoder.h)
  *   tracefs_read.c      reading the ring buffers, and what they dropped
+ *   tracefs_vectors.c   the targets' vectors while recording (plain C)
  */
 #ifndef GPUPROBE_TRACEFS_SOURCE_H
 #define GPUPROBE_TRACEFS_SOURCE_H
@@ -20,6 +21,7 @@
 #include "tracefs_decoder.h"
 #include "tracefs_events.h"
 #include "tracefs_kprobe.h"
+#include "tracefs_vectors.h"
 
 struct tep_event;
 struct tep_format_field;
@@ -73,6 +75,7 @@ struct tracefs_source {
 	struct tep_handle *tep;
 	struct bound_event events[NSPECS];
 	struct irq_pairer pairer;
+	struct vector_tracker vectors;	/* its set is the pairer's targets */
 	struct dma_kprobes *kp;		/* NULL: dma: tracepoints or no DMA */
 	const struct record_sink *sink;
 	struct source_counters counters;
@@ -91,6 +94,7 @@ int tracefs_instances_off(struct tracefs_source *ts);
 
 /* tracefs_enable.c */
 void tracefs_enable_events(struct tracefs_source *ts);
+void tracefs_update_irq_filter(struct tracefs_source *ts);
 void tracefs_create_dma_kprobes(struct tracefs_source *ts);
 void tracefs_bind_dma_kprobes(struct tracefs_source *ts);
 void tracefs_enable_dma_kprobes(struct tracefs_source *ts);
