@@ -21,6 +21,8 @@ const char *attr_type_name(uint16_t type)
 	case GPUPROBE_APP_SYNC:		return "sync";
 	case GPUPROBE_APP_API:		return "api";
 	case GPUPROBE_APP_NOTE:		return "note";
+	case GPUPROBE_APP_DEVICE:	return "device";
+	case GPUPROBE_APP_CLOCK:	return "clock";
 	default:			return "unknown";
 	}
 }
