@@ -205,3 +205,12 @@ void json_kv_bool(struct json *j, const char *key, bool v)
 	json_key(j, key);
 	json_bool(j, v);
 }
+
+void json_kv_u64_or_null(struct json *j, const char *key, uint64_t v)
+{
+	json_key(j, key);
+	if (v)
+		json_u64(j, v);
+	else
+		json_put_null(j);
+}

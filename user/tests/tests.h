@@ -27,5 +27,9 @@ void test_app_merge_resyncs(void);
 void test_percentile_nearest_rank(void);
 void test_percentile_hist_agrees(void);
 void test_json_lossless(void);
+void test_attribution_two_gpus(void);
+void test_attribution_two_threads(void);
+void test_attribution_clock_margin(void);
+void test_attribution_json_nulls(void);
 
 #endif /* GPUPROBE_TESTS_H */
