@@ -424,6 +424,8 @@ int main(void)
 		{ "attribution: clock error bound widens windows, events in the margin ambiguous",
 		  test_attribution_clock_margin },
 		{ "attribution: JSON null where not measured", test_attribution_json_nulls },
+		{ "OpenCL clock drift: re-calibration keeps every mapped time within its bound",
+		  test_clockmap_drift },
 		{ "record: temporary files of killed recorders removed, live and foreign ones kept",
 		  test_stale_temp_files_removed },
 		{ "record: application events merged past cut and corrupt events",
