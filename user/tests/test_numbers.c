@@ -10,6 +10,8 @@
 
 #include "hist.h"
 #include "json.h"
+#include "cmds.h"
+#include "synth.h"
 #include "stats.h"
 #include "testlib.h"
 #include "tests.h"
@@ -130,4 +132,38 @@ void test_json_lossless(void)
 		"assert d[\"overlong\"]==\"\\ufffd\\ufffd\" and d[\"ctl\"]==\"\\x7f\\x01\"\n"
 		"assert b\"\\\\u007f\" in raw") == 0, "python3 rejected %s", path);
 	unlink(path);
+}
+
+/*
+ * A DMA call without a duration (tracefs dma: events are instants) is "not
+ * measured" in text and null in JSON, never a 0 ns latency.
+ */
+void test_report_not_measured(void)
+{
+	const char *trace = test_tmp_path("untimed.trace");
+	struct gpuprobe_rec_dma d;
+	struct trace_writer w;
+	struct trace_info info;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	synth_info(&info);
+	CHECK(trace_writer_open(&w, trace, &info) == 0, "open %s", trace);
+	synth_dma(&d, 1000, GPUPROBE_DMA_MAP_SG, 4096, 1, 0);
+	trace_writer_put(&w, &d.hdr);
+	trace_writer_finish(&w, 5000, 0);
+	out = open_memstream(&buf, &len);
+	CHECK(report_file(trace, false, out) == 0, "text report");
+	fclose(out);
+	CHECK(buf && strstr(buf, "latency (0 of 1 calls timed) not measured") && !strstr(buf, "p50 0 ns"),
+	      "text: %s", buf);
+	free(buf);
+	buf = NULL;
+	out = open_memstream(&buf, &len);
+	CHECK(report_file(trace, true, out) == 0, "json report");
+	fclose(out);
+	CHECK(buf && strstr(buf, "\"untimed\": 1") && strstr(buf, "\"p50\": null"), "json: %s", buf);
+	free(buf);
+	unlink(trace);
 }

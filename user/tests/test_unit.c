@@ -426,6 +426,8 @@ int main(void)
 		{ "attribution: JSON null where not measured", test_attribution_json_nulls },
 		{ "OpenCL clock drift: re-calibration keeps every mapped time within its bound",
 		  test_clockmap_drift },
+		{ "report: a latency not measured is 'not measured' / null, never 0 ns",
+		  test_report_not_measured },
 		{ "record: temporary files of killed recorders removed, live and foreign ones kept",
 		  test_stale_temp_files_removed },
 		{ "record: application events merged past cut and corrupt events",
