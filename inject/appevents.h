@@ -28,7 +28,22 @@ enum gpuprobe_app_type {
 	GPUPROBE_APP_SYNC,		/* a host thread waiting for the device */
 	GPUPROBE_APP_API,		/* a host API call (driver/runtime/OpenCL) */
 	GPUPROBE_APP_NOTE,		/* library status: name holds the text */
+	GPUPROBE_APP_DEVICE,		/* a device of the API and its PCI function */
+	GPUPROBE_APP_CLOCK,		/* a device-clock calibration point */
 };
+
+/*
+ * DEVICE: device = the API's device number (CUDA ordinal as CUPTI's
+ * deviceId, OpenCL device index as in the events' device field), kind = its
+ * PCI function packed as GPUPROBE_BDF() (valid only with
+ * GPUPROBE_APPF_PCI_KNOWN: the platform may not say), name = device name.
+ *
+ * CLOCK: one measurement of the device clock against CLOCK_MONOTONIC for
+ * (device, stream): start_ns = the host time it maps to, queued_ns = the
+ * device time read, bytes = the error bound in ns (half the shortest round
+ * trip).  Device times of that queue are mapped through these points; the
+ * analysis widens every window edge that is a device time by the bound.
+ */
 
 enum gpuprobe_app_api {
 	GPUPROBE_APP_CUDA = 1,
@@ -60,6 +75,7 @@ enum gpuprobe_app_sync {
 #define GPUPROBE_APPF_BLOCKING		(1u << 2)	/* API call waited for the device */
 #define GPUPROBE_APPF_DEVICE_CLOCK	(1u << 3)	/* times mapped from the device clock */
 #define GPUPROBE_APPF_TRUNCATED_NAME	(1u << 4)
+#define GPUPROBE_APPF_PCI_KNOWN		(1u << 5)	/* DEVICE: kind holds its BDF */
 
 struct gpuprobe_app_event {
 	uint16_t magic;			/* GPUPROBE_APP_MAGIC */

@@ -6,27 +6,39 @@
  * with one offset per queue: a marker is enqueued and waited for with
  * clFinish between two clock_gettime calls; its COMMAND_END lies between
  * them, and of several tries the one with the shortest round trip gives the
- * offset (midpoint), with half that round trip as its uncertainty.
+ * offset (midpoint), with half that round trip as its uncertainty.  The
+ * device clock drifts, so a queue is re-calibrated after the application's
+ * own clFinish on it (the queue is idle: the marker costs one round trip)
+ * when its last calibration is older than RECALIBRATE_NS, and device times
+ * are mapped through all its points (clockmap.c).  Each calibration is
+ * written as a CLOCK record with its bound; a queue never calibrated gets no
+ * device times at all (never a device time passed off as CLOCK_MONOTONIC).
+ * Each device's PCI function (cl_khr_pci_bus_info) is written as a DEVICE
+ * record where the platform gives it.
  */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <CL/cl_ext.h>
+
 #include "appwriter.h"
+#include "clockmap.h"
 #include "opencl_events.h"
 
 #define MAX_QUEUES		256
 #define CALIBRATION_TRIES	5
 #define RESOLVE_EVERY		4096
 #define PREFIX			"gpuprobe (OpenCL)"
+#define RECALIBRATE_NS		200000000ull	/* 200 ms */
 
 struct ocl_queue {
 	cl_command_queue queue;
 	cl_device_id device;
 	uint32_t index, device_index;
-	int64_t offset_ns;		/* host = device + offset */
-	bool calibrated;
+	struct clock_map clock;		/* no point: never calibrated */
+	uint64_t calibrated_at;		/* host time of the last point */
 };
 
 static const struct _cl_icd_dispatch *cl;
@@ -38,7 +50,7 @@ static unsigned int ndevices;
 static struct ocl_command *pending;
 static size_t npending, pending_cap;
 static atomic_uint_least64_t correlation;
-static uint64_t unresolved;
+static uint64_t unresolved, uncalibrated;
 
 void ocl_events_init(const struct _cl_icd_dispatch *target)
 {
@@ -50,7 +62,7 @@ uint64_t ocl_next_correlation(void)
 	return atomic_fetch_add(&correlation, 1) + 1;
 }
 
-static int calibrate(cl_command_queue q, int64_t *offset, uint64_t *round_trip)
+static int calibrate(cl_command_queue q, struct clock_point *pt)
 {
 	uint64_t best = UINT64_MAX;
 
@@ -72,45 +84,121 @@ static int calibrate(cl_command_queue q, int64_t *offset, uint64_t *round_trip)
 		cl->clReleaseEvent(ev);
 		if (t1 - t0 < best) {
 			best = t1 - t0;
-			*offset = (int64_t)(t0 + (t1 - t0) / 2) - (int64_t)end;
+			*pt = (struct clock_point){ end, t0 + (t1 - t0) / 2, (t1 - t0 + 1) / 2 };
 		}
 	}
-	*round_trip = best;
 	return 0;
 }
 
-static uint32_t device_index(cl_device_id dev)
+/* The calibration as a CLOCK record (appevents.h). */
+static void put_clock(const struct ocl_queue *q, const struct clock_point *pt)
 {
+	struct gpuprobe_app_event ev;
+
+	appwriter_init_event(&ev, GPUPROBE_APP_OPENCL, GPUPROBE_APP_CLOCK);
+	ev.device = q->device_index;
+	ev.stream = q->index;
+	ev.start_ns = ev.end_ns = pt->host_ns;
+	ev.queued_ns = pt->device_ns;
+	ev.bytes = pt->error_ns;
+	appwriter_set_name(&ev, "device clock");
+	appwriter_put(&ev);
+}
+
+/* The device's PCI function, where the platform says (cl_khr_pci_bus_info). */
+static void put_device(cl_device_id dev, uint32_t index)
+{
+	cl_device_pci_bus_info_khr pci;
+	struct gpuprobe_app_event ev;
+	char name[GPUPROBE_APP_NAME_LEN] = "";
+
+	appwriter_init_event(&ev, GPUPROBE_APP_OPENCL, GPUPROBE_APP_DEVICE);
+	ev.device = index;
+	cl->clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof(name) - 1, name, NULL);
+	if (cl->clGetDeviceInfo(dev, CL_DEVICE_PCI_BUS_INFO_KHR, sizeof(pci), &pci, NULL) ==
+	    CL_SUCCESS) {
+		ev.flags = GPUPROBE_APPF_PCI_KNOWN;
+		/* packed as GPUPROBE_BDF() of linux/gpuprobe.h: domain, bus, devfn */
+		ev.kind = (pci.pci_domain & 0xffff) << 16 | (pci.pci_bus & 0xff) << 8 |
+			  (pci.pci_device & 0x1f) << 3 | (pci.pci_function & 0x7);
+	}
+	appwriter_set_name(&ev, name);
+	appwriter_put(&ev);
+}
+
+/* Index of dev; *added: first seen (its DEVICE record is due). */
+static uint32_t device_index(cl_device_id dev, bool *added)
+{
+	*added = false;
 	for (unsigned int i = 0; i < ndevices; i++)
 		if (devices[i] == dev)
 			return i;
-	if (ndevices < MAX_QUEUES)
+	if (ndevices < MAX_QUEUES) {
 		devices[ndevices++] = dev;
+		*added = true;
+	}
 	return ndevices - 1;
 }
 
 void ocl_queue_added(cl_command_queue q)
 {
 	struct ocl_queue entry = { .queue = q };
-	uint64_t round_trip = 0;
+	struct clock_point pt;
+	bool calibrated, new_device;
 
 	cl->clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof(entry.device), &entry.device, NULL);
-	entry.calibrated = !calibrate(q, &entry.offset_ns, &round_trip);
+	calibrated = !calibrate(q, &pt);
+	if (calibrated) {
+		clock_map_add(&entry.clock, pt);
+		entry.calibrated_at = pt.host_ns;
+	}
 	pthread_mutex_lock(&lock);
-	entry.device_index = device_index(entry.device);
+	entry.device_index = device_index(entry.device, &new_device);
 	entry.index = nqueues;
 	if (nqueues < MAX_QUEUES)
 		queues[nqueues++] = entry;
 	pthread_mutex_unlock(&lock);
-	if (!entry.calibrated)
+	if (new_device)
+		put_device(entry.device, entry.device_index);
+	if (calibrated)
+		put_clock(&entry, &pt);
+	else
 		appwriter_note(GPUPROBE_APP_OPENCL, PREFIX,
-			       "queue %u: device clock not calibrated (marker failed); its times are device times",
+			       "queue %u: device clock not calibrated (marker failed): its commands get no times",
 			       entry.index);
-	else if (getenv("GPUPROBE_VERBOSE"))
-		appwriter_note(GPUPROBE_APP_OPENCL, PREFIX,
-			       "queue %u device %u: clock offset %lld ns, +-%llu ns", entry.index,
-			       entry.device_index, (long long)entry.offset_ns,
-			       (unsigned long long)round_trip / 2);
+}
+
+/* After the application's clFinish(q): a new point when the last is old (drift). */
+static void recalibrate_if_due(cl_command_queue q)
+{
+	struct clock_point pt;
+	struct ocl_queue *e = NULL;
+	uint64_t now = appwriter_mono_ns();
+
+	pthread_mutex_lock(&lock);
+	for (unsigned int i = 0; i < nqueues; i++)
+		if (queues[i].queue == q)
+			e = &queues[i];
+	pthread_mutex_unlock(&lock);
+	if (!e || !e->clock.n || now - e->calibrated_at < RECALIBRATE_NS || calibrate(q, &pt))
+		return;
+	pthread_mutex_lock(&lock);
+	clock_map_add(&e->clock, pt);
+	e->calibrated_at = pt.host_ns;
+	pthread_mutex_unlock(&lock);
+	put_clock(e, &pt);
+}
+
+uint32_t ocl_queue_index(cl_command_queue q)
+{
+	uint32_t index = UINT32_MAX;
+
+	pthread_mutex_lock(&lock);
+	for (unsigned int i = 0; i < nqueues; i++)
+		if (queues[i].queue == q)
+			index = queues[i].index;
+	pthread_mutex_unlock(&lock);
+	return index;
 }
 
 /* Copy of the queue entry (under the lock); a zeroed one if unknown. */
@@ -139,6 +227,23 @@ void ocl_api_event(uint16_t type, uint32_t kind, uint32_t flags, const char *nam
 	ev.start_ns = entry_ns;
 	ev.end_ns = return_ns;
 	appwriter_set_name(&ev, name);
+	appwriter_put(&ev);
+}
+
+void ocl_queue_wait_event(cl_command_queue q, uint64_t corr, uint64_t entry_ns,
+			  uint64_t return_ns)
+{
+	struct gpuprobe_app_event ev;
+
+	appwriter_init_event(&ev, GPUPROBE_APP_OPENCL, GPUPROBE_APP_SYNC);
+	ev.kind = GPUPROBE_SYNC_STREAM;
+	ev.flags = GPUPROBE_APPF_BLOCKING;
+	ev.tid = appwriter_tid();
+	ev.stream = ocl_queue_index(q);
+	ev.correlation = corr;
+	ev.start_ns = entry_ns;
+	ev.end_ns = return_ns;
+	appwriter_set_name(&ev, "clFinish");
 	appwriter_put(&ev);
 }
 
@@ -187,7 +292,9 @@ static int emit_if_complete(const struct ocl_command *cmd)
 	if (status > CL_COMPLETE)
 		return 0;
 	q = find_queue(cmd->queue);
-	if (status == CL_COMPLETE &&
+	if (status == CL_COMPLETE && !q.clock.n) {
+		uncalibrated++;		/* device times only: none written */
+	} else if (status == CL_COMPLETE &&
 	    cl->clGetEventProfilingInfo(cmd->event, CL_PROFILING_COMMAND_START, sizeof(start),
 					&start, NULL) == CL_SUCCESS &&
 	    cl->clGetEventProfilingInfo(cmd->event, CL_PROFILING_COMMAND_END, sizeof(end),
@@ -198,8 +305,10 @@ static int emit_if_complete(const struct ocl_command *cmd)
 		ev.device = q.device_index;
 		ev.stream = q.index;
 		ev.correlation = cmd->correlation;
-		ev.start_ns = (uint64_t)((int64_t)start + q.offset_ns);
-		ev.end_ns = (uint64_t)((int64_t)end + q.offset_ns);
+		uint64_t error_ns;
+
+		clock_map_to_host(&q.clock, start, &ev.start_ns, &error_ns);
+		clock_map_to_host(&q.clock, end, &ev.end_ns, &error_ns);
 		ev.queued_ns = cmd->api_entry_ns;
 		ev.bytes = cmd->bytes;
 		memcpy(ev.name, cmd->name, sizeof(ev.name));
@@ -216,6 +325,8 @@ void ocl_commands_resolve(cl_command_queue q)
 	struct ocl_command *work;
 	size_t n, kept = 0;
 
+	if (q)
+		recalibrate_if_due(q);
 	pthread_mutex_lock(&lock);
 	work = pending;
 	n = npending;
@@ -246,5 +357,9 @@ void ocl_events_finish(void)
 		appwriter_note(GPUPROBE_APP_OPENCL, PREFIX,
 			       "%zu commands still running at exit and %llu failed: no device times for them",
 			       left, (unsigned long long)unresolved);
+	if (uncalibrated)
+		appwriter_note(GPUPROBE_APP_OPENCL, PREFIX,
+			       "%llu commands on queues whose clock was never calibrated: not written",
+			       (unsigned long long)uncalibrated);
 	appwriter_flush();
 }

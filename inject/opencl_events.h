@@ -35,7 +35,12 @@ void ocl_commands_resolve(cl_command_queue q);
 /* Host API call record (enqueue calls, waits). */
 void ocl_api_event(uint16_t type, uint32_t kind, uint32_t flags, const char *name,
 		   uint64_t correlation, uint64_t entry_ns, uint64_t return_ns);
+/* clFinish(q): a wait for one queue (SYNC, kind STREAM, stream = its index). */
+void ocl_queue_wait_event(cl_command_queue q, uint64_t correlation, uint64_t entry_ns,
+			  uint64_t return_ns);
 uint64_t ocl_next_correlation(void);
+/* The layer's index of queue q (the events' stream), UINT32_MAX if unknown. */
+uint32_t ocl_queue_index(cl_command_queue q);
 /* At exit: resolve what completed, note what did not. */
 void ocl_events_finish(void);
 

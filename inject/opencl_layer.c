@@ -243,8 +243,7 @@ static cl_int CL_API_CALL finish(cl_command_queue q)
 	uint64_t t0 = appwriter_mono_ns();
 	cl_int ret = next->clFinish(q);
 
-	ocl_api_event(GPUPROBE_APP_SYNC, GPUPROBE_SYNC_STREAM, GPUPROBE_APPF_BLOCKING, "clFinish",
-		      ocl_next_correlation(), t0, appwriter_mono_ns());
+	ocl_queue_wait_event(q, ocl_next_correlation(), t0, appwriter_mono_ns());
 	ocl_commands_resolve(q);
 	return ret;
 }

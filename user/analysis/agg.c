@@ -210,7 +210,11 @@ static void add_dma(struct agg *a, const struct gpuprobe_rec_dma *r)
 	op->segments += r->nents;
 	op->iommu_calls += r->iommu_calls;
 	op->iommu_ns += r->iommu_ns;
-	hist_add(&op->latency_ns, r->duration_ns);
+	/* 0 is "not measured" (an instant event, a call whose return was lost), never a latency */
+	if (r->duration_ns)
+		hist_add(&op->latency_ns, r->duration_ns);
+	else
+		op->untimed++;
 }
 
 static void add_iommu(struct agg *a, const struct gpuprobe_rec_iommu *r)
@@ -232,7 +236,10 @@ static void add_iommu(struct agg *a, const struct gpuprobe_rec_iommu *r)
 	}
 	op->count++;
 	op->bytes += r->size;
-	hist_add(op->time_ns, r->duration_ns);
+	if (r->duration_ns)
+		hist_add(op->time_ns, r->duration_ns);
+	else
+		op->untimed++;
 }
 
 static void add_swiotlb(struct agg *a, const struct gpuprobe_rec_swiotlb *r)

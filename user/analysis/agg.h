@@ -45,13 +45,15 @@ struct agg_dma_op {
 	uint64_t segments;
 	uint64_t iommu_calls;
 	uint64_t iommu_ns;
-	struct hist latency_ns;
+	uint64_t untimed;		/* calls without a duration (tracefs dma: events are instants) */
+	struct hist latency_ns;		/* the timed calls only */
 };
 
 struct agg_iommu_op {
 	uint64_t count;
 	uint64_t bytes;
-	struct hist *time_ns;
+	uint64_t untimed;		/* events without a duration (tracefs: instants) */
+	struct hist *time_ns;		/* the timed events only */
 };
 
 struct agg_target {

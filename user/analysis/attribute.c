@@ -10,7 +10,8 @@
  * into prefix totals per block of KEV_BLOCK events, so every window costs two
  * binary searches and two partial blocks, however the windows overlap
  * (concurrent kernels, deep queues): an event inside several windows counts
- * in each of them.
+ * in each of them.  The events are sorted by GPU (wake-ups by thread) first,
+ * so a window sums only the segment of the op's own GPU and thread.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -18,35 +19,11 @@
 #include <string.h>
 
 #include "array.h"
-#include "attribute.h"
+#include "attribute_internal.h"
 #include "util.h"
 
 #define KEV_BLOCK	64		/* events per prefix-sum block */
 #define NAME_SLOTS_MIN	64		/* power of two */
-
-enum kev_kind { KEV_IRQ, KEV_DMA_MAP, KEV_DMA_UNMAP, KEV_IOMMU_MAP, KEV_IOMMU_UNMAP,
-		KEV_SWIOTLB, KEV_WAKEUP };
-
-/* One kernel event, as attribution needs it. */
-struct kev {
-	uint64_t ts;
-	uint64_t bytes;
-	uint32_t ns;			/* duration, saturated at 4.29 s */
-	uint32_t kind;			/* enum kev_kind */
-};
-
-struct attr_builder {
-	struct attribution *at;
-	struct gpuprobe_app_event *hosts;	/* API calls and waits */
-	size_t nhosts, hosts_cap, ops_cap, names_cap;
-	uint64_t lo, hi;			/* span of the windows */
-	struct kev *kev;
-	size_t nkev, kev_cap;
-	struct attr_counts *block;		/* block[b]: sum of the first b * KEV_BLOCK */
-	uint32_t *name_slot;			/* name index + 1, 0 = empty */
-	size_t name_slots;
-	bool keep_kernel;			/* application events may follow */
-};
 
 static void keep_app_event(struct attr_builder *ps, const struct gpuprobe_app_event *ev)
 {
@@ -56,6 +33,14 @@ static void keep_app_event(struct attr_builder *ps, const struct gpuprobe_app_ev
 	if (ev->type == GPUPROBE_APP_NOTE) {
 		if (at->nnotes < ARRAY_SIZE(at->notes))
 			copy_string(at->notes[at->nnotes++], sizeof(at->notes[0]), ev->name);
+		return;
+	}
+	if (ev->type == GPUPROBE_APP_DEVICE) {
+		attr_keep_device(ps, ev);
+		return;
+	}
+	if (ev->type == GPUPROBE_APP_CLOCK) {
+		attr_keep_clock(ps, ev);
 		return;
 	}
 	if (ev->type == GPUPROBE_APP_API || ev->type == GPUPROBE_APP_SYNC) {
@@ -79,95 +64,18 @@ static void keep_app_event(struct attr_builder *ps, const struct gpuprobe_app_ev
 	at->nops++;
 }
 
-static int by_api_pid_corr(const void *a, const void *b)
-{
-	const struct gpuprobe_app_event *x = a, *y = b;
-
-	if (x->api != y->api)
-		return x->api < y->api ? -1 : 1;
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	if (x->correlation != y->correlation)
-		return x->correlation < y->correlation ? -1 : 1;
-	return x->type < y->type ? -1 : x->type > y->type;
-}
-
-/* CUDA: the issuing call is the API record with the op's correlation id. */
-static void find_issue_times(struct attr_builder *ps)
-{
-	qsort(ps->hosts, ps->nhosts, sizeof(*ps->hosts), by_api_pid_corr);
-	for (size_t i = 0; i < ps->at->nops; i++) {
-		struct attr_op *op = &ps->at->ops[i];
-		struct gpuprobe_app_event key = op->ev;
-		const struct gpuprobe_app_event *hit;
-
-		if (op->issue_ns || !op->ev.correlation)
-			continue;
-		key.type = GPUPROBE_APP_API;
-		hit = bsearch(&key, ps->hosts, ps->nhosts, sizeof(key), by_api_pid_corr);
-		if (hit && hit->type == GPUPROBE_APP_API && hit->start_ns <= op->ev.start_ns)
-			op->issue_ns = hit->start_ns;
-	}
-}
-
-static int by_pid_end(const void *a, const void *b)
-{
-	const struct attr_op *x = *(const struct attr_op *const *)a;
-	const struct attr_op *y = *(const struct attr_op *const *)b;
-
-	if (x->ev.pid != y->ev.pid)
-		return x->ev.pid < y->ev.pid ? -1 : 1;
-	return x->ev.end_ns < y->ev.end_ns ? -1 : x->ev.end_ns > y->ev.end_ns;
-}
-
-/*
- * A blocking call returns after the last device op that ends inside it:
- * that op's `return` phase runs from its end to the call's return.
- */
-static void find_return_times(struct attr_builder *ps)
-{
-	struct attribution *at = ps->at;
-	struct attr_op **by_end = malloc(at->nops * sizeof(*by_end) + 1);
-
-	if (!by_end)
-		return;
-	for (size_t i = 0; i < at->nops; i++)
-		by_end[i] = &at->ops[i];
-	qsort(by_end, at->nops, sizeof(*by_end), by_pid_end);
-	for (size_t h = 0; h < ps->nhosts; h++) {
-		const struct gpuprobe_app_event *w = &ps->hosts[h];
-		size_t lo = 0, hi = at->nops;
-		struct attr_op *last = NULL;
-
-		if (!(w->flags & GPUPROBE_APPF_BLOCKING))
-			continue;
-		while (lo < hi) {	/* first op of w's pid ending at or after w's entry */
-			size_t mid = (lo + hi) / 2;
-			const struct attr_op *m = by_end[mid];
-
-			if (m->ev.pid < w->pid || (m->ev.pid == w->pid && m->ev.end_ns < w->start_ns))
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		for (; lo < at->nops && by_end[lo]->ev.pid == w->pid &&
-		       by_end[lo]->ev.end_ns <= w->end_ns; lo++)
-			last = by_end[lo];
-		if (last && (!last->return_ns || w->end_ns < last->return_ns))
-			last->return_ns = w->end_ns;
-	}
-	free(by_end);
-}
-
 static void find_span(struct attr_builder *ps)
 {
 	ps->lo = UINT64_MAX;
 	ps->hi = 0;
 	for (size_t i = 0; i < ps->at->nops; i++) {
 		const struct attr_op *op = &ps->at->ops[i];
-		uint64_t a = op->issue_ns ? op->issue_ns : op->ev.start_ns;
-		uint64_t b = op->return_ns ? op->return_ns : op->ev.end_ns;
+		uint64_t e = op->clock_error_ns;
+		uint64_t a = op->ev.start_ns > e ? op->ev.start_ns - e : 0;
+		uint64_t b = op->ev.end_ns + 1 + e;
 
+		a = op->issue_ns && op->issue_ns < a ? op->issue_ns : a;
+		b = op->return_ns + 1 > b ? op->return_ns + 1 : b;
 		ps->lo = a < ps->lo ? a : ps->lo;
 		ps->hi = b > ps->hi ? b : ps->hi;
 	}
@@ -197,11 +105,13 @@ static bool kev_of(const struct gpuprobe_rec_hdr *h, struct kev *k)
 	*k = (struct kev){ .ts = h->ts_ns };
 	switch (h->type) {
 	case GPUPROBE_EV_IRQ:
+		k->key = ((const struct gpuprobe_rec_irq *)h)->bdf;
 		k->kind = KEV_IRQ;
 		k->ns = saturate_ns(((const struct gpuprobe_rec_irq *)h)->duration_ns);
 		return true;
 	case GPUPROBE_EV_DMA:
 		k->kind = is_unmap(d->op) ? KEV_DMA_UNMAP : KEV_DMA_MAP;
+		k->key = d->bdf;
 		k->ns = saturate_ns(d->duration_ns);
 		k->bytes = d->bytes;
 		return true;
@@ -211,14 +121,17 @@ static bool kev_of(const struct gpuprobe_rec_hdr *h, struct kev *k)
 		    io->bdf == GPUPROBE_BDF_NONE)
 			return false;
 		k->kind = io->op == GPUPROBE_IOMMU_MAP ? KEV_IOMMU_MAP : KEV_IOMMU_UNMAP;
+		k->key = io->bdf;
 		k->bytes = io->size;
 		return true;
 	case GPUPROBE_EV_SWIOTLB:
 		k->kind = KEV_SWIOTLB;
+		k->key = ((const struct gpuprobe_rec_swiotlb *)h)->bdf;
 		k->bytes = ((const struct gpuprobe_rec_swiotlb *)h)->bytes;
 		return true;
 	case GPUPROBE_EV_WAKEUP:
 		k->kind = KEV_WAKEUP;
+		k->key = ((const struct gpuprobe_rec_sched *)h)->pid;
 		return true;
 	default:
 		return false;
@@ -236,10 +149,12 @@ static void counts_add_kev(struct attr_counts *c, const struct kev *k)
 		c->dma_maps++;
 		c->dma_map_bytes += k->bytes;
 		c->dma_ns += k->ns;
+		c->dma_timed += k->ns != 0;
 		break;
 	case KEV_DMA_UNMAP:
 		c->dma_unmaps++;
 		c->dma_ns += k->ns;
+		c->dma_timed += k->ns != 0;
 		break;
 	case KEV_IOMMU_MAP:
 		c->iommu_maps++;
@@ -294,11 +209,37 @@ static void keep_kernel_event(struct attr_builder *ps, const struct gpuprobe_rec
 	ps->kev[ps->nkev++] = k;
 }
 
-static int by_ts(const void *a, const void *b)
+/* GPUs' events first, then wake-ups; by GPU (task), then by time. */
+static int by_segment_ts(const void *a, const void *b)
 {
 	const struct kev *x = a, *y = b;
+	bool wx = x->kind == KEV_WAKEUP, wy = y->kind == KEV_WAKEUP;
 
+	if (wx != wy)
+		return wx ? 1 : -1;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
 	return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
+static int find_segments(struct attr_builder *ps)
+{
+	size_t cap = 0;
+
+	ps->nseg = 0;
+	for (size_t i = 0; i < ps->nkev; i++) {
+		bool w = ps->kev[i].kind == KEV_WAKEUP;
+
+		if (ps->nseg && ps->seg[ps->nseg - 1].wakeups == w &&
+		    ps->seg[ps->nseg - 1].key == ps->kev[i].key) {
+			ps->seg[ps->nseg - 1].hi = i + 1;
+			continue;
+		}
+		if (array_reserve((void **)&ps->seg, &cap, ps->nseg + 1, sizeof(*ps->seg)))
+			return -1;
+		ps->seg[ps->nseg++] = (struct kev_segment){ w, ps->kev[i].key, i, i + 1 };
+	}
+	return 0;
 }
 
 static void counts_add(struct attr_counts *d, const struct attr_counts *a, int sign)
@@ -319,7 +260,9 @@ static int build_prefix(struct attr_builder *ps)
 		if (ps->kev[i].ts >= ps->lo && ps->kev[i].ts <= ps->hi)
 			ps->kev[n++] = ps->kev[i];
 	ps->nkev = n;
-	qsort(ps->kev, ps->nkev, sizeof(*ps->kev), by_ts);
+	qsort(ps->kev, ps->nkev, sizeof(*ps->kev), by_segment_ts);
+	if (find_segments(ps))
+		return -1;
 	nblocks = ps->nkev / KEV_BLOCK + 1;
 	ps->block = calloc(nblocks, sizeof(*ps->block));
 	if (!ps->block)
@@ -341,10 +284,10 @@ static void prefix_at(const struct attr_builder *ps, size_t i, struct attr_count
 		counts_add_kev(out, &ps->kev[k]);
 }
 
-/* Index of the first kernel event at or after t. */
-static size_t first_at(const struct attr_builder *ps, uint64_t t)
+/* Index of the first kernel event of segment sg at or after t. */
+static size_t first_at(const struct attr_builder *ps, const struct kev_segment *sg, uint64_t t)
 {
-	size_t lo = 0, hi = ps->nkev;
+	size_t lo = sg->lo, hi = sg->hi;
 
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
@@ -357,18 +300,79 @@ static size_t first_at(const struct attr_builder *ps, uint64_t t)
 	return lo;
 }
 
-/* Kernel events with from <= ts < to. */
-static void window(const struct attr_builder *ps, uint64_t from, uint64_t to,
-		   struct attr_counts *out)
+/* Events of segment sg with from <= ts < to, added to out. */
+static void segment_window(const struct attr_builder *ps, const struct kev_segment *sg,
+			   uint64_t from, uint64_t to, struct attr_counts *out)
 {
-	struct attr_counts before;
+	struct attr_counts upto, before;
 
+	prefix_at(ps, first_at(ps, sg, to), &upto);
+	prefix_at(ps, first_at(ps, sg, from), &before);
+	counts_add(out, &upto, 1);
+	counts_add(out, &before, -1);
+}
+
+/*
+ * Events with from <= ts < to of GPU bdf (and, with no GPU known among
+ * several, of none), plus the wake-ups of task tid (0: none); GPU
+ * ALL_GPUS: every GPU's.  The IOMMU events the kernel could not attribute
+ * count only where the kernel events name one GPU: then they can only be
+ * its.
+ */
+#define ALL_GPUS	0xfffffffeu
+
+static void window(const struct attr_builder *ps, uint32_t bdf, uint32_t tid, uint64_t from,
+		   uint64_t to, struct attr_counts *out)
+{
 	memset(out, 0, sizeof(*out));
 	if (!from || to <= from)
 		return;
-	prefix_at(ps, first_at(ps, to), out);
-	prefix_at(ps, first_at(ps, from), &before);
-	counts_add(out, &before, -1);
+	for (size_t i = 0; i < ps->nseg; i++) {
+		const struct kev_segment *sg = &ps->seg[i];
+		bool mine = sg->wakeups ? tid && sg->key == tid :
+			    bdf == ALL_GPUS || (bdf != GPUPROBE_BDF_NONE && sg->key == bdf) ||
+			    (sg->key == GPUPROBE_BDF_NONE && ps->at->kernel_bdfs <= 1);
+
+		if (mine)
+			segment_window(ps, sg, from, to, out);
+	}
+}
+
+static void counts_sum(struct attr_counts *d, const struct attr_counts *a)
+{
+	counts_add(d, a, 1);
+}
+
+/*
+ * The phases of one op.  Start and end are device times mapped to the host
+ * within e: an event within e of either is ambiguous (margin), in no phase.
+ *   issue [issue, start - e)  margin [start - e, start + e)
+ *   run [start + e, end + 1 - e)  margin [end + 1 - e, end + 1 + e)
+ *   return [end + 1 + e, return + 1)
+ */
+static void attribute_op(const struct attr_builder *ps, struct attr_op *op)
+{
+	uint64_t e = op->clock_error_ns, start = op->ev.start_ns, end = op->ev.end_ns + 1;
+	uint64_t s_lo = start > e ? start - e : 1, s_hi = start + e;
+	uint64_t e_lo = end > e ? end - e : 1, e_hi = end + e;
+	struct attr_counts m;
+
+	window(ps, op->bdf, op->issue_tid, op->issue_ns, s_lo, &op->phase[ATTR_ISSUE]);
+	window(ps, op->bdf, op->issue_tid, s_hi, e_lo, &op->phase[ATTR_RUN]);
+	memset(&op->margin, 0, sizeof(op->margin));
+	if (!e)
+		goto return_phase;
+	if (s_hi >= e_lo) {		/* shorter than the two margins: all ambiguous */
+		window(ps, op->bdf, op->issue_tid, s_lo, e_hi, &op->margin);
+		goto return_phase;
+	}
+	window(ps, op->bdf, op->issue_tid, s_lo, s_hi, &m);
+	counts_sum(&op->margin, &m);
+	window(ps, op->bdf, op->issue_tid, e_lo, e_hi, &m);
+	counts_sum(&op->margin, &m);
+return_phase:
+	if (op->return_ns)
+		window(ps, op->bdf, op->wait_tid, e_hi, op->return_ns + 1, &op->phase[ATTR_RETURN]);
 }
 
 static void attribute_ops(struct attr_builder *ps)
@@ -378,14 +382,15 @@ static void attribute_ops(struct attr_builder *ps)
 
 	for (size_t i = 0; i < at->nops; i++) {
 		struct attr_op *op = &at->ops[i];
-		uint64_t start = op->ev.start_ns, end = op->ev.end_ns + 1;
+		const struct attr_counts *m = &op->margin;
 
-		window(ps, op->issue_ns, start, &op->phase[ATTR_ISSUE]);
-		window(ps, start, end, &op->phase[ATTR_RUN]);
+		attribute_op(ps, op);
 		s->device_ns += op->ev.end_ns - op->ev.start_ns;
+		s->margin_irqs += m->irqs;
+		s->margin_events += m->irqs + m->dma_maps + m->dma_unmaps + m->iommu_maps +
+				    m->iommu_unmaps + m->swiotlb;
 		if (!op->return_ns)
 			continue;
-		window(ps, end, op->return_ns + 1, &op->phase[ATTR_RETURN]);
 		s->waits++;
 		s->return_wait_ns += op->return_ns - op->ev.end_ns;
 		if (op->phase[ATTR_RETURN].irqs) {
@@ -394,13 +399,15 @@ static void attribute_ops(struct attr_builder *ps)
 		}
 	}
 	for (size_t i = 0; i < ps->nkev; i++)
-		s->map_call_ns += ps->kev[i].kind == KEV_DMA_MAP || ps->kev[i].kind == KEV_DMA_UNMAP ?
-				  ps->kev[i].ns : 0;
+		if (ps->kev[i].kind == KEV_DMA_MAP || ps->kev[i].kind == KEV_DMA_UNMAP) {
+			s->map_call_ns += ps->kev[i].ns;
+			s->map_calls_timed += ps->kev[i].ns != 0;
+		}
 	for (size_t h = 0; h < ps->nhosts; h++) {
 		const struct gpuprobe_app_event *e = &ps->hosts[h];
 		struct attr_counts c;
 
-		window(ps, e->start_ns, e->end_ns + 1, &c);
+		window(ps, ALL_GPUS, 0, e->start_ns, e->end_ns + 1, &c);
 		if (c.dma_maps + c.iommu_maps) {
 			s->api_calls_with_maps++;
 			s->api_ns_with_maps += e->end_ns - e->start_ns;
@@ -553,8 +560,7 @@ struct attribution *attr_builder_finish(struct attr_builder *ps, uint64_t wall_n
 			 "%" PRIu64 " kernel events past the first %u were not kept: windows after them are undercounted",
 			 at->kernel_events_dropped, ATTR_MAX_KERNEL_EVENTS);
 	at->sum.wall_ns = wall_ns;
-	find_issue_times(ps);
-	find_return_times(ps);
+	attr_match_ops(ps);
 	find_span(ps);
 	if (build_prefix(ps)) {
 		snprintf(err, errlen, "out of memory attributing %zu kernel events", ps->nkev);
@@ -573,6 +579,8 @@ void attr_builder_free(struct attr_builder *ps)
 		return;
 	attribution_free(ps->at);
 	free(ps->hosts);
+	free(ps->clocks);
+	free(ps->seg);
 	free(ps->kev);
 	free(ps->block);
 	free(ps->name_slot);
@@ -624,5 +632,6 @@ void attribution_free(struct attribution *at)
 		return;
 	free(at->ops);
 	free(at->names);
+	free(at->devices);
 	free(at);
 }

@@ -5,6 +5,13 @@
  * phases: `issue` (the API call that issued it, or its enqueue, to device
  * start), `run` (device start to end) and `return` (device end to the return
  * of the call that waited for it).  Documentation/report-json.md, "app".
+ *
+ * Each op is charged only with the events of its own GPU (the PCI function
+ * its API named in a DEVICE record) and, for wake-ups, of its own thread:
+ * the issuing thread for issue and run, the thread that waited for return.
+ * Device start and end are device-clock times mapped to the host with an
+ * error bound (CLOCK records): events within that bound of either edge can
+ * belong to either side and are counted apart, in `margin`, in no phase.
  */
 #ifndef GPUPROBE_ATTRIBUTE_H
 #define GPUPROBE_ATTRIBUTE_H
@@ -18,7 +25,7 @@
 
 /*
  * Kernel events kept until the application events (last in the file) say
- * which windows matter: 24 bytes each, 384 MiB at most.  Beyond it events
+ * which windows matter: 32 bytes each, 512 MiB at most.  Beyond it events
  * are counted in kernel_events_dropped and the report says so.
  */
 #define ATTR_MAX_KERNEL_EVENTS	(16u << 20)
@@ -29,7 +36,7 @@ enum attr_phase { ATTR_ISSUE, ATTR_RUN, ATTR_RETURN, ATTR_PHASES };
 /* Kernel-side totals over a window. */
 struct attr_counts {
 	uint64_t irqs, irq_ns;
-	uint64_t dma_maps, dma_map_bytes, dma_unmaps, dma_ns;
+	uint64_t dma_maps, dma_map_bytes, dma_unmaps, dma_ns, dma_timed;
 	uint64_t iommu_maps, iommu_map_bytes, iommu_unmaps;
 	uint64_t swiotlb, swiotlb_bytes;
 	uint64_t wakeups;
@@ -40,7 +47,21 @@ struct attr_op {
 	struct gpuprobe_app_event ev;
 	uint64_t issue_ns;		/* 0: unknown */
 	uint64_t return_ns;		/* 0: nobody waited for it */
+	uint32_t issue_tid;		/* thread of the issuing call, 0: unknown */
+	uint32_t wait_tid;		/* thread that waited for it, 0: none */
+	uint32_t bdf;			/* its GPU, GPUPROBE_BDF_NONE: not known */
+	bool clock_bound_known;		/* a CLOCK record measured clock_error_ns */
+	uint64_t clock_error_ns;	/* bound on start and end as host times */
 	struct attr_counts phase[ATTR_PHASES];
+	struct attr_counts margin;	/* within clock_error_ns of start or end: ambiguous */
+};
+
+/* A device of one process and the PCI function its API named. */
+struct attr_device {
+	uint8_t api;
+	bool pci_known;
+	uint32_t pid, device, bdf;
+	char name[GPUPROBE_APP_NAME_LEN];
 };
 
 /* Totals per (api, type, name). */
@@ -59,8 +80,11 @@ struct attr_summary {
 	uint64_t irq_wait_ns;		/* of which in waits that saw a target interrupt */
 	uint64_t irq_waits, waits;
 	uint64_t map_call_ns;		/* DMA map/unmap durations (module source) */
+	uint64_t map_calls_timed;	/* calls with a duration: 0 means map_call_ns not measured */
 	uint64_t api_ns_with_maps;	/* host calls during which a map happened */
 	uint64_t api_calls_with_maps;
+	uint64_t margin_events;		/* kernel events in some op's ambiguous margin */
+	uint64_t margin_irqs;
 };
 
 struct attribution {
@@ -77,6 +101,13 @@ struct attribution {
 	struct attr_op *ops;		/* sorted by device start */
 	size_t nnames;
 	struct attr_name *names;	/* sorted by device time, largest first */
+	size_t ndevices;
+	struct attr_device *devices;	/* from DEVICE records */
+	unsigned int kernel_bdfs;	/* GPUs the kernel events name */
+	uint64_t ops_unmapped;		/* GPU unknown among several: charged no device event */
+	uint64_t clock_points;		/* CLOCK records */
+	uint64_t ops_without_clock_bound;
+	uint64_t clock_error_max_ns;	/* largest bound used by an op */
 	struct attr_summary sum;
 };
 

@@ -97,8 +97,9 @@ enum explain_wait_class {
 };
 
 /*
- * The critical path of a WAIT_INTERRUPT sample; per sample the four steps
- * add up exactly to GPU end -> return.
+ * The critical path of a WAIT_INTERRUPT sample.  Per sample the four steps
+ * add up to GPU end -> return by construction, so their sum proves nothing
+ * and is not checked; what can fail is causality, below.
  */
 enum explain_step {
 	STEP_END_TO_ENTRY,	/* GPU end -> MSI handler entry */
@@ -123,15 +124,26 @@ struct explain_waterfall {
 	struct sample_stats wake_to_switch;	/* where the switch-in was recorded */
 	struct sample_stats switch_to_return;
 	struct sample_stats coalesced_end_to_wake;
-	double sum_p50;			/* sum of the steps' p50 */
-	double closure_pct;		/* 100 * (sum_p50 - p50 end->return) / p50 */
-	bool closes;			/* |closure_pct| <= EXPLAIN_CLOSURE_PCT */
+	/*
+	 * Causality, checks that can fail: nothing the GPU's end causes may
+	 * come before it by more than the clock bound.  A violation is a wait
+	 * whose return, or whose waking wake-up, precedes GPU end by more
+	 * than the bound, or an interrupt-path handler entered before GPU end
+	 * by more than it (none can be, as matched; counted all the same);
+	 * any one means the device clock mapping or the matching is wrong.
+	 */
+	size_t causality_violations;
+	size_t violation_return, violation_wake, violation_entry;
+	int64_t worst_violation_ns;	/* how far before GPU end, the largest */
+	size_t entry_within_bound;	/* interrupt path, entry in [end - bound, end) */
+	bool clock_error_known;		/* the probe measured its calibration */
 	double clock_error_ns;		/* bound on every gpu_end_ns */
 };
 
-#define EXPLAIN_CLOSURE_PCT	5.0
-
-/* Attribute n waits; error_ns: the device clock's bound (widens "after GPU end"). */
+/*
+ * Attribute n waits; error_ns: the device clock's bound (widens "after GPU
+ * end"), negative when it was not measured (then taken as 0 and said so).
+ */
 void explain_waterfall(const struct explain_timeline *t, const struct explain_wait *w, size_t n,
 		       double error_ns, struct explain_waterfall *out);
 
@@ -178,6 +190,7 @@ struct explain_result {
 	char probe_path[256], trace_path[256];
 	struct explain_timeline timeline;
 	double clock_error_ns;
+	bool clock_error_known;
 	struct explain_api apis[2];
 	size_t napis;
 	char tid_source[128];		/* "tid" or "pid (no tid in the probe output)" */
@@ -189,8 +202,8 @@ void explain_print_json(FILE *out, const struct explain_result *r);
 /* PROBE.json with the "explain" object added as its last member. */
 int explain_write_merged(const char *probe_path, const char *out_path,
 			 const struct explain_result *r);
-/* true when every waterfall with matched samples closes. */
-bool explain_all_close(const struct explain_result *r);
+/* Causality violations over every waterfall (0: every check held). */
+size_t explain_violations(const struct explain_result *r);
 /* Waits woken by the target's interrupt, over every waterfall. */
 size_t explain_matched(const struct explain_result *r);
 

@@ -130,6 +130,36 @@ static void add_interrupt(const struct explain_timeline *t, const struct explain
 	}
 }
 
+/* A cause-before-effect check of one wait: how far `effect` precedes GPU end beyond slack. */
+static bool violates(struct explain_waterfall *out, uint64_t effect, uint64_t gpu_end,
+		     uint64_t slack, size_t *which)
+{
+	int64_t early = (int64_t)(gpu_end - effect);
+
+	if (effect + slack >= gpu_end)
+		return false;
+	(*which)++;
+	if (early > out->worst_violation_ns)
+		out->worst_violation_ns = early;
+	return true;
+}
+
+static void check_causality(struct explain_waterfall *out, const struct explain_wait *w,
+			    const struct explain_sched *wake, const struct explain_irq *h,
+			    bool interrupt_path, uint64_t slack)
+{
+	bool bad = violates(out, w->return_ns, w->gpu_end_ns, slack, &out->violation_return);
+
+	if (wake)
+		bad |= violates(out, wake->ts_ns, w->gpu_end_ns, slack, &out->violation_wake);
+	if (h && interrupt_path) {
+		bad |= violates(out, h->entry_ns, w->gpu_end_ns, slack, &out->violation_entry);
+		out->entry_within_bound += h->entry_ns < w->gpu_end_ns &&
+					   h->entry_ns + slack >= w->gpu_end_ns;
+	}
+	out->causality_violations += bad;
+}
+
 void explain_waterfall(const struct explain_timeline *t, const struct explain_wait *w, size_t n,
 		       double error_ns, struct explain_waterfall *out)
 {
@@ -137,7 +167,11 @@ void explain_waterfall(const struct explain_timeline *t, const struct explain_wa
 	struct fall_samples s;
 
 	out->samples = n;
-	out->clock_error_ns = error_ns;
+	out->clock_error_known = error_ns >= 0;
+	out->clock_error_ns = error_ns > 0 ? error_ns : 0;
+	out->causality_violations = out->violation_return = out->violation_wake = 0;
+	out->violation_entry = out->entry_within_bound = 0;
+	out->worst_violation_ns = 0;
 	memset(out->count, 0, sizeof(out->count));
 	if (!samples_alloc(&s, n)) {
 		samples_free(&s);
@@ -154,9 +188,11 @@ void explain_waterfall(const struct explain_timeline *t, const struct explain_wa
 		wake = last_wakeup(t, w[i].launched_ns, w[i].return_ns);
 		if (!wake) {
 			out->count[WAIT_NOT_ASLEEP]++;
+			check_causality(out, &w[i], NULL, NULL, false, slack);
 			continue;
 		}
 		h = waking_handler(t, wake->ts_ns, w[i].gpu_end_ns - slack, &inside);
+		check_causality(out, &w[i], wake, h, h && h->entry_ns + slack >= w[i].gpu_end_ns, slack);
 		if (!h) {
 			out->count[WAIT_OTHER_WAKER]++;
 		} else if (h->entry_ns + slack < w[i].gpu_end_ns) {
@@ -167,11 +203,8 @@ void explain_waterfall(const struct explain_timeline *t, const struct explain_wa
 			add_interrupt(t, &w[i], h, wake->ts_ns, &s);
 		}
 	}
-	out->sum_p50 = 0;
-	for (int k = 0; k < STEPS; k++) {
+	for (int k = 0; k < STEPS; k++)
 		out->step[k] = explain_stat_of(s.step[k], s.nstep);
-		out->sum_p50 += out->step[k].p50;
-	}
 	out->end_to_return = explain_stat_of(s.total, s.nstep);
 	out->all_end_to_return = explain_stat_of(s.all, s.nall);
 	out->handler = explain_stat_of(s.handler, s.nstep);
@@ -180,8 +213,5 @@ void explain_waterfall(const struct explain_timeline *t, const struct explain_wa
 	out->wake_to_switch = explain_stat_of(s.to_switch, s.nswitch);
 	out->switch_to_return = explain_stat_of(s.from_switch, s.nswitch);
 	out->coalesced_end_to_wake = explain_stat_of(s.coalesced, s.ncoalesced);
-	out->closure_pct = out->end_to_return.p50 != 0 ?
-		100.0 * (out->sum_p50 - out->end_to_return.p50) / out->end_to_return.p50 : 0;
-	out->closes = s.nstep > 0 && fabs(out->closure_pct) <= EXPLAIN_CLOSURE_PCT;
 	samples_free(&s);
 }

@@ -15,7 +15,7 @@
 #include "target.h"
 #include "util.h"
 
-#define EXIT_NOT_CLOSED	3
+#define EXIT_CAUSALITY	3	/* a causality check failed */
 
 static const json_t *probe_named(const json_t *api, const char *name)
 {
@@ -195,7 +195,9 @@ static int explain_run(const char *probe_path, const char *trace_path, uint32_t 
 	jread_each(i, a, apis) {
 		struct explain_api *x = &r->apis[r->napis];
 		const json_t *cal = jread_get(a, "clock_calibration");
-		double error_ns = jread_number(cal, "error_bound_ns", 0);
+		/* -1: the probe did not measure it (the waterfall says so) */
+		double error_ns = jread_get(cal, "error_bound_ns") ?
+				  jread_number(cal, "error_bound_ns", 0) : -1;
 
 		if (r->napis >= ARRAY_SIZE(r->apis))
 			break;
@@ -203,8 +205,9 @@ static int explain_run(const char *probe_path, const char *trace_path, uint32_t 
 			continue;
 		r->napis++;
 		copy_string(x->api, sizeof(x->api), jread_string(a, "api", "?"));
-		if (!r->clock_error_ns)
+		if (error_ns >= 0 && error_ns > r->clock_error_ns)
 			r->clock_error_ns = error_ns;
+		r->clock_error_known |= error_ns >= 0;
 		if (explain_waits(a, &r->timeline, error_ns, x) || explain_windows(a, &r->timeline, x)) {
 			errorf("out of memory");
 			jread_free(doc);
@@ -226,13 +229,14 @@ static void explain_free(struct explain_result *r)
 	explain_timeline_free(&r->timeline);
 }
 
-bool explain_all_close(const struct explain_result *r)
+size_t explain_violations(const struct explain_result *r)
 {
+	size_t n = 0;
+
 	for (size_t i = 0; i < r->napis; i++)
 		for (size_t k = 0; k < r->apis[i].nfalls; k++)
-			if (r->apis[i].falls[k].count[WAIT_INTERRUPT] && !r->apis[i].falls[k].closes)
-				return false;
-	return true;
+			n += r->apis[i].falls[k].causality_violations;
+	return n;
 }
 
 size_t explain_matched(const struct explain_result *r)
@@ -297,8 +301,8 @@ int cmd_explain(int argc, char **argv)
 		explain_print_text(stdout, &r);
 	if (output && explain_write_merged(argv[optind], output, &r))
 		ret = 1;
-	if (!ret && !explain_all_close(&r))
-		ret = EXIT_NOT_CLOSED;
+	if (!ret && explain_violations(&r))
+		ret = EXIT_CAUSALITY;
 out:
 	explain_free(&r);
 	return ret;

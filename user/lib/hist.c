@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "hist.h"
+#include "stats.h"
 
 #define STARS_WIDTH	40
 
@@ -43,11 +44,9 @@ uint64_t hist_percentile(const struct hist *h, double p)
 
 	if (!h->count)
 		return 0;
-	if (p <= 0)
+	rank = nearest_rank(p, h->count);	/* the same rank as stats.c */
+	if (rank == 1)
 		return h->min;
-	rank = (uint64_t)ceil(p / 100.0 * (double)h->count);
-	if (rank < 1)
-		rank = 1;
 	if (rank >= h->count)
 		return h->max;
 	for (unsigned int i = 0; i < HIST_BUCKETS; i++) {

@@ -54,7 +54,11 @@ static inline unsigned int hist_log2_slot(uint64_t v)
 void hist_init(struct hist *h);
 void hist_merge(struct hist *dst, const struct hist *src);
 uint64_t hist_bucket_low(unsigned int index);
-/* Nearest-rank percentile (0 < p <= 100), as the low edge of its bucket. */
+/*
+ * Nearest-rank percentile (0 < p <= 100; stats.h: nearest_rank), as the low
+ * edge of the bucket holding the sample of that rank, clamped to [min, max]:
+ * exact below 64 and at min and max, at most 1/64 below the exact value.
+ */
 uint64_t hist_percentile(const struct hist *h, double p);
 uint64_t hist_mean(const struct hist *h);
 void hist_log2(const struct hist *h, uint64_t slots[HIST_LOG2_SLOTS]);

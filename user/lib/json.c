@@ -64,10 +64,54 @@ void json_object_end(struct json *j) { close_level(j, '}'); }
 void json_array_begin(struct json *j) { open_level(j, '['); }
 void json_array_end(struct json *j) { close_level(j, ']'); }
 
+/*
+ * Length of the well-formed UTF-8 sequence at p (RFC 3629: no overlongs,
+ * no surrogates, at most U+10FFFF), 0 when it is not one.
+ */
+static size_t utf8_sequence(const unsigned char *p)
+{
+	unsigned int n, cp;
+
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		n = 2, cp = p[0] & 0x1f;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+		n = 3, cp = p[0] & 0x0f;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		n = 4, cp = p[0] & 0x07;
+	else
+		return 0;
+	for (unsigned int i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;	/* also stops at the NUL */
+		cp = cp << 6 | (p[i] & 0x3f);
+	}
+	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	return n;
+}
+
+/*
+ * UTF-8 is written as UTF-8 (JSON text is UTF-8, RFC 8259); control
+ * characters and DEL as \u escapes; a byte that starts no well-formed
+ * sequence (a name cut inside a character, Latin-1) as U+FFFD.
+ */
 void json_write_escaped(FILE *out, const char *s)
 {
 	fputc('"', out);
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		size_t n;
+
+		if (*p >= 0x80) {
+			n = utf8_sequence(p);
+			if (n) {
+				fwrite(p, 1, n, out);
+				p += n - 1;
+			} else {
+				fputs("\\ufffd", out);
+			}
+			continue;
+		}
 		switch (*p) {
 		case '"':  fputs("\\\"", out); break;
 		case '\\': fputs("\\\\", out); break;
@@ -75,7 +119,7 @@ void json_write_escaped(FILE *out, const char *s)
 		case '\r': fputs("\\r", out); break;
 		case '\t': fputs("\\t", out); break;
 		default:
-			if (*p < 0x20 || *p >= 0x7f)
+			if (*p < 0x20 || *p == 0x7f)
 				fprintf(out, "\\u%04x", *p);
 			else
 				fputc(*p, out);
@@ -113,8 +157,9 @@ void json_i64(struct json *j, int64_t v)
 void json_double(struct json *j, double v)
 {
 	before_item(j);
+	/* %.17g: every double reads back as itself; integral ones print as integers. */
 	if (isfinite(v))
-		fprintf(j->out, "%.6g", v);
+		fprintf(j->out, "%.17g", v);
 	else
 		fputs("null", j->out);
 }
@@ -159,4 +204,13 @@ void json_kv_bool(struct json *j, const char *key, bool v)
 {
 	json_key(j, key);
 	json_bool(j, v);
+}
+
+void json_kv_u64_or_null(struct json *j, const char *key, uint64_t v)
+{
+	json_key(j, key);
+	if (v)
+		json_u64(j, v);
+	else
+		json_put_null(j);
 }

@@ -36,6 +36,8 @@ void json_kv_u64(struct json *j, const char *key, uint64_t v);
 void json_kv_i64(struct json *j, const char *key, int64_t v);
 void json_kv_double(struct json *j, const char *key, double v);
 void json_kv_bool(struct json *j, const char *key, bool v);
+/* v, or null when v is 0: a time or id that was not measured. */
+void json_kv_u64_or_null(struct json *j, const char *key, uint64_t v);
 
 /* Write s as a JSON string literal (with quotes) to out. */
 void json_write_escaped(FILE *out, const char *s);

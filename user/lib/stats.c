@@ -13,11 +13,22 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-double percentile_sorted(const double *v, size_t n, double q)
+uint64_t nearest_rank(double pct, uint64_t n)
 {
-	size_t rank = (size_t)ceil(q * (double)n);
+	double r;
 
-	return v[rank ? (rank > n ? n : rank) - 1 : 0];
+	if (!(pct > 0))
+		return 1;
+	if (pct >= 100)
+		return n;
+	/* pct * n is exact for the integer percentiles we use; then one rounding. */
+	r = ceil(pct * (double)n / 100.0);
+	return r < 1 ? 1 : r > (double)n ? n : (uint64_t)r;
+}
+
+double percentile_sorted(const double *v, size_t n, double pct)
+{
+	return v[nearest_rank(pct, n) - 1];
 }
 
 bool sample_stats_of(const double *v, size_t n, struct sample_stats *s)
@@ -31,8 +42,8 @@ bool sample_stats_of(const double *v, size_t n, struct sample_stats *s)
 	qsort(sorted, n, sizeof(*sorted), cmp_double);
 	for (size_t i = 0; i < n; i++)
 		sum += sorted[i];
-	*s = (struct sample_stats){ n, percentile_sorted(sorted, n, 0.50),
-				    percentile_sorted(sorted, n, 0.99), sum / (double)n,
+	*s = (struct sample_stats){ n, percentile_sorted(sorted, n, 50),
+				    percentile_sorted(sorted, n, 99), sum / (double)n,
 				    sorted[0], sorted[n - 1] };
 	free(sorted);
 	return true;

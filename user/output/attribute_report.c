@@ -6,6 +6,8 @@
 #include "attribute.h"
 #include "format.h"
 #include "cmds.h"
+#include "target.h"
+#include "util.h"
 
 #define TEXT_OPS	20
 #define JSON_OPS	10000
@@ -21,6 +23,8 @@ const char *attr_type_name(uint16_t type)
 	case GPUPROBE_APP_SYNC:		return "sync";
 	case GPUPROBE_APP_API:		return "api";
 	case GPUPROBE_APP_NOTE:		return "note";
+	case GPUPROBE_APP_DEVICE:	return "device";
+	case GPUPROBE_APP_CLOCK:	return "clock";
 	default:			return "unknown";
 	}
 }
@@ -65,14 +69,37 @@ static void text_summary(FILE *out, const struct attribution *at)
 	fprintf(out, "  interrupt path: %s in %" PRIu64 " waits that saw a target interrupt = %.2f%% of wall time (%s)\n",
 		format_ns(a, FORMAT_NS_LEN, s->irq_wait_ns), s->irq_waits, share(s->irq_wait_ns, s->wall_ns),
 		format_ns(c, FORMAT_NS_LEN, s->wall_ns));
-	fprintf(out, "  mapping: DMA map/unmap calls %s (%.2f%% of wall; 0 from tracefs: instants); host calls that mapped: %" PRIu64 ", %s (%.2f%% of wall)\n",
-		format_ns(a, FORMAT_NS_LEN, s->map_call_ns), share(s->map_call_ns, s->wall_ns),
+	if (s->map_calls_timed)
+		fprintf(out, "  mapping: DMA map/unmap calls %s (%.2f%% of wall)", format_ns(a, FORMAT_NS_LEN, s->map_call_ns),
+			share(s->map_call_ns, s->wall_ns));
+	else
+		fprintf(out, "  mapping: DMA map/unmap call time not measured (tracefs dma: events are instants)");
+	fprintf(out, "; host calls that mapped: %" PRIu64 ", %s (%.2f%% of wall)\n",
 		s->api_calls_with_maps, format_ns(b, FORMAT_NS_LEN, s->api_ns_with_maps),
 		share(s->api_ns_with_maps, s->wall_ns));
 	if (at->unattributed.iommu_maps || at->unattributed.iommu_unmaps)
 		fprintf(out, "  unattributed: %" PRIu64 " IOMMU maps (%" PRIu64 " B) and %" PRIu64 " unmaps name no device (tracefs iommu: events): charged to no operation\n",
 			at->unattributed.iommu_maps, at->unattributed.iommu_map_bytes,
 			at->unattributed.iommu_unmaps);
+	for (size_t i = 0; i < at->ndevices; i++) {
+		const struct attr_device *d = &at->devices[i];
+		char bdf[BDF_STRLEN];
+
+		if (d->pci_known)
+			bdf_format(d->bdf, bdf);
+		fprintf(out, "  device: %s %u of pid %u (%s) is PCI %s\n", attr_api_name(d->api), d->device,
+			d->pid, d->name, d->pci_known ? bdf : "not known (the platform does not say)");
+	}
+	if (at->ops_unmapped)
+		fprintf(out, "  %" PRIu64 " ops ran on a GPU whose PCI function is not known while the trace holds %u GPUs: charged no interrupt or DMA\n",
+			at->ops_unmapped, at->kernel_bdfs);
+	if (at->clock_points)
+		fprintf(out, "  clock: %" PRIu64 " device-clock calibrations; GPU->host error bound up to %s: windows widened by it, %" PRIu64 " kernel events (%" PRIu64 " interrupts) within it of a GPU start or end counted as ambiguous\n",
+			at->clock_points, format_ns(a, FORMAT_NS_LEN, at->clock_error_max_ns),
+			s->margin_events, s->margin_irqs);
+	if (at->ops_without_clock_bound)
+		fprintf(out, "  clock: no error bound measured for %" PRIu64 " ops' device times: their windows are not widened\n",
+			at->ops_without_clock_bound);
 }
 
 static void text_names(FILE *out, const struct attribution *at)
@@ -103,16 +130,23 @@ static void text_ops(FILE *out, const struct attribution *at)
 	for (size_t i = 0; i < n; i++) {
 		const struct attr_op *op = &at->ops[i];
 
+		if (op->return_ns)
+			format_ns(b, FORMAT_NS_LEN, op->return_ns - op->ev.end_ns);
+		else
+			copy_string(b, sizeof(b), "(not waited)");
 		fprintf(out, "    %-6s %-30.30s %s%s %" PRIu64 " B dur %s ret +%s: ",
 			attr_type_name(op->ev.type), op->ev.name,
 			op->ev.type == GPUPROBE_APP_MEMCPY ? attr_copy_name(op->ev.kind) : "",
 			op->ev.flags & GPUPROBE_APPF_PINNED ? " pinned" :
 			op->ev.flags & GPUPROBE_APPF_PAGEABLE ? " pageable" : "",
-			(uint64_t)op->ev.bytes, format_ns(a, FORMAT_NS_LEN, op->ev.end_ns - op->ev.start_ns),
-			format_ns(b, FORMAT_NS_LEN, op->return_ns ? op->return_ns - op->ev.end_ns : 0));
+			(uint64_t)op->ev.bytes, format_ns(a, FORMAT_NS_LEN, op->ev.end_ns - op->ev.start_ns), b);
 		text_counts(out, &op->phase[ATTR_RUN]);
-		fprintf(out, " | ret %" PRIu64 " irq %" PRIu64 " wake\n",
-			op->phase[ATTR_RETURN].irqs, op->phase[ATTR_RETURN].wakeups);
+		fprintf(out, " | ret %" PRIu64 " irq %" PRIu64 " wake", op->phase[ATTR_RETURN].irqs,
+			op->phase[ATTR_RETURN].wakeups);
+		if (op->margin.irqs + op->margin.dma_maps + op->margin.iommu_maps + op->margin.swiotlb)
+			fprintf(out, " | ambiguous %" PRIu64 " irq %" PRIu64 " map",
+				op->margin.irqs, op->margin.dma_maps + op->margin.iommu_maps);
+		fputc('\n', out);
 	}
 }
 
@@ -141,7 +175,11 @@ static void json_counts(struct json *j, const char *key, const struct attr_count
 	json_kv_u64(j, "dma_maps", c->dma_maps);
 	json_kv_u64(j, "dma_map_bytes", c->dma_map_bytes);
 	json_kv_u64(j, "dma_unmaps", c->dma_unmaps);
-	json_kv_u64(j, "dma_ns", c->dma_ns);
+	json_key(j, "dma_ns");
+	if (c->dma_timed || !(c->dma_maps + c->dma_unmaps))
+		json_u64(j, c->dma_ns);
+	else
+		json_put_null(j);	/* calls without durations: not measured */
 	json_kv_u64(j, "iommu_maps", c->iommu_maps);
 	json_kv_u64(j, "iommu_map_bytes", c->iommu_map_bytes);
 	json_kv_u64(j, "iommu_unmaps", c->iommu_unmaps);
@@ -173,12 +211,22 @@ static void json_summary(struct json *j, const struct attribution *at)
 	json_kv_u64(j, "irq_waits", s->irq_waits);
 	json_kv_u64(j, "irq_wait_ns", s->irq_wait_ns);
 	json_kv_double(j, "irq_wait_share", s->wall_ns ? (double)s->irq_wait_ns / s->wall_ns : 0);
-	json_kv_u64(j, "map_call_ns", s->map_call_ns);
-	json_kv_double(j, "map_call_share", s->wall_ns ? (double)s->map_call_ns / s->wall_ns : 0);
+	json_key(j, "map_call_ns");
+	if (s->map_calls_timed)
+		json_u64(j, s->map_call_ns);
+	else
+		json_put_null(j);	/* not measured */
+	json_key(j, "map_call_share");
+	if (s->map_calls_timed)
+		json_double(j, s->wall_ns ? (double)s->map_call_ns / s->wall_ns : 0);
+	else
+		json_put_null(j);
 	json_kv_u64(j, "api_calls_with_maps", s->api_calls_with_maps);
 	json_kv_u64(j, "api_ns_with_maps", s->api_ns_with_maps);
 	json_kv_double(j, "api_with_maps_share",
 		       s->wall_ns ? (double)s->api_ns_with_maps / s->wall_ns : 0);
+	json_kv_u64(j, "margin_events", s->margin_events);
+	json_kv_u64(j, "margin_irqs", s->margin_irqs);
 	json_object_end(j);
 }
 
@@ -197,11 +245,28 @@ static void json_op(struct json *j, const struct attr_op *op)
 	json_kv_u64(j, "stream", op->ev.stream);
 	json_kv_u64(j, "correlation", op->ev.correlation);
 	json_kv_u64(j, "bytes", op->ev.bytes);
-	json_kv_u64(j, "issue_ns", op->issue_ns);
+	json_kv_u64_or_null(j, "issue_ns", op->issue_ns);
 	json_kv_u64(j, "start_ns", op->ev.start_ns);
 	json_kv_u64(j, "end_ns", op->ev.end_ns);
-	json_kv_u64(j, "return_ns", op->return_ns);
+	json_kv_u64_or_null(j, "return_ns", op->return_ns);
+	json_kv_u64_or_null(j, "issue_tid", op->issue_tid);
+	json_kv_u64_or_null(j, "wait_tid", op->wait_tid);
+	json_key(j, "bdf");
+	if (op->bdf != GPUPROBE_BDF_NONE) {
+		char bdf[BDF_STRLEN];
+
+		bdf_format(op->bdf, bdf);
+		json_put_string(j, bdf);
+	} else {
+		json_put_null(j);
+	}
+	json_key(j, "clock_error_ns");
+	if (op->clock_bound_known)
+		json_u64(j, op->clock_error_ns);
+	else
+		json_put_null(j);	/* not measured */
 	json_phases(j, op->phase);
+	json_counts(j, "ambiguous", &op->margin);
 	json_object_end(j);
 }
 
@@ -219,6 +284,36 @@ void attribute_print_json(struct json *j, const struct attribution *at)
 	json_kv_u64(j, "kernel_events_limit", ATTR_MAX_KERNEL_EVENTS);
 	json_kv_u64(j, "app_events_dropped", at->app_events_dropped);
 	json_kv_string(j, "limit_note", at->limit_note);
+	json_kv_u64(j, "gpus_in_kernel_events", at->kernel_bdfs);
+	json_kv_u64(j, "ops_unmapped", at->ops_unmapped);
+	json_kv_u64(j, "clock_points", at->clock_points);
+	json_key(j, "clock_error_max_ns");
+	if (at->clock_points)
+		json_u64(j, at->clock_error_max_ns);
+	else
+		json_put_null(j);
+	json_kv_u64(j, "ops_without_clock_bound", at->ops_without_clock_bound);
+	json_key(j, "devices");
+	json_array_begin(j);
+	for (size_t i = 0; i < at->ndevices; i++) {
+		const struct attr_device *d = &at->devices[i];
+		char bdf[BDF_STRLEN];
+
+		json_object_begin(j);
+		json_kv_string(j, "api", attr_api_name(d->api));
+		json_kv_u64(j, "pid", d->pid);
+		json_kv_u64(j, "device", d->device);
+		json_kv_string(j, "name", d->name);
+		json_key(j, "bdf");
+		if (d->pci_known) {
+			bdf_format(d->bdf, bdf);
+			json_put_string(j, bdf);
+		} else {
+			json_put_null(j);
+		}
+		json_object_end(j);
+	}
+	json_array_end(j);
 	json_key(j, "notes");
 	json_array_begin(j);
 	for (unsigned int i = 0; i < at->nnotes; i++)
@@ -243,7 +338,7 @@ void attribute_print_json(struct json *j, const struct attribution *at)
 		json_kv_u64(j, "count", n->count);
 		json_kv_u64(j, "device_ns", n->device_ns);
 		json_kv_u64(j, "bytes", n->bytes);
-		json_kv_u64(j, "return_wait_ns", n->return_ns);
+		json_kv_u64(j, "return_wait_ns", n->return_ns);	/* summed: 0 when none waited */
 		json_phases(j, n->phase);
 		json_object_end(j);
 	}

@@ -52,12 +52,22 @@ static void json_fall(struct json *j, const struct explain_waterfall *f)
 	for (int k = 0; k < STEPS; k++)
 		json_stat(j, step_key[k], &f->step[k]);
 	json_object_end(j);
-	json_kv_double(j, "sum_p50", f->sum_p50);
 	json_stat(j, "end_to_return", &f->end_to_return);
 	json_stat(j, "all_end_to_return", &f->all_end_to_return);
-	json_kv_double(j, "closure_percent", f->closure_pct);
-	json_kv_bool(j, "closes", f->closes);
-	json_kv_double(j, "clock_error_bound_ns", f->clock_error_ns);
+	json_key(j, "clock_error_bound_ns");
+	if (f->clock_error_known)
+		json_double(j, f->clock_error_ns);
+	else
+		json_put_null(j);
+	json_key(j, "causality");
+	json_object_begin(j);
+	json_kv_u64(j, "violations", f->causality_violations);
+	json_kv_u64(j, "return_before_gpu_end", f->violation_return);
+	json_kv_u64(j, "wake_before_gpu_end", f->violation_wake);
+	json_kv_u64(j, "irq_entry_before_gpu_end", f->violation_entry);
+	json_kv_i64(j, "worst_ns", f->worst_violation_ns);
+	json_kv_u64(j, "irq_entry_within_bound", f->entry_within_bound);
+	json_object_end(j);
 	json_stat(j, "handler", &f->handler);
 	json_kv_u64(j, "woken_inside_handler", f->woken_inside);
 	json_stat(j, "handler_after_wake", &f->after_wake);
@@ -144,9 +154,12 @@ static void json_explain(struct json *j, const struct explain_result *r)
 	json_kv_string(j, "target", r->timeline.target);
 	json_kv_u64(j, "tid", r->timeline.tid);
 	json_kv_string(j, "tid_source", r->tid_source);
-	json_kv_double(j, "clock_error_bound_ns", r->clock_error_ns);
-	json_kv_double(j, "closure_limit_percent", EXPLAIN_CLOSURE_PCT);
-	json_kv_bool(j, "all_close", explain_all_close(r));
+	json_key(j, "clock_error_bound_ns");
+	if (r->clock_error_known)
+		json_double(j, r->clock_error_ns);
+	else
+		json_put_null(j);
+	json_kv_u64(j, "causality_violations", explain_violations(r));
 	json_key(j, "apis");
 	json_array_begin(j);
 	for (size_t i = 0; i < r->napis; i++) {

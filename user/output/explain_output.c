@@ -30,6 +30,23 @@ static void print_stat_row(FILE *out, const char *what, const struct sample_stat
 		format_ns(c, FORMAT_NS_LEN, s->mean));
 }
 
+/* Cause before effect: nothing the GPU's end causes comes before it (beyond the bound). */
+static void print_causality(FILE *out, const struct explain_waterfall *f)
+{
+	char a[32];
+
+	if (!f->causality_violations) {
+		fprintf(out, "  causality: holds for all %zu waits (no return, wake-up or interrupt-path\n"
+			"  handler entry before GPU end by more than the bound)\n", f->samples);
+		return;
+	}
+	fprintf(out, "  CAUSALITY VIOLATED in %zu of %zu waits: return before GPU end %zu, wake-up\n"
+		"  before it %zu, interrupt-path handler entry before it %zu; up to %s early: the\n"
+		"  device clock mapping (or its bound) is wrong, these waits' steps mean nothing\n",
+		f->causality_violations, f->samples, f->violation_return, f->violation_wake,
+		f->violation_entry, format_ns(a, FORMAT_NS_LEN, (double)f->worst_violation_ns));
+}
+
 static void print_fall(FILE *out, const char *api, const struct explain_waterfall *f)
 {
 	size_t hit = f->count[WAIT_INTERRUPT];
@@ -42,6 +59,7 @@ static void print_fall(FILE *out, const char *api, const struct explain_waterfal
 		"  %zu not asleep (no wake-up inside the wait); %zu woken by something else\n",
 		hit, f->samples, f->count[WAIT_COALESCED], f->count[WAIT_NOT_ASLEEP],
 		f->count[WAIT_OTHER_WAKER]);
+	print_causality(out, f);
 	if (f->count[WAIT_COALESCED])
 		fprintf(out, "  coalesced: GPU end -> wake-up by the running handler p50 %s p99 %s\n",
 			format_ns(a, FORMAT_NS_LEN, f->coalesced_end_to_wake.p50), format_ns(b, FORMAT_NS_LEN, f->coalesced_end_to_wake.p99));
@@ -50,14 +68,16 @@ static void print_fall(FILE *out, const char *api, const struct explain_waterfal
 	fprintf(out, "    %-40s %10s %10s %10s\n", "step (matched waits)", "p50", "p99", "mean");
 	for (int k = 0; k < STEPS; k++)
 		print_stat_row(out, step_text[k], &f->step[k]);
-	fprintf(out, "    %-40s %10s\n", "sum of the steps' p50", format_ns(a, FORMAT_NS_LEN, f->sum_p50));
 	print_stat_row(out, "measured GPU end -> return", &f->end_to_return);
 	fprintf(out, "    %-40s %10s   (every sample of the probe, matched or not)\n",
 		"measured, all waits", format_ns(a, FORMAT_NS_LEN, f->all_end_to_return.p50));
-	fprintf(out, "  closure: steps sum to %+.1f %% of the measured p50: %s\n", f->closure_pct,
-		f->closes ? "CLOSES within 5 %" : "FAIL: more than 5 % apart");
-	fprintf(out, "  GPU end is known to +/-%s (device clock calibration): the first step carries it\n",
-		format_ns(a, FORMAT_NS_LEN, f->clock_error_ns));
+	if (f->clock_error_known)
+		fprintf(out, "  GPU end is known to +/-%s (device clock calibration): the first step carries it\n",
+			format_ns(a, FORMAT_NS_LEN, f->clock_error_ns));
+	else
+		fprintf(out, "  GPU end: clock error bound not measured by the probe; checks below use 0\n");
+	fprintf(out, "  interrupt path: %zu handler entries before GPU end but within the bound\n",
+		f->entry_within_bound);
 	fprintf(out, "  beside the path: handler entry -> exit p50 %s p99 %s; in %zu of %zu waits the\n"
 		"  handler woke the thread before its exit and ran on p50 %s after the wake-up\n",
 		format_ns(a, FORMAT_NS_LEN, f->handler.p50), format_ns(b, FORMAT_NS_LEN, f->handler.p99), f->woken_inside, hit,
@@ -196,7 +216,11 @@ void explain_print_text(FILE *out, const struct explain_result *r)
 	if (!t->sched_records)
 		fprintf(out, "  the trace has no scheduler events: record with a workload (-- CMD) so that\n"
 			"  its threads are followed, or no wake-up can be attributed\n");
-	fprintf(out, "  device clock error bound +/-%s\n", format_ns(a, FORMAT_NS_LEN, r->clock_error_ns));
+	if (r->clock_error_known)
+		fprintf(out, "  device clock error bound +/-%s (measured by the probe's calibration)\n",
+			format_ns(a, FORMAT_NS_LEN, r->clock_error_ns));
+	else
+		fprintf(out, "  device clock error bound not measured (the probe output has none)\n");
 	for (size_t i = 0; i < r->napis; i++) {
 		const struct explain_api *x = &r->apis[i];
 
@@ -209,8 +233,10 @@ void explain_print_text(FILE *out, const struct explain_result *r)
 		if (x->have_copy_phase)
 			print_phase(out, x->api, &x->copy_phase);
 	}
-	fprintf(out, "\n%s\n", !explain_matched(r) ?
-		"no blocking wait was woken by the target's interrupt: no waterfall to close" :
-		explain_all_close(r) ? "every matched waterfall closes within 5 %" :
-		"FAIL: a waterfall does not close within 5 % (see 'closure' above)");
+	if (explain_violations(r))
+		fprintf(out, "\nFAIL: %zu waits break causality (see 'CAUSALITY' above)\n",
+			explain_violations(r));
+	else
+		fprintf(out, "\ncausality holds in every wait%s\n", !explain_matched(r) ?
+			"; no blocking wait was woken by the target's interrupt: no waterfall" : "");
 }

@@ -157,7 +157,7 @@ static void perfetto_app(struct exporter *e, const struct tracefile_rec_app *r)
 	bool host = ev->type >= GPUPROBE_APP_SYNC;
 	int tid = host ? TID_HOST_BASE + (int)(ev->tid % TID_HOST_BASE) : (int)ev->stream;
 
-	if (ev->type == GPUPROBE_APP_NOTE)
+	if (ev->type >= GPUPROBE_APP_NOTE)	/* notes, device maps, clock points: no time span */
 		return;
 	use_track(e, pid, tid, host ? "thread" : pid == PID_CUDA ? "stream" : "queue",
 		  host ? (int)ev->tid : (int)ev->stream);

@@ -13,13 +13,22 @@ static void json_hist(struct json *j, const char *key, const struct hist *h)
 	json_key(j, key);
 	json_object_begin(j);
 	json_kv_u64(j, "count", h->count);
-	json_kv_u64(j, "min", h->count ? h->min : 0);
-	json_kv_u64(j, "max", h->max);
-	json_kv_u64(j, "mean", hist_mean(h));
-	json_kv_u64(j, "sum", h->sum);
-	json_kv_u64(j, "p50", hist_percentile(h, 50));
-	json_kv_u64(j, "p90", hist_percentile(h, 90));
-	json_kv_u64(j, "p99", hist_percentile(h, 99));
+	if (!h->count) {	/* not measured: null, never 0 ns */
+		static const char *const keys[] = { "min", "max", "mean", "sum", "p50", "p90", "p99" };
+
+		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+			json_key(j, keys[i]);
+			json_put_null(j);
+		}
+	} else {
+		json_kv_u64(j, "min", h->min);
+		json_kv_u64(j, "max", h->max);
+		json_kv_u64(j, "mean", hist_mean(h));
+		json_kv_u64(j, "sum", h->sum);
+		json_kv_u64(j, "p50", hist_percentile(h, 50));
+		json_kv_u64(j, "p90", hist_percentile(h, 90));
+		json_kv_u64(j, "p99", hist_percentile(h, 99));
+	}
 	json_key(j, "log2");
 	json_array_begin(j);
 	hist_log2(h, slots);
@@ -121,6 +130,7 @@ static void json_dma(struct json *j, const struct agg_target *t)
 		json_kv_u64(j, "segments", d->segments);
 		json_kv_u64(j, "iommu_calls", d->iommu_calls);
 		json_kv_u64(j, "iommu_ns", d->iommu_ns);
+		json_kv_u64(j, "untimed", d->untimed);
 		json_hist(j, "latency_ns", &d->latency_ns);
 		json_object_end(j);
 	}
@@ -140,6 +150,7 @@ static void json_iommu(struct json *j, const struct agg_target *t)
 		json_object_begin(j);
 		json_kv_u64(j, "count", io->count);
 		json_kv_u64(j, "bytes", io->bytes);
+		json_kv_u64(j, "untimed", io->untimed);
 		json_hist(j, "time_ns", io->time_ns ? io->time_ns : &empty);
 		json_object_end(j);
 	}

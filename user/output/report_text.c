@@ -48,10 +48,15 @@ static void print_trace_summary(FILE *out, const char *path, const struct agg *a
 			a->vectors_not_in_header == 1 ? "" : "s");
 }
 
+/* A latency nobody measured is "not measured", never 0 ns. */
 static void print_latency_line(FILE *out, const char *what, const struct hist *h)
 {
 	char p50[32], p99[32], max[32];
 
+	if (!h->count) {
+		fprintf(out, "%s not measured\n", what);
+		return;
+	}
 	fprintf(out, "%s p50 %s  p99 %s  max %s\n", what,
 		format_ns(p50, FORMAT_NS_LEN, hist_percentile(h, 50)),
 		format_ns(p99, FORMAT_NS_LEN, hist_percentile(h, 99)), format_ns(max, FORMAT_NS_LEN, h->max));
@@ -109,6 +114,9 @@ static void print_dma(FILE *out, const struct agg_target *t)
 			dma_op_name(op), d->calls, d->bytes, d->segments,
 			d->iommu_calls, d->iommu_ns);
 		snprintf(what, sizeof(what), "      latency");
+		if (d->untimed)
+			snprintf(what, sizeof(what), "      latency (%" PRIu64 " of %" PRIu64 " calls timed)",
+				 d->calls - d->untimed, d->calls);
 		print_latency_line(out, what, &d->latency_ns);
 		if (d->latency_ns.max)
 			hist_print_log2(out, &d->latency_ns, "nsecs");
@@ -129,9 +137,9 @@ static void print_iommu(FILE *out, const struct agg_target *t)
 		}
 		fprintf(out, "  IOMMU %-5s %" PRIu64 " calls, %" PRIu64 " bytes, %s\n",
 			iommu_op_name(op), io->count, io->bytes,
-			io->time_ns->sum ? format_ns(total, FORMAT_NS_LEN, io->time_ns->sum) :
-					   "no durations (tracefs events are instants)");
-		if (io->time_ns->max)
+			io->time_ns->count ? format_ns(total, FORMAT_NS_LEN, io->time_ns->sum) :
+					     "time not measured (tracefs events are instants)");
+		if (io->time_ns->count)
 			print_latency_line(out, "    time", io->time_ns);
 	}
 }

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # `explain` on the committed H200 run (probe-traced.json + probe.trace, the
 # CUDA probes under `record --source tracefs`): exact attribution counts,
-# the closure, the committed explain.txt reproduced, and `compare` of two
+# causality (no violation in the real run), the committed explain.txt reproduced, and `compare` of two
 # explained files showing the components side by side.
 . "$(dirname "$0")/common.sh"
 RUN=$(cd "$(dirname "$0")/../../Documentation/results/h200-2026-11-29" && pwd)
@@ -19,22 +19,24 @@ check "explain with a missing trace: exit 1, names it" sh -c \
 	'[ $1 -eq 1 ] && grep -q "none.trace" "$2"' _ $? "$T/err.txt"
 
 (cd "$RUN" && "$GPT" explain probe-traced.json probe.trace) >"$T/explain.txt"
-check "H200: explain exits 0 (every matched waterfall closes)" [ $? -eq 0 ]
+check "H200: explain exits 0 (causality holds in every wait)" [ $? -eq 0 ]
 check "H200: committed explain.txt is what explain prints" cmp -s "$T/explain.txt" "$RUN/explain.txt"
 
 (cd "$RUN" && "$GPT" explain probe-traced.json probe.trace --json) >"$T/explain.json"
-check "H200: exact classes, matched counts and closure" python3 -c "
+check "H200: exact classes, matched counts, causality and the clock bound" python3 -c "
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d['target'] == '0000:00:06.0' and d['tid'] == 520 and d['all_close'], d['target']
+assert d['target'] == '0000:00:06.0' and d['tid'] == 520 and d['causality_violations'] == 0, d['target']
+assert abs(d['clock_error_bound_ns'] - 3670) < 10, d['clock_error_bound_ns']
 f = {w['probe']: w for w in d['apis'][0]['waterfalls']}
 e, h = f['sync_wake'], f['sync_wake_100us']
 assert e['samples'] == 100 and e['classes'] == {'interrupt': 45, 'coalesced': 49, 'not_asleep': 3, 'other_waker': 3}, e['classes']
 assert h['samples'] == 50 and h['matched'] == 50 and h['woken_inside_handler'] == 46, h['classes']
 for w in (e, h):
-    assert w['closes'] and abs(w['closure_percent']) <= 5, w['closure_percent']
-    s = sum(w['steps'][k]['p50'] for k in w['steps'])
-    assert abs(s - w['sum_p50']) < 1e-6
+    c = w['causality']
+    assert c['violations'] == 0 and c['return_before_gpu_end'] == 0 and c['worst_ns'] == 0, c
+    assert 'closes' not in w and 'sum_p50' not in w, 'the tautological closure is gone'
+assert e['causality']['irq_entry_within_bound'] == 7 and h['causality']['irq_entry_within_bound'] == 0
 assert abs(h['steps']['gpu_end_to_irq_entry']['p50'] - 7458) < 1000, h['steps']
 " "$T/explain.json"
 

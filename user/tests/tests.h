@@ -24,5 +24,14 @@ void test_attribution_known_timeline(void);
 void test_attribution_absent(void);
 void test_stale_temp_files_removed(void);
 void test_app_merge_resyncs(void);
+void test_percentile_nearest_rank(void);
+void test_percentile_hist_agrees(void);
+void test_json_lossless(void);
+void test_attribution_two_gpus(void);
+void test_attribution_two_threads(void);
+void test_attribution_clock_margin(void);
+void test_attribution_json_nulls(void);
+void test_clockmap_drift(void);
+void test_report_not_measured(void);
 
 #endif /* GPUPROBE_TESTS_H */

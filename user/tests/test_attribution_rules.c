@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Attribution rules on synthetic timelines with known answers (times in ns
+ * after T0):
+ *
+ *   two GPUs       A 0000:01:00.0 (CUDA device 0), B 0000:02:00.0 (device 1),
+ *                  one kernel each over [1000, 2000]: B's interrupt and maps
+ *                  are never charged to A's kernel; a kernel on a device with
+ *                  no PCI function known is charged nothing (unmapped);
+ *   late vector    an interrupt of A on a vector the header does not list
+ *                  still counts for A (the record names the BDF); one after
+ *                  the wait returned counts for no phase;
+ *   two threads    threads 100 and 200 of one process each launch a kernel
+ *                  and wait; each wait takes its own thread's kernel and
+ *                  wake-ups; a stream wait takes its stream's kernel;
+ *   clock margin   a CLOCK bound of 100 ns: interrupts within 100 ns of the
+ *                  kernel's start or end are ambiguous, in no phase.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "attribute.h"
+#include "synth.h"
+#include "testlib.h"
+#include "tests.h"
+#include "util.h"
+
+#define T0	2000000000ull
+#define GPU_A	SYNTH_GPU_BDF
+#define GPU_B	GPUPROBE_BDF(0, 0x02, 0x00)
+#define PID	42
+
+struct app {
+	uint16_t type;
+	const char *name;
+	uint32_t tid, device, stream, kind, flags;
+	uint64_t corr, start, end, extra;	/* extra: DEVICE bdf, CLOCK bound */
+};
+
+static void put_app(struct trace_writer *w, const struct app *a)
+{
+	struct tracefile_rec_app r = {
+		.hdr = { .type = TRACEFILE_REC_APP, .size = sizeof(r), .ts_ns = T0 + a->start },
+		.ev = { .magic = GPUPROBE_APP_MAGIC, .version = GPUPROBE_APP_VERSION,
+			.api = GPUPROBE_APP_CUDA, .size = sizeof(r.ev), .type = a->type,
+			.kind = a->kind, .flags = a->flags, .pid = PID, .tid = a->tid,
+			.device = a->device, .stream = a->stream, .correlation = a->corr,
+			.start_ns = T0 + a->start, .end_ns = T0 + a->end },
+	};
+
+	if (a->type == GPUPROBE_APP_DEVICE) {
+		r.ev.kind = (uint32_t)a->extra;
+		r.ev.start_ns = r.ev.end_ns = 0;
+	}
+	if (a->type == GPUPROBE_APP_CLOCK)
+		r.ev.bytes = a->extra;
+	copy_string(r.ev.name, sizeof(r.ev.name), a->name);
+	trace_writer_put(w, &r.hdr);
+}
+
+static void put_irq(struct trace_writer *w, uint32_t bdf, uint64_t t, uint32_t vector)
+{
+	struct gpuprobe_rec_irq irq;
+
+	synth_irq(&irq, T0 + t, 0, vector, 100, true);
+	irq.bdf = bdf;
+	trace_writer_put(w, &irq.hdr);
+}
+
+static void put_map(struct trace_writer *w, uint32_t bdf, uint64_t t)
+{
+	struct gpuprobe_rec_dma d;
+
+	synth_dma(&d, T0 + t, GPUPROBE_DMA_MAP_PAGE, 4096, 1, 0);
+	d.bdf = bdf;
+	trace_writer_put(w, &d.hdr);
+}
+
+static void put_wakeup(struct trace_writer *w, uint32_t tid, uint64_t t)
+{
+	struct gpuprobe_rec_sched s = {
+		.hdr = { .type = GPUPROBE_EV_WAKEUP, .size = sizeof(s), .ts_ns = T0 + t },
+		.pid = tid, .tgid = PID,
+	};
+
+	trace_writer_put(w, &s.hdr);
+}
+
+static struct attribution *attribute_apps(const char *stem, void (*kernel)(struct trace_writer *),
+					  const struct app *apps, size_t n)
+{
+	const char *path = test_tmp_path(stem);
+	struct attribution *at = NULL;
+	struct trace_writer w;
+	struct trace_info info;
+	char err[512];
+
+	synth_info(&info);
+	if (trace_writer_open(&w, path, &info)) {
+		CHECK(0, "cannot write %s", path);
+		return NULL;
+	}
+	kernel(&w);
+	for (size_t i = 0; i < n; i++)
+		put_app(&w, &apps[i]);
+	if (trace_writer_finish(&w, T0 + 100000, 0) == 0)
+		at = attribute_file(path, err, sizeof(err));
+	CHECK(at, "attribute_file: %s", err);
+	unlink(path);
+	return at;
+}
+
+static const struct attr_op *op_named(const struct attribution *at, const char *name)
+{
+	for (size_t i = 0; at && i < at->nops; i++)
+		if (!strcmp(at->ops[i].ev.name, name))
+			return &at->ops[i];
+	CHECK(0, "no op %s", name);
+	return NULL;
+}
+
+static void two_gpus_kernel_events(struct trace_writer *w)
+{
+	put_irq(w, GPU_A, 1500, 0);
+	put_irq(w, GPU_B, 1600, 0);
+	put_map(w, GPU_B, 1200);
+	put_map(w, GPU_B, 1300);
+	put_irq(w, GPU_A, 1700, 7);	/* a vector the header does not list */
+	put_irq(w, GPU_A, 3500, 0);	/* after kA's wait returned */
+}
+
+void test_attribution_two_gpus(void)
+{
+	static const struct app apps[] = {
+		{ GPUPROBE_APP_DEVICE, "GPU A", .device = 0, .flags = GPUPROBE_APPF_PCI_KNOWN, .extra = GPU_A },
+		{ GPUPROBE_APP_DEVICE, "GPU B", .device = 1, .flags = GPUPROBE_APPF_PCI_KNOWN, .extra = GPU_B },
+		{ GPUPROBE_APP_API, "cuLaunchKernel", .tid = PID, .corr = 1, .start = 500, .end = 600 },
+		{ GPUPROBE_APP_KERNEL, "kA", .device = 0, .stream = 7, .corr = 1, .start = 1000, .end = 2000 },
+		{ GPUPROBE_APP_KERNEL, "kB", .device = 1, .stream = 9, .corr = 2, .start = 1000, .end = 2000 },
+		{ GPUPROBE_APP_KERNEL, "kC", .device = 2, .stream = 11, .corr = 3, .start = 1000, .end = 2000 },
+		{ GPUPROBE_APP_SYNC, "stream_synchronize", .tid = PID, .stream = 7, .kind = GPUPROBE_SYNC_STREAM,
+		  .flags = GPUPROBE_APPF_BLOCKING, .corr = 4, .start = 1900, .end = 3000 },
+	};
+	struct attribution *at = attribute_apps("gpus", two_gpus_kernel_events, apps, 7);
+	const struct attr_op *a = op_named(at, "kA"), *b = op_named(at, "kB"), *c = op_named(at, "kC");
+
+	if (!a || !b || !c)
+		goto out;
+	CHECK_EQ_U64(at->kernel_bdfs, 2);
+	CHECK_EQ_U64(a->bdf, GPU_A);
+	CHECK_EQ_U64(b->bdf, GPU_B);
+	CHECK_EQ_U64(a->phase[ATTR_RUN].irqs, 2);	/* 1500 and the late vector's 1700 */
+	CHECK_EQ_U64(a->phase[ATTR_RUN].dma_maps, 0);	/* B's maps */
+	CHECK_EQ_U64(b->phase[ATTR_RUN].irqs, 1);
+	CHECK_EQ_U64(b->phase[ATTR_RUN].dma_maps, 2);
+	CHECK_EQ_U64(a->return_ns, T0 + 3000);
+	CHECK_EQ_U64(a->phase[ATTR_RETURN].irqs, 0);	/* 3500 came after the return */
+	CHECK_EQ_U64(c->bdf, GPUPROBE_BDF_NONE);
+	CHECK_EQ_U64(at->ops_unmapped, 1);
+	CHECK_EQ_U64(c->phase[ATTR_RUN].irqs + c->phase[ATTR_RUN].dma_maps, 0);
+	CHECK_EQ_U64(at->ndevices, 2);
+out:
+	attribution_free(at);
+}
+
+static void two_threads_kernel_events(struct trace_writer *w)
+{
+	put_irq(w, GPU_A, 3200, 0);
+	put_wakeup(w, 200, 3900);
+	put_wakeup(w, 100, 4800);
+}
+
+/*
+ * Thread 100 launches kX (stream 7, ends 3000) and waits for its device
+ * [2500, 5000]; thread 200 launches kY (stream 8, ends 3500) and waits
+ * [2500, 4000].  By process, both waits would take kY (the last to end in
+ * each).  Thread 100 then waits on stream 8 [5500, 6000] after kZ (stream 8,
+ * issued by 200) and kW (stream 7, issued by 100) end at 5700 and 5800: the
+ * stream wait takes kZ.
+ */
+void test_attribution_two_threads(void)
+{
+	static const struct app apps[] = {
+		{ GPUPROBE_APP_API, "cuLaunchKernel", .tid = 100, .corr = 1, .start = 500, .end = 600 },
+		{ GPUPROBE_APP_API, "cuLaunchKernel", .tid = 200, .corr = 2, .start = 700, .end = 800 },
+		{ GPUPROBE_APP_KERNEL, "kX", .stream = 7, .corr = 1, .start = 1000, .end = 3000 },
+		{ GPUPROBE_APP_KERNEL, "kY", .stream = 8, .corr = 2, .start = 1100, .end = 3500 },
+		{ GPUPROBE_APP_API, "cuCtxSynchronize", .tid = 100, .corr = 3, .start = 2500, .end = 5000,
+		  .flags = GPUPROBE_APPF_BLOCKING },
+		{ GPUPROBE_APP_API, "cuCtxSynchronize", .tid = 200, .corr = 4, .start = 2500, .end = 4000,
+		  .flags = GPUPROBE_APPF_BLOCKING },
+		{ GPUPROBE_APP_API, "cuLaunchKernel", .tid = 200, .corr = 5, .start = 5100, .end = 5150 },
+		{ GPUPROBE_APP_API, "cuLaunchKernel", .tid = 100, .corr = 6, .start = 5200, .end = 5250 },
+		{ GPUPROBE_APP_KERNEL, "kZ", .stream = 8, .corr = 5, .start = 5300, .end = 5700 },
+		{ GPUPROBE_APP_KERNEL, "kW", .stream = 7, .corr = 6, .start = 5400, .end = 5800 },
+		/* CUPTI's sync record names no thread: its API call (corr 7) does */
+		{ GPUPROBE_APP_API, "cuStreamSynchronize", .tid = 100, .corr = 7, .start = 5500, .end = 6000 },
+		{ GPUPROBE_APP_SYNC, "stream_synchronize", .tid = 0, .stream = 8, .kind = GPUPROBE_SYNC_STREAM,
+		  .flags = GPUPROBE_APPF_BLOCKING, .corr = 7, .start = 5500, .end = 6000 },
+	};
+	struct attribution *at = attribute_apps("threads", two_threads_kernel_events, apps, 12);
+	const struct attr_op *x = op_named(at, "kX"), *y = op_named(at, "kY");
+	const struct attr_op *z = op_named(at, "kZ"), *wk = op_named(at, "kW");
+
+	if (!x || !y || !z || !wk)
+		goto out;
+	CHECK_EQ_U64(x->issue_tid, 100);
+	CHECK_EQ_U64(x->return_ns, T0 + 5000);
+	CHECK_EQ_U64(x->wait_tid, 100);
+	CHECK_EQ_U64(y->return_ns, T0 + 4000);
+	CHECK_EQ_U64(y->wait_tid, 200);
+	CHECK_EQ_U64(x->phase[ATTR_RETURN].wakeups, 1);	/* 100's at 4800, not 200's */
+	CHECK_EQ_U64(y->phase[ATTR_RETURN].wakeups, 1);	/* 200's at 3900 */
+	CHECK_EQ_U64(x->phase[ATTR_RETURN].irqs, 1);	/* GPU events are the GPU's, any thread */
+	CHECK_EQ_U64(y->phase[ATTR_RETURN].irqs, 0);	/* 3200 is before kY ended */
+	CHECK_EQ_U64(z->return_ns, T0 + 6000);		/* the stream wait's stream */
+	CHECK_EQ_U64(z->wait_tid, 100);
+	CHECK_EQ_U64(wk->return_ns, 0);			/* stream 7: nobody waited */
+	CHECK_EQ_U64(at->sum.waits, 3);
+out:
+	attribution_free(at);
+}
+
+static void margin_kernel_events(struct trace_writer *w)
+{
+	static const uint64_t at[] = { 850, 950, 1050, 1500, 1950, 2050, 2150 };
+
+	for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++)
+		put_irq(w, GPU_A, at[i], 0);
+}
+
+static const struct app margin_apps[] = {
+	{ GPUPROBE_APP_API, "cuLaunchKernel", .tid = PID, .corr = 1, .start = 800, .end = 820 },
+	{ GPUPROBE_APP_KERNEL, "k", .stream = 7, .corr = 1, .start = 1000, .end = 2000 },
+	{ GPUPROBE_APP_SYNC, "stream_synchronize", .tid = PID, .stream = 7, .kind = GPUPROBE_SYNC_STREAM,
+	  .flags = GPUPROBE_APPF_BLOCKING, .corr = 2, .start = 1500, .end = 3000 },
+	{ GPUPROBE_APP_CLOCK, "clock", .stream = 7, .start = 100, .end = 100, .extra = 100 },
+};
+
+/* Bound 100: issue {850}, margin {950, 1050, 1950, 2050}, run {1500}, return {2150}. */
+void test_attribution_clock_margin(void)
+{
+	struct attribution *at = attribute_apps("margin", margin_kernel_events, margin_apps, 4);
+	const struct attr_op *k = op_named(at, "k");
+
+	if (!k)
+		goto out;
+	CHECK(k->clock_bound_known && k->clock_error_ns == 100, "bound %llu",
+	      (unsigned long long)k->clock_error_ns);
+	CHECK_EQ_U64(k->phase[ATTR_ISSUE].irqs, 1);
+	CHECK_EQ_U64(k->margin.irqs, 4);
+	CHECK_EQ_U64(k->phase[ATTR_RUN].irqs, 1);
+	CHECK_EQ_U64(k->phase[ATTR_RETURN].irqs, 1);
+	CHECK_EQ_U64(at->sum.margin_irqs, 4);
+	CHECK_EQ_U64(at->clock_error_max_ns, 100);
+	attribution_free(at);
+	/* No CLOCK record: nothing is widened, the bound is reported unmeasured. */
+	at = attribute_apps("nomargin", margin_kernel_events, margin_apps, 3);
+	k = op_named(at, "k");
+	if (!k)
+		goto out;
+	CHECK(!k->clock_bound_known, "no bound");
+	CHECK_EQ_U64(k->margin.irqs, 0);
+	CHECK_EQ_U64(k->phase[ATTR_ISSUE].irqs, 2);
+	CHECK_EQ_U64(k->phase[ATTR_RUN].irqs, 3);
+	CHECK_EQ_U64(k->phase[ATTR_RETURN].irqs, 2);
+	CHECK_EQ_U64(at->ops_without_clock_bound, 1);
+out:
+	attribution_free(at);
+}
+
+/* JSON: times that were not measured are null, never 0. */
+void test_attribution_json_nulls(void)
+{
+	struct attribution *at = attribute_apps("nulls", margin_kernel_events, margin_apps, 3);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	struct json j;
+
+	if (!at || !out)
+		goto out;
+	json_init(&j, out, false);
+	json_object_begin(&j);
+	attribute_print_json(&j, at);
+	json_object_end(&j);
+	fflush(out);
+	CHECK(strstr(buf, "\"clock_error_ns\":null") && strstr(buf, "\"clock_error_max_ns\":null") &&
+	      strstr(buf, "\"map_call_ns\":null"), "nulls missing: %.400s", buf);
+	CHECK(!strstr(buf, "\"return_ns\":0,") && !strstr(buf, "\"issue_ns\":0,"), "a 0 time: %.400s", buf);
+out:
+	if (out)
+		fclose(out);
+	free(buf);
+	attribution_free(at);
+}
