@@ -51,3 +51,5 @@ for name in $names; do
 	fi
 done
 echo "# vm: $pass passed, $failed failed, $skip skipped"
+# the exit status says it too (scripts/vmtest.sh exits with it)
+[ "$failed" -eq 0 ]
