@@ -43,7 +43,15 @@ enum gpuprobe_app_type {
  * device time read, bytes = the error bound in ns (half the shortest round
  * trip).  Device times of that queue are mapped through these points; the
  * analysis widens every window edge that is a device time by the bound.
+ * CUDA: CUPTI maps device times itself, for the whole device, so stream =
+ * GPUPROBE_APP_ALL_STREAMS; the record checks CUPTI's mapping with brackets
+ * (inject/cudaclock.h): start_ns = a host time of the check, queued_ns =
+ * CUPTI's time for it (queued_ns - start_ns: CUPTI's offset, middle of the
+ * interval it was found in), bytes = the error bound (the larger end of that
+ * interval); flags GPUPROBE_APPF_CLOCK_INCONSISTENT when the brackets did not
+ * agree on one offset.
  */
+#define GPUPROBE_APP_ALL_STREAMS	0xffffffffu
 
 enum gpuprobe_app_api {
 	GPUPROBE_APP_CUDA = 1,
@@ -76,6 +84,7 @@ enum gpuprobe_app_sync {
 #define GPUPROBE_APPF_DEVICE_CLOCK	(1u << 3)	/* times mapped from the device clock */
 #define GPUPROBE_APPF_TRUNCATED_NAME	(1u << 4)
 #define GPUPROBE_APPF_PCI_KNOWN		(1u << 5)	/* DEVICE: kind holds its BDF */
+#define GPUPROBE_APPF_CLOCK_INCONSISTENT (1u << 6)	/* CLOCK: brackets disagree */
 
 struct gpuprobe_app_event {
 	uint16_t magic;			/* GPUPROBE_APP_MAGIC */

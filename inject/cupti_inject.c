@@ -5,6 +5,9 @@
  * synchronisations and driver API calls with CUPTI's activity API, stamped
  * on CLOCK_MONOTONIC (the kernel events' clock), into $GPUPROBE_APP_EVENTS.
  *
+ * Each CUDA device used is mapped to its PCI function and CUPTI's clock is
+ * checked against ours while the workload runs (cupti_devices.c).
+ *
  * Buffers are flushed at exit and, best effort, on SIGTERM/SIGINT before
  * the previous handler runs.  Only one CUPTI client can own a process:
  * when another (Nsight, a profiler in the app) got there first, we say so
@@ -19,6 +22,7 @@
 #include <cupti.h>
 
 #include "appwriter.h"
+#include "cupti_devices.h"
 #include "cupti_records.h"
 
 #define PREFIX	"gpuprobe (CUDA)"
@@ -31,13 +35,6 @@ static const int chained_signals[2] = { SIGTERM, SIGINT };
 static uint64_t CUPTIAPI monotonic_timestamp(void)
 {
 	return appwriter_mono_ns();
-}
-
-/* No callbacks are enabled: the subscription only claims CUPTI for us. */
-static void CUPTIAPI ignore_callback(void *userdata, CUpti_CallbackDomain domain,
-				     CUpti_CallbackId cbid, const void *data)
-{
-	(void)userdata, (void)domain, (void)cbid, (void)data;
 }
 
 static const char *result_string(CUptiResult r)
@@ -60,6 +57,8 @@ static void flush_all(void)
 static void at_exit(void)
 {
 	flush_all();
+	if (active)
+		cupti_devices_finish();
 	if (cupti_records_dropped())
 		appwriter_note(GPUPROBE_APP_CUDA, PREFIX,
 			       "CUPTI dropped %llu activity records; counts are low",
@@ -107,7 +106,7 @@ static int claim_cupti(void)
 		.oldSubscriberName = other,
 		.oldSubscriberSize = sizeof(other),
 	};
-	CUptiResult r = cuptiSubscribe_v2(&subscriber, ignore_callback, NULL, &params);
+	CUptiResult r = cuptiSubscribe_v2(&subscriber, cupti_devices_callback, NULL, &params);
 
 	if (r == CUPTI_SUCCESS)
 		return 0;
@@ -134,6 +133,12 @@ static int enable_activities(void)
 {
 	CUptiResult r;
 
+	/* thread ids as the kernel's (gettid), not pthread_self(): sched records match them */
+	r = cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
+	if (r != CUPTI_SUCCESS)
+		appwriter_note(GPUPROBE_APP_CUDA, PREFIX,
+			       "cannot get CUDA thread ids as the kernel's (%s): wake-ups not matched "
+			       "to CUDA threads", result_string(r));
 	r = cuptiActivityRegisterTimestampCallback(monotonic_timestamp);
 	if (r != CUPTI_SUCCESS) {
 		appwriter_note(GPUPROBE_APP_CUDA, PREFIX,
@@ -174,6 +179,7 @@ __attribute__((visibility("default"))) int InitializeInjection(void)
 		cuptiUnsubscribe(subscriber);
 		return 1;
 	}
+	cupti_devices_start(subscriber);
 	active = true;
 	atexit(at_exit);
 	chain_signals();

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "appwriter.h"
+#include "cupti_devices.h"
 #include "cupti_records.h"
 
 #define ACTIVITY_BUFFER_SIZE	(4u << 20)
@@ -82,6 +83,8 @@ static void put_memset(const CUpti_ActivityMemset4 *m)
 {
 	struct gpuprobe_app_event ev;
 
+	if (cupti_clock_take_memset(m->deviceId, m->streamId, m->start, m->end))
+		return;	/* a clock check's, not the application's */
 	appwriter_init_event(&ev, GPUPROBE_APP_CUDA, GPUPROBE_APP_MEMSET);
 	ev.flags = host_memory_flags((uint8_t)m->memoryKind);
 	ev.device = m->deviceId;
@@ -156,6 +159,8 @@ static void put_api(const CUpti_ActivityAPI *a)
 	struct gpuprobe_app_event ev;
 	const char *name = NULL;
 
+	if (cupti_clock_own_call(a->threadId, a->start))
+		return;	/* a clock check's driver call */
 	if (cuptiGetCallbackName(domain, a->cbid, &name) != CUPTI_SUCCESS || !name)
 		name = "cuda_api";
 	appwriter_init_event(&ev, GPUPROBE_APP_CUDA, GPUPROBE_APP_API);

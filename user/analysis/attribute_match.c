@@ -123,7 +123,7 @@ static void find_gpus(struct attr_builder *ps, uint32_t only_bdf)
 	}
 }
 
-/* The largest error bound measured for the op's (api, pid, device, stream). */
+/* The largest error bound measured for the op's (api, pid, device, stream or all streams). */
 static void find_clock_bounds(struct attr_builder *ps)
 {
 	struct attribution *at = ps->at;
@@ -135,7 +135,7 @@ static void find_clock_bounds(struct attr_builder *ps)
 			const struct gpuprobe_app_event *k = &ps->clocks[c];
 
 			if (k->api != op->ev.api || k->pid != op->ev.pid || k->device != op->ev.device ||
-			    k->stream != op->ev.stream)
+			    (k->stream != op->ev.stream && k->stream != GPUPROBE_APP_ALL_STREAMS))
 				continue;
 			op->clock_bound_known = true;
 			if (k->bytes > op->clock_error_ns)

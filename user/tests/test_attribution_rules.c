@@ -295,3 +295,38 @@ out:
 	free(buf);
 	attribution_free(at);
 }
+
+/* CUDA: CUPTI maps the whole device's times, so its CLOCK record names all streams. */
+static const struct app cuda_clock_apps[] = {
+	{ GPUPROBE_APP_API, "cuLaunchKernel", .tid = PID, .corr = 1, .start = 800, .end = 820 },
+	{ GPUPROBE_APP_KERNEL, "k", .stream = 7, .corr = 1, .start = 1000, .end = 2000 },
+	{ GPUPROBE_APP_SYNC, "stream_synchronize", .tid = PID, .stream = 7, .kind = GPUPROBE_SYNC_STREAM,
+	  .flags = GPUPROBE_APPF_BLOCKING, .corr = 2, .start = 1500, .end = 3000 },
+	{ GPUPROBE_APP_CLOCK, "other device", .device = 1, .stream = GPUPROBE_APP_ALL_STREAMS,
+	  .start = 100, .end = 100, .extra = 900 },
+	{ GPUPROBE_APP_CLOCK, "CUPTI clock check", .stream = GPUPROBE_APP_ALL_STREAMS,
+	  .start = 100, .end = 100, .extra = 100 },
+};
+
+void test_attribution_clock_all_streams(void)
+{
+	struct attribution *at = attribute_apps("allstreams", margin_kernel_events, cuda_clock_apps, 5);
+	const struct attr_op *k = op_named(at, "k");
+
+	if (!k)
+		goto out;
+	CHECK(k->clock_bound_known && k->clock_error_ns == 100, "bound %llu",
+	      (unsigned long long)k->clock_error_ns);
+	CHECK_EQ_U64(k->margin.irqs, 4);
+	CHECK_EQ_U64(at->ops_without_clock_bound, 0);
+	attribution_free(at);
+	/* only the other device's record: this op's bound stays unmeasured */
+	at = attribute_apps("otherdevice", margin_kernel_events, cuda_clock_apps, 4);
+	k = op_named(at, "k");
+	if (!k)
+		goto out;
+	CHECK(!k->clock_bound_known && k->margin.irqs == 0, "other device's bound used");
+	CHECK_EQ_U64(at->ops_without_clock_bound, 1);
+out:
+	attribution_free(at);
+}

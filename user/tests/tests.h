@@ -32,6 +32,9 @@ void test_attribution_two_threads(void);
 void test_attribution_clock_margin(void);
 void test_attribution_json_nulls(void);
 void test_clockmap_drift(void);
+void test_attribution_clock_all_streams(void);
+void test_cudaclock_bracket(void);
+void test_cudaclock_pci_bus_id(void);
 void test_report_not_measured(void);
 
 #endif /* GPUPROBE_TESTS_H */
