@@ -39,6 +39,8 @@ struct ocl_queue {
 	uint32_t index, device_index;
 	struct clock_map clock;		/* no point: never calibrated */
 	uint64_t calibrated_at;		/* host time of the last point */
+	unsigned int calibrations;
+	uint64_t cost_ns, bound_min, bound_max;	/* what the calibrations took, found */
 };
 
 static const struct _cl_icd_dispatch *cl;
@@ -62,9 +64,10 @@ uint64_t ocl_next_correlation(void)
 	return atomic_fetch_add(&correlation, 1) + 1;
 }
 
-static int calibrate(cl_command_queue q, struct clock_point *pt)
+/* *cost: host time the calibration took (all tries), for the exit note. */
+static int calibrate(cl_command_queue q, struct clock_point *pt, uint64_t *cost)
 {
-	uint64_t best = UINT64_MAX;
+	uint64_t best = UINT64_MAX, began = appwriter_mono_ns();
 
 	for (int i = 0; i < CALIBRATION_TRIES; i++) {
 		cl_ulong end = 0;
@@ -87,6 +90,7 @@ static int calibrate(cl_command_queue q, struct clock_point *pt)
 			*pt = (struct clock_point){ end, t0 + (t1 - t0) / 2, (t1 - t0 + 1) / 2 };
 		}
 	}
+	*cost = appwriter_mono_ns() - began;
 	return 0;
 }
 
@@ -126,6 +130,17 @@ static void put_device(cl_device_id dev, uint32_t index)
 	appwriter_put(&ev);
 }
 
+static void count_calibration(struct ocl_queue *e, const struct clock_point *pt, uint64_t cost)
+{
+	e->calibrated_at = pt->host_ns;
+	e->calibrations++;
+	e->cost_ns += cost;
+	if (pt->error_ns < e->bound_min)
+		e->bound_min = pt->error_ns;
+	if (pt->error_ns > e->bound_max)
+		e->bound_max = pt->error_ns;
+}
+
 /* Index of dev; *added: first seen (its DEVICE record is due). */
 static uint32_t device_index(cl_device_id dev, bool *added)
 {
@@ -142,15 +157,16 @@ static uint32_t device_index(cl_device_id dev, bool *added)
 
 void ocl_queue_added(cl_command_queue q)
 {
-	struct ocl_queue entry = { .queue = q };
+	struct ocl_queue entry = { .queue = q, .bound_min = UINT64_MAX };
 	struct clock_point pt;
 	bool calibrated, new_device;
+	uint64_t cost = 0;
 
 	cl->clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof(entry.device), &entry.device, NULL);
-	calibrated = !calibrate(q, &pt);
+	calibrated = !calibrate(q, &pt, &cost);
 	if (calibrated) {
 		clock_map_add(&entry.clock, pt);
-		entry.calibrated_at = pt.host_ns;
+		count_calibration(&entry, &pt, cost);
 	}
 	pthread_mutex_lock(&lock);
 	entry.device_index = device_index(entry.device, &new_device);
@@ -173,18 +189,19 @@ static void recalibrate_if_due(cl_command_queue q)
 {
 	struct clock_point pt;
 	struct ocl_queue *e = NULL;
-	uint64_t now = appwriter_mono_ns();
+	uint64_t now = appwriter_mono_ns(), cost = 0;
 
 	pthread_mutex_lock(&lock);
 	for (unsigned int i = 0; i < nqueues; i++)
 		if (queues[i].queue == q)
 			e = &queues[i];
 	pthread_mutex_unlock(&lock);
-	if (!e || !e->clock.n || now - e->calibrated_at < RECALIBRATE_NS || calibrate(q, &pt))
+	if (!e || !e->clock.n || now - e->calibrated_at < RECALIBRATE_NS ||
+	    calibrate(q, &pt, &cost))
 		return;
 	pthread_mutex_lock(&lock);
 	clock_map_add(&e->clock, pt);
-	e->calibrated_at = pt.host_ns;
+	count_calibration(e, &pt, cost);
 	pthread_mutex_unlock(&lock);
 	put_clock(e, &pt);
 }
@@ -343,6 +360,26 @@ void ocl_commands_resolve(cl_command_queue q)
 	appwriter_flush();
 }
 
+/* What a queue's calibrations cost and found: bounds, how far its device clock drifted. */
+static void note_clock(const struct ocl_queue *e)
+{
+	const struct clock_point *a = &e->clock.p[0], *b = &e->clock.p[e->clock.n - 1];
+	int64_t moved;
+	double span;
+
+	if (!e->clock.n)
+		return;
+	moved = (int64_t)(b->host_ns - b->device_ns) - (int64_t)(a->host_ns - a->device_ns);
+	span = (double)(b->host_ns - a->host_ns) / 1e9;
+	appwriter_note(GPUPROBE_APP_OPENCL, PREFIX,
+		       "queue %u clock: %u calibrations, bound %llu..%llu ns, host-device offset "
+		       "moved %lld ns over %.3f s (%.2f ppm), calibrations took %llu us in all",
+		       e->index, e->calibrations, (unsigned long long)e->bound_min,
+		       (unsigned long long)e->bound_max, (long long)moved, span,
+		       span > 0 ? (double)moved / span / 1e3 : 0.0,
+		       (unsigned long long)(e->cost_ns / 1000));
+}
+
 void ocl_events_finish(void)
 {
 	size_t left;
@@ -357,6 +394,10 @@ void ocl_events_finish(void)
 		appwriter_note(GPUPROBE_APP_OPENCL, PREFIX,
 			       "%zu commands still running at exit and %llu failed: no device times for them",
 			       left, (unsigned long long)unresolved);
+	pthread_mutex_lock(&lock);
+	for (unsigned int i = 0; i < nqueues; i++)
+		note_clock(&queues[i]);
+	pthread_mutex_unlock(&lock);
 	if (uncalibrated)
 		appwriter_note(GPUPROBE_APP_OPENCL, PREFIX,
 			       "%llu commands on queues whose clock was never calibrated: not written",
