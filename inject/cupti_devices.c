@@ -126,10 +126,9 @@ static void put_device(uint32_t id)
 		}
 	}
 	if (!(ev.flags & GPUPROBE_APPF_PCI_KNOWN))
-		appwriter_note(GPUPROBE_APP_CUDA, PREFIX,
-			       "CUDA device %u: PCI function unknown (cuDeviceGetPCIBusId %s): "
-			       "its ops are charged only when the trace holds one GPU",
-			       id, cu.pci_bus_id ? "failed" : "not found in libcuda");
+		/* its ops are then charged only when the trace holds one GPU */
+		appwriter_note(GPUPROBE_APP_CUDA, PREFIX, "CUDA device %u: PCI function unknown (%s)",
+			       id, cu.pci_bus_id ? "cuDeviceGetPCIBusId failed" : "no libcuda");
 	appwriter_set_name(&ev, name);
 	appwriter_put(&ev);
 }
@@ -425,6 +424,13 @@ void CUPTIAPI cupti_devices_callback(void *userdata, CUpti_CallbackDomain domain
 		after_sync(data);
 }
 
+static bool checks_off_by_user(void)
+{
+	const char *env = getenv("GPUPROBE_CUDA_CLOCK_CHECK");
+
+	return env && !strcmp(env, "0");
+}
+
 int cupti_devices_start(CUpti_SubscriberHandle subscriber)
 {
 	static const CUpti_CallbackId syncs[] = {
@@ -435,8 +441,6 @@ int cupti_devices_start(CUpti_SubscriberHandle subscriber)
 		CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2,
 		CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2_ptds,
 	};
-	const char *env = getenv("GPUPROBE_CUDA_CLOCK_CHECK");
-
 	if (resolve_libcuda())
 		appwriter_note(GPUPROBE_APP_CUDA, PREFIX,
 			       "cuDeviceGetPCIBusId not found in libcuda.so.1: CUDA devices "
@@ -449,7 +453,7 @@ int cupti_devices_start(CUpti_SubscriberHandle subscriber)
 			       "cannot follow CUDA contexts: devices not mapped to PCI functions");
 		return -1;
 	}
-	if ((env && !strcmp(env, "0")) || !cu.memset32)
+	if (checks_off_by_user() || !cu.memset32)
 		return 0;
 	for (unsigned int i = 0; i < sizeof(syncs) / sizeof(syncs[0]); i++)
 		if (cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, syncs[i]) !=
@@ -459,33 +463,40 @@ int cupti_devices_start(CUpti_SubscriberHandle subscriber)
 	return 0;
 }
 
+/* Short notes: the trace keeps 63 characters of each (the full text goes to stderr). */
+static void note_checks(void)
+{
+	appwriter_note(GPUPROBE_APP_CUDA, PREFIX, "CUPTI clock: %llu checks, bound %llu..%llu ns",
+		       (unsigned long long)summary.checks, (unsigned long long)summary.bound_min,
+		       (unsigned long long)summary.bound_max);
+	appwriter_note(GPUPROBE_APP_CUDA, PREFIX, "CUPTI offset %lld -> %lld ns over %.3f s",
+		       (long long)summary.first_offset, (long long)summary.last_offset,
+		       (double)(summary.last_host - summary.first_host) / 1e9);
+	appwriter_note(GPUPROBE_APP_CUDA, PREFIX, "CUPTI checks took %llu us in all",
+		       (unsigned long long)(summary.cost_ns / 1000));
+	if (summary.inconsistent || summary.failed || summary.incomplete || summary.skipped)
+		appwriter_note(GPUPROBE_APP_CUDA, PREFIX,
+			       "CUPTI checks: %llu inconsistent %llu failed %llu lost %llu skipped",
+			       (unsigned long long)summary.inconsistent,
+			       (unsigned long long)summary.failed,
+			       (unsigned long long)summary.incomplete,
+			       (unsigned long long)summary.skipped);
+}
+
 void cupti_devices_finish(void)
 {
 	pthread_mutex_lock(&lock);
 	for (unsigned int i = 0; i < MAX_CHECKS; i++)
 		summary.incomplete += checks[i].used && checks[i].done;
 	if (!checks_on)
-		appwriter_note(GPUPROBE_APP_CUDA, PREFIX, "CUPTI clock not checked%s: no error bound "
-			       "for CUDA device times", getenv("GPUPROBE_CUDA_CLOCK_CHECK") ?
-			       " (GPUPROBE_CUDA_CLOCK_CHECK=0)" : "");
+		appwriter_note(GPUPROBE_APP_CUDA, PREFIX, "CUPTI clock not checked%s",
+			       checks_off_by_user() ? " (GPUPROBE_CUDA_CLOCK_CHECK=0)" :
+			       " (libcuda entry points missing)");
 	else if (!summary.checks)
-		appwriter_note(GPUPROBE_APP_CUDA, PREFIX, "CUPTI clock not checked: no synchronising "
-			       "call returned (or checks failed: %llu): no error bound for CUDA device times",
+		appwriter_note(GPUPROBE_APP_CUDA, PREFIX,
+			       "CUPTI clock not checked: no sync returned, %llu failed",
 			       (unsigned long long)summary.failed);
 	else
-		appwriter_note(GPUPROBE_APP_CUDA, PREFIX,
-			       "CUPTI clock: %llu checks, bound %llu..%llu ns, offset %lld -> %lld ns "
-			       "over %.3f s, %llu inconsistent, %llu failed, %llu incomplete, "
-			       "%llu skipped, cost %llu us in all",
-			       (unsigned long long)summary.checks,
-			       (unsigned long long)summary.bound_min,
-			       (unsigned long long)summary.bound_max,
-			       (long long)summary.first_offset, (long long)summary.last_offset,
-			       (double)(summary.last_host - summary.first_host) / 1e9,
-			       (unsigned long long)summary.inconsistent,
-			       (unsigned long long)summary.failed,
-			       (unsigned long long)summary.incomplete,
-			       (unsigned long long)summary.skipped,
-			       (unsigned long long)(summary.cost_ns / 1000));
+		note_checks();
 	pthread_mutex_unlock(&lock);
 }

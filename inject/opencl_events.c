@@ -371,13 +371,14 @@ static void note_clock(const struct ocl_queue *e)
 		return;
 	moved = (int64_t)(b->host_ns - b->device_ns) - (int64_t)(a->host_ns - a->device_ns);
 	span = (double)(b->host_ns - a->host_ns) / 1e9;
-	appwriter_note(GPUPROBE_APP_OPENCL, PREFIX,
-		       "queue %u clock: %u calibrations, bound %llu..%llu ns, host-device offset "
-		       "moved %lld ns over %.3f s (%.2f ppm), calibrations took %llu us in all",
+	/* short notes: the trace keeps 63 characters of each */
+	appwriter_note(GPUPROBE_APP_OPENCL, PREFIX, "queue %u clock: %u calibrations, bound %llu..%llu ns",
 		       e->index, e->calibrations, (unsigned long long)e->bound_min,
-		       (unsigned long long)e->bound_max, (long long)moved, span,
-		       span > 0 ? (double)moved / span / 1e3 : 0.0,
-		       (unsigned long long)(e->cost_ns / 1000));
+		       (unsigned long long)e->bound_max);
+	appwriter_note(GPUPROBE_APP_OPENCL, PREFIX, "queue %u offset moved %lld ns in %.3f s (%.2f ppm)",
+		       e->index, (long long)moved, span, span > 0 ? (double)moved / span / 1e3 : 0.0);
+	appwriter_note(GPUPROBE_APP_OPENCL, PREFIX, "queue %u calibrations took %llu us in all",
+		       e->index, (unsigned long long)(e->cost_ns / 1000));
 }
 
 void ocl_events_finish(void)

@@ -12,6 +12,18 @@
 # (c) `explain` on a fresh CUDA probe run: causality checks, clock bounds;
 #     CUPTI's clock checked (CLOCK records) in every CUDA run.
 # Everything lands in $OUT/r, packed into $OUT/h200-truth.tgz.
+#
+# .gpu/, built on the dev machine from this tree:
+#   make -C user && rm -rf .gpu && mkdir -p .gpu/lib && cp user/gpuprobe-trace .gpu/
+#   cp -L $(ldd user/gpuprobe-trace | awk '/tracefs|traceevent|libnl|jansson/ {print $3}') \
+#       /usr/lib/x86_64-linux-gnu/libOpenCL.so.1 .gpu/lib/
+#   make -C inject gpu-carry GPU_DIR=../.gpu
+# The device tool sends the checkout its session started in, not a helper's
+# worktree: from a worktree, copy the tree and .gpu/ into a folder of that
+# checkout that .git/info/exclude ignores (say .g11: `git archive HEAD | tar
+# -x -C CHECKOUT/.g11; cp -r .gpu CHECKOUT/.g11/`) and run
+#   bash .g11/scripts/h200-truth.sh        carry: [".g11"]
+# (the script works from the tree it lies in).  It needs about 8 minutes.
 set -x
 OUT=${OUT:-/tmp/gpuprobe-h200}
 R=$OUT/r

@@ -59,6 +59,9 @@ struct explain_timeline {
 	size_t nbounces;
 	uint64_t sched_records;		/* of any task: 0 means none were recorded */
 	uint64_t start_ns, end_ns;
+	/* CUPTI's clock checked by the CUDA library (CUDA CLOCK records): informative,
+	 * the waterfall uses the probe's own %globaltimer calibration */
+	uint64_t cupti_checks, cupti_inconsistent, cupti_bound_max_ns;
 };
 
 /* bdf GPUPROBE_BDF_NONE: the first target of the file. 0 or -1 (err says why). */

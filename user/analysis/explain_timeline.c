@@ -51,6 +51,17 @@ void explain_timeline_sort(struct explain_timeline *t)
 }
 
 /* Keep rec if it belongs to the target or the thread; false when out of memory. */
+/* A CUDA CLOCK record: a check of CUPTI's clock by the CUDA library (appevents.h). */
+static void take_cupti_check(struct explain_timeline *t, const struct gpuprobe_app_event *ev)
+{
+	if (ev->api != GPUPROBE_APP_CUDA || ev->type != GPUPROBE_APP_CLOCK)
+		return;
+	t->cupti_checks++;
+	t->cupti_inconsistent += !!(ev->flags & GPUPROBE_APPF_CLOCK_INCONSISTENT);
+	if (ev->bytes > t->cupti_bound_max_ns)
+		t->cupti_bound_max_ns = ev->bytes;
+}
+
 static bool take(struct explain_timeline *t, const struct gpuprobe_rec_hdr *rec)
 {
 	const struct gpuprobe_rec_irq *irq = (const void *)rec;
@@ -86,6 +97,9 @@ static bool take(struct explain_timeline *t, const struct gpuprobe_rec_hdr *rec)
 
 		return b->bdf != t->bdf || ARRAY_PUSH(t->bounces, t->nbounces, e);
 	}
+	case TRACEFILE_REC_APP:
+		take_cupti_check(t, &((const struct tracefile_rec_app *)rec)->ev);
+		return true;
 	}
 	return true;
 }
@@ -155,4 +169,5 @@ void explain_timeline_free(struct explain_timeline *t)
 	t->dma = NULL;
 	t->bounces = NULL;
 	t->nirqs = t->nwakeups = t->nswitch_ins = t->ndma = t->nbounces = 0;
+	t->cupti_checks = t->cupti_inconsistent = t->cupti_bound_max_ns = 0;
 }

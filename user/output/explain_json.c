@@ -159,6 +159,16 @@ static void json_explain(struct json *j, const struct explain_result *r)
 		json_double(j, r->clock_error_ns);
 	else
 		json_put_null(j);
+	json_key(j, "cupti_clock_checks");	/* the trace's CUDA CLOCK records */
+	json_object_begin(j);
+	json_kv_u64(j, "count", r->timeline.cupti_checks);
+	json_key(j, "error_bound_max_ns");
+	if (r->timeline.cupti_checks)
+		json_u64(j, r->timeline.cupti_bound_max_ns);
+	else
+		json_put_null(j);
+	json_kv_u64(j, "inconsistent", r->timeline.cupti_inconsistent);
+	json_object_end(j);
 	json_kv_u64(j, "causality_violations", explain_violations(r));
 	json_key(j, "apis");
 	json_array_begin(j);

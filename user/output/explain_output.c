@@ -4,6 +4,7 @@
  * mean, or one JSON object whose "components" list is what `compare` puts
  * side by side; -o splices that object into a copy of the probe output.
  */
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -221,6 +222,12 @@ void explain_print_text(FILE *out, const struct explain_result *r)
 			format_ns(a, FORMAT_NS_LEN, r->clock_error_ns));
 	else
 		fprintf(out, "  device clock error bound not measured (the probe output has none)\n");
+	if (t->cupti_checks)
+		fprintf(out, "  CUPTI's clock (the trace's CUDA events) checked %" PRIu64 " times: error bound up to +/-%s%s\n",
+			t->cupti_checks, format_ns(a, FORMAT_NS_LEN, (double)t->cupti_bound_max_ns),
+			t->cupti_inconsistent ? ", brackets disagreed in some checks (see report)" : "");
+	else
+		fprintf(out, "  CUPTI's clock not checked in this trace (no CUDA CLOCK records)\n");
 	for (size_t i = 0; i < r->napis; i++) {
 		const struct explain_api *x = &r->apis[i];
 

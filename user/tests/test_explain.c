@@ -244,6 +244,19 @@ static void test_timeline_from_file(void)
 	bad |= trace_writer_put(&w, &s.hdr);
 	synth_dma(&d, 2700, GPUPROBE_DMA_MAP_SG, 8192, 2, 0);
 	bad |= trace_writer_put(&w, &d.hdr);
+	/* two checks of CUPTI's clock (one inconsistent), and an OpenCL calibration */
+	for (int i = 0; i < 3; i++) {
+		struct tracefile_rec_app app = {
+			.hdr = { .type = TRACEFILE_REC_APP, .size = sizeof(app), .ts_ns = 2800 + i },
+			.ev = { .magic = GPUPROBE_APP_MAGIC, .version = GPUPROBE_APP_VERSION,
+				.api = i < 2 ? GPUPROBE_APP_CUDA : GPUPROBE_APP_OPENCL,
+				.size = sizeof(app.ev), .type = GPUPROBE_APP_CLOCK,
+				.flags = i == 1 ? GPUPROBE_APPF_CLOCK_INCONSISTENT : 0,
+				.stream = GPUPROBE_APP_ALL_STREAMS, .bytes = 1000u * (i + 4) },
+		};
+
+		bad |= trace_writer_put(&w, &app.hdr);
+	}
 	bad |= trace_writer_finish(&w, 9000, 0);
 	CHECK(!bad, "writing the trace");
 	CHECK(explain_timeline_load(&t, path, GPUPROBE_BDF_NONE, 77, err, sizeof(err)) == 0, "%s", err);
@@ -252,6 +265,9 @@ static void test_timeline_from_file(void)
 	CHECK(t.nwakeups == 1 && t.nswitch_ins == 1 && t.sched_records == 3, "thread's sched events");
 	CHECK(t.ndma == 1 && t.dma[0].bytes == 8192 && t.end_ns == 9000, "dma and end");
 	CHECK(!strcmp(t.target, "0000:01:00.0"), "target %s", t.target);
+	CHECK(t.cupti_checks == 2 && t.cupti_inconsistent == 1 && t.cupti_bound_max_ns == 5000,
+	      "CUPTI checks %llu, inconsistent %llu, bound %llu", (unsigned long long)t.cupti_checks,
+	      (unsigned long long)t.cupti_inconsistent, (unsigned long long)t.cupti_bound_max_ns);
 	explain_timeline_free(&t);
 	CHECK(explain_timeline_load(&t, path, GPUPROBE_BDF(0, 9, 0), 77, err, sizeof(err)) == -1 &&
 	      strstr(err, "not recorded for 0000:09:00.0"), "unknown device refused: %s", err);
