@@ -253,6 +253,27 @@ bool cupti_clock_own_call(uint32_t tid, uint64_t start)
 	return own;
 }
 
+uint64_t cupti_clock_trim_call(uint32_t tid, uint64_t start, uint64_t end)
+{
+	size_t lo = 0, hi;
+
+	pthread_mutex_lock(&lock);
+	hi = nspans;
+	while (lo < hi) {	/* first span beginning after end */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (spans[mid].begin <= end)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (lo-- > 0 && spans[lo].begin >= start)
+		if (spans[lo].tid == tid)
+			end = spans[lo].begin;
+	pthread_mutex_unlock(&lock);
+	return end;
+}
+
 bool cupti_clock_take_memset(uint32_t device, uint32_t stream, uint64_t start, uint64_t end)
 {
 	bool ours = false;

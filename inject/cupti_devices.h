@@ -21,6 +21,11 @@ void CUPTIAPI cupti_devices_callback(void *userdata, CUpti_CallbackDomain domain
 bool cupti_clock_take_memset(uint32_t device, uint32_t stream, uint64_t start, uint64_t end);
 /* A driver call made by a clock check (thread tid, entered at start). */
 bool cupti_clock_own_call(uint32_t tid, uint64_t start);
+/*
+ * A check runs in the exit callback of the application's call, inside it:
+ * the call's end as the application saw it done, before the check began.
+ */
+uint64_t cupti_clock_trim_call(uint32_t tid, uint64_t start, uint64_t end);
 /* At exit, after the last records: what the checks found, as a note. */
 void cupti_devices_finish(void);
 

@@ -169,7 +169,7 @@ static void put_api(const CUpti_ActivityAPI *a)
 	ev.tid = a->threadId;
 	ev.correlation = a->correlationId;
 	ev.start_ns = a->start;
-	ev.end_ns = a->end;
+	ev.end_ns = cupti_clock_trim_call(a->threadId, a->start, a->end);
 	if (api_blocks(name))
 		ev.flags |= GPUPROBE_APPF_BLOCKING;
 	appwriter_set_name(&ev, name);
