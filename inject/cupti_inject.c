@@ -164,6 +164,19 @@ static int enable_activities(void)
 			       " (another CUPTI user, e.g. Nsight or an in-app profiler?)" : "");
 		return -1;
 	}
+	/*
+	 * Runtime API calls: an app on the runtime (torch) launches through
+	 * cudaLaunchKernel, and its kernels' and syncs' correlation ids are
+	 * the runtime call's -- without these records no op knows the thread
+	 * that issued it.  GPUPROBE_CUDA_RUNTIME=0 leaves them out.
+	 */
+	if (!getenv("GPUPROBE_CUDA_RUNTIME") || strcmp(getenv("GPUPROBE_CUDA_RUNTIME"), "0")) {
+		r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME);
+		if (r != CUPTI_SUCCESS)
+			appwriter_note(GPUPROBE_APP_CUDA, PREFIX,
+				       "cannot enable CUPTI's runtime API records (%s): ops launched through the runtime have no issuing thread",
+				       result_string(r));
+	}
 	return 0;
 }
 

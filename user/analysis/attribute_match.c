@@ -168,7 +168,14 @@ static bool waited_for(const struct gpuprobe_app_event *w, const struct attr_op 
 		return op->ev.stream == w->stream;
 	if (w->type == GPUPROBE_APP_API && w->correlation && w->correlation == op->ev.correlation)
 		return true;
-	return w->tid && op->issue_tid == w->tid;
+	/*
+	 * A thread unknown on either side (an op whose issuing call was not
+	 * recorded, a sync record without its call): the process's ops, as
+	 * before threads were matched.
+	 */
+	if (!w->tid || !op->issue_tid)
+		return true;
+	return op->issue_tid == w->tid;
 }
 
 /* Index of the first op (in by_end) of w's api and pid that ends at or after w's entry. */

@@ -222,6 +222,32 @@ out:
 	attribution_free(at);
 }
 
+/*
+ * A thread unknown: torch launches through the runtime, and with only the
+ * driver's API records (GPUPROBE_CUDA_RUNTIME=0, or CUPTI without them) no
+ * kernel has an issuing call and the device sync's record names no thread.
+ * The wait then takes the process's ops, as before waits were matched by
+ * thread (on the H200, 3 of 30 torch steps' waits matched without this).
+ */
+void test_attribution_thread_unknown(void)
+{
+	static const struct app apps[] = {
+		{ GPUPROBE_APP_KERNEL, "kA", .stream = 7, .corr = 11, .start = 1000, .end = 3000 },
+		{ GPUPROBE_APP_SYNC, "context_synchronize", .tid = 0, .kind = GPUPROBE_SYNC_DEVICE,
+		  .flags = GPUPROBE_APPF_BLOCKING, .corr = 12, .start = 2500, .end = 5000 },
+	};
+	struct attribution *at = attribute_apps("unknown", two_threads_kernel_events, apps, 2);
+	const struct attr_op *a = op_named(at, "kA");
+
+	if (!a)
+		goto out;
+	CHECK_EQ_U64(a->issue_tid, 0);
+	CHECK_EQ_U64(a->return_ns, T0 + 5000);
+	CHECK_EQ_U64(at->sum.waits, 1);
+out:
+	attribution_free(at);
+}
+
 static void margin_kernel_events(struct trace_writer *w)
 {
 	static const uint64_t at[] = { 850, 950, 1050, 1500, 1950, 2050, 2150 };
