@@ -70,8 +70,14 @@ echo "record exit $?" >>"$R/record-alone.txt"
 "$GPT" report "$R/alone.trace" >"$R/report-alone.txt" 2>&1
 "$GPT" report "$R/alone.trace" --json >"$R/report-alone.json" 2>&1
 
+t "a1: traced torch alone, CUPTI's driver API records only (GPUPROBE_CUDA_RUNTIME=0)"
+GPUPROBE_CUDA_RUNTIME=0 timeout 75 "$GPT" record --source tracefs -d $BDF -o "$R/driveronly.trace" -- \
+	python3 scripts/examples/torch_step.py 30 blocking >"$R/record-driveronly.txt" 2>&1
+echo "record exit $?" >>"$R/record-driveronly.txt"
+"$GPT" report "$R/driveronly.trace" >"$R/report-driveronly.txt" 2>&1
+
 t "a: traced torch beside an untraced torch on the same GPU"
-python3 scripts/examples/torch_step.py 1000000 blocking >"$R/untraced.txt" 2>&1 &
+python3 -u scripts/examples/torch_step.py 1000000 blocking >"$R/untraced.txt" 2>&1 &
 UNTRACED=$!
 sleep 8		# past its torch import and first steps
 I0=$(irqs "$BDF")
@@ -79,8 +85,9 @@ timeout 75 "$GPT" record --source tracefs -d $BDF -o "$R/beside.trace" -- \
 	python3 scripts/examples/torch_step.py 30 blocking >"$R/record-beside.txt" 2>&1
 echo "record exit $?" >>"$R/record-beside.txt"
 I1=$(irqs "$BDF")
-kill "$UNTRACED"
+kill -INT "$UNTRACED"
 wait "$UNTRACED" 2>/dev/null
+echo "untraced process: $(ps -o etimes= -p $UNTRACED 2>/dev/null) s; its output above (interrupted at the end)" >>"$R/untraced.txt"
 echo "GPU interrupts in /proc/interrupts over the traced run (both processes): $((I1 - I0))" >>"$R/record-beside.txt"
 "$GPT" report "$R/beside.trace" >"$R/report-beside.txt" 2>&1
 "$GPT" report "$R/beside.trace" --json >"$R/report-beside.json" 2>&1
