@@ -85,9 +85,11 @@ timeout 75 "$GPT" record --source tracefs -d $BDF -o "$R/beside.trace" -- \
 	python3 scripts/examples/torch_step.py 30 blocking >"$R/record-beside.txt" 2>&1
 echo "record exit $?" >>"$R/record-beside.txt"
 I1=$(irqs "$BDF")
-kill -INT "$UNTRACED"
+echo "untraced process ran $(ps -o etimes= -p $UNTRACED 2>/dev/null) s, until killed here" >>"$R/untraced.txt"
+kill "$UNTRACED"
+sleep 2
+kill -9 "$UNTRACED" 2>/dev/null	# SIGINT alone hung here once (device time lost)
 wait "$UNTRACED" 2>/dev/null
-echo "untraced process: $(ps -o etimes= -p $UNTRACED 2>/dev/null) s; its output above (interrupted at the end)" >>"$R/untraced.txt"
 echo "GPU interrupts in /proc/interrupts over the traced run (both processes): $((I1 - I0))" >>"$R/record-beside.txt"
 "$GPT" report "$R/beside.trace" >"$R/report-beside.txt" 2>&1
 "$GPT" report "$R/beside.trace" --json >"$R/report-beside.json" 2>&1
