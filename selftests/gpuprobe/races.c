@@ -154,7 +154,7 @@ static int remove_device(const char *bdf, int nth)
 	return err;
 }
 
-TEST_F(races, target_removed_during_iommu_session)
+TEST_F_TIMEOUT(races, target_removed_during_iommu_session, 600)
 {
 	const uint32_t mask = GPUPROBE_EVMASK(GPUPROBE_EV_IRQ) |
 			      GPUPROBE_EVMASK(GPUPROBE_EV_DMA) |
@@ -260,7 +260,8 @@ static void *unbind_thread(void *p)
  * with the vectors of the device as it is now (unbound: none), never with
  * the irq numbers the unbind freed.
  */
-TEST_F(races, unbind_racing_target_add_leaves_no_stale_vectors)
+/* 40 rounds ran past the default 30 s under KASAN on a loaded 2-core host */
+TEST_F_TIMEOUT(races, unbind_racing_target_add_leaves_no_stale_vectors, 600)
 {
 	struct add_arg a = { .s = &self->s, .bdf = self->edu };
 	pthread_t unbind, add;
