@@ -7,34 +7,55 @@
 #define _GPUPROBE_DMA_H
 
 #include <linux/device.h>
+#include <linux/iommu.h>
 #include <linux/percpu.h>
 #include <linux/scatterlist.h>
 #include <linux/skbuff.h>
 
 /* Per call in flight: filled at entry, finished at return. */
 struct gpuprobe_dma_inst {
-	struct task_struct *task;
+	struct iommu_domain *domain;	/* the device's, at entry */
 	u64 ts;
 	u64 bytes;
 	u64 addr;
 	u64 iommu_ns;
-	u64 paddr;		/* IOMMU map */
 	void *ptr;		/* dma_addr_t * (alloc) or scatterlist (sg) */
 	u32 bdf;
 	u32 nents;
 	u32 iommu_calls;
+	int owner;		/* its slot in the owner table, or -1 */
 	u16 op;
 	u8 dir;
-	u8 cpu_owner;		/* this call is its CPU's current DMA call */
-	int cpu;
+	u8 sgtable;		/* dma_map_sgtable(): returns 0 or -errno */
 };
 
-DECLARE_PER_CPU(struct gpuprobe_dma_inst *, gpuprobe_dma_current);
+/*
+ * Which DMA call a context has in progress: keyed by the task and its
+ * interrupt nesting level (task, softirq, hard irq), so IOMMU work is
+ * charged to a call only from the context that made it, and a call that
+ * sleeps or migrates keeps its claim without blocking anyone else's.
+ */
+#define GPUPROBE_DMA_OWNERS_BITS	8
+#define GPUPROBE_DMA_OWNERS		BIT(GPUPROBE_DMA_OWNERS_BITS)
+
+struct gpuprobe_dma_owner {
+	unsigned long key;		/* gpuprobe_dma_ctx_key(); 0: free */
+	struct gpuprobe_dma_inst *call;
+};
+
+unsigned long gpuprobe_dma_ctx_key(void);
+int gpuprobe_dma_owner_find(unsigned long key);
+int gpuprobe_dma_owner_claim(unsigned long key, struct gpuprobe_dma_inst *call);
+void gpuprobe_dma_owner_set(int idx, struct gpuprobe_dma_inst *call);
+void gpuprobe_dma_owner_release(int idx);
+struct gpuprobe_dma_inst *gpuprobe_dma_owner_call(int idx);
+bool gpuprobe_dma_owner_interrupted(unsigned long key);
+void gpuprobe_dma_owners_reset(void);
 
 u32 gpuprobe_dev_bdf(struct device *dev);
 int gpuprobe_dma_begin(struct gpuprobe_dma_inst *in, struct device *dev,
 		       u16 op, u8 dir, u64 bytes, u32 nents);
-void gpuprobe_dma_end(struct gpuprobe_dma_inst *in);
+void gpuprobe_dma_end(struct gpuprobe_dma_inst *in, u16 flags);
 u64 gpuprobe_sg_bytes(struct scatterlist *sgl, int nents);
 
 /* dma_vtd.c */

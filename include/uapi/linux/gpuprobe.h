@@ -121,8 +121,13 @@ enum gpuprobe_dma_op {
 	GPUPROBE_DMA_UNMAP_RESOURCE,
 };
 
+/* gpuprobe_rec_dma.hdr.flags */
+#define GPUPROBE_DMA_UNTIMED	(1 << 0)	/* no entry seen: ts_ns is the
+						 * call's end, duration_ns 0
+						 */
+
 struct gpuprobe_rec_dma {
-	struct gpuprobe_rec_hdr hdr;	/* ts_ns = call entry */
+	struct gpuprobe_rec_hdr hdr;	/* ts_ns = call entry (unless UNTIMED) */
 	__u32 bdf;
 	__u16 op;			/* enum gpuprobe_dma_op */
 	__u8 dir;			/* DMA_BIDIRECTIONAL=0 .. DMA_NONE=3 */
@@ -141,6 +146,12 @@ enum gpuprobe_iommu_op {
 	GPUPROBE_IOMMU_FAULT,
 };
 
+/* gpuprobe_rec_iommu.hdr.flags */
+#define GPUPROBE_IOMMU_SHARED_DOMAIN	(1 << 0)	/* more targets in the
+							 * domain: bdf is the
+							 * first of them
+							 */
+
 struct gpuprobe_rec_iommu {
 	struct gpuprobe_rec_hdr hdr;
 	__u32 bdf;			/* GPUPROBE_BDF_NONE if unattributed */
@@ -149,7 +160,12 @@ struct gpuprobe_rec_iommu {
 	__u64 paddr;			/* map: physical address; fault: 0 */
 	__u64 size;
 	__u64 duration_ns;
+	/* appended: records of older modules end here (hdr.size 56) */
+	__u32 domain;			/* the IOMMU domain, a keyed hash; 0: none */
+	__u32 reserved;
 };
+
+#define GPUPROBE_REC_IOMMU_SIZE_V1	56
 
 struct gpuprobe_rec_swiotlb {
 	struct gpuprobe_rec_hdr hdr;

@@ -16,8 +16,7 @@
  *          fault; nothing reaches memory)
  *   mapbench  write "N SIZE": N dma_map_single()/dma_unmap_single() pairs
  *          of one SIZE buffer, no transfer (the cost of mapping alone)
- *   stats  read: counters of everything done so far ("neighbour_calls":
- *          with intx=1, how often the line's other handler ran)
+ *   stats  read: counters of everything done so far
  *   hold_lock  write MS: hold the device lock for MS milliseconds (at most
  *          10000), as a slow probe or unbind would: what waits for it
  */
@@ -99,22 +98,15 @@ static struct dentry *edu_debugfs_root;
 
 /*
  * intx=1: the legacy INTx line instead of MSI, requested shared, with a
- * second handler on the same line that belongs to no device (it never
- * claims an interrupt): what a shared line looks like to a tracer, where
- * every interrupt runs every handler on the line.
+ * second handler on the same line that belongs to another owner (the
+ * kernel's no_action(), which claims nothing): what a shared line looks
+ * like to a tracer, where every interrupt runs every handler on the line.
  */
 static bool intx;
 module_param(intx, bool, 0444);
 MODULE_PARM_DESC(intx, "use the INTx line, shared with a do-nothing handler");
 
-static atomic64_t edu_neighbour_calls;
 static int edu_neighbour_cookie;
-
-static irqreturn_t edu_neighbour_irq(int irq, void *data)
-{
-	atomic64_inc(&edu_neighbour_calls);
-	return IRQ_NONE;
-}
 
 static irqreturn_t edu_irq(int irq, void *data)
 {
@@ -433,13 +425,11 @@ static ssize_t edu_stats_read(struct file *file, char __user *ubuf,
 		      "irq %d\nirq_raised %llu\nirq_handled %llu\ndma_irqs %llu\n"
 		      "dma_maps %llu\ndma_unmaps %llu\ndma_bytes_to_device %llu\n"
 		      "dma_bytes_from_device %llu\ndma_transfers %llu\n"
-		      "verify_failures %llu\ndma_faults_requested %llu\n"
-		      "neighbour_calls %lld\n",
+		      "verify_failures %llu\ndma_faults_requested %llu\n",
 		      edu->irq, s.irq_raised, s.irq_handled, s.dma_irqs,
 		      s.dma_maps, s.dma_unmaps, s.dma_bytes_to_device,
 		      s.dma_bytes_from_device, s.dma_transfers,
-		      s.verify_failures, s.dma_faults_requested,
-		      (long long)atomic64_read(&edu_neighbour_calls));
+		      s.verify_failures, s.dma_faults_requested);
 	return simple_read_from_buffer(ubuf, len, ppos, out, n);
 }
 
@@ -537,7 +527,7 @@ static int edu_setup_hw(struct edu_dev *edu)
 	if (err)
 		goto err_free_vectors;
 	if (intx) {
-		err = request_irq(edu->irq, edu_neighbour_irq, IRQF_SHARED,
+		err = request_irq(edu->irq, no_action, IRQF_SHARED,
 				  "gpuprobe_edu_neighbour", &edu_neighbour_cookie);
 		if (err)
 			goto err_free_irq;
