@@ -192,7 +192,9 @@ static void add_dma(struct agg *a, const struct gpuprobe_rec_dma *r)
 	op->segments += r->nents;
 	op->iommu_calls += r->iommu_calls;
 	op->iommu_ns += r->iommu_ns;
-	hist_add(&op->latency_ns, r->duration_ns);
+	/* an untimed call's 0 is no latency */
+	if (!(r->hdr.flags & GPUPROBE_DMA_UNTIMED))
+		hist_add(&op->latency_ns, r->duration_ns);
 }
 
 static void add_iommu(struct agg *a, const struct gpuprobe_rec_iommu *r)

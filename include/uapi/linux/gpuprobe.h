@@ -122,9 +122,12 @@ enum gpuprobe_dma_op {
 };
 
 /* gpuprobe_rec_dma.hdr.flags */
-#define GPUPROBE_DMA_UNTIMED	(1 << 0)	/* no entry seen: ts_ns is the
-						 * call's end, duration_ns 0
-						 */
+/*
+ * Duration unknown (duration_ns is 0): ts_ns is when the call was seen, its
+ * end for the module's and tracefs's dma: tracepoint records that had no
+ * entry timed, its entry for a tracefs kprobe call whose return was lost.
+ */
+#define GPUPROBE_DMA_UNTIMED	(1 << 0)
 
 struct gpuprobe_rec_dma {
 	struct gpuprobe_rec_hdr hdr;	/* ts_ns = call entry (unless UNTIMED) */
