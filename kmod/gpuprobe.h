@@ -124,6 +124,11 @@ int gpuprobe_dma_hooks_fill(struct sk_buff *skb,
 			    int (*fill)(struct sk_buff *, const char *, bool,
 					const char *));
 
+/* swiotlb.c: bounces at unmap and sync */
+void gpuprobe_swiotlb_attach(void);
+void gpuprobe_swiotlb_detach(void);
+unsigned int gpuprobe_swiotlb_attached(void);
+
 /* dma_owner.c: the exit of a task that may have left a DMA call's claim */
 void gpuprobe_dma_owner_task_exit(struct task_struct *p);
 

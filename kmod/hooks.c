@@ -371,6 +371,7 @@ static void gpuprobe_hooks_detach_locked(void)
 	int i;
 
 	gpuprobe_dma_detach();
+	gpuprobe_swiotlb_detach();
 	for (i = GPUPROBE_HOOK_COUNT - 1; i >= 0; i--) {
 		struct gpuprobe_hook *h = &gpuprobe_hooks[i];
 
@@ -428,6 +429,8 @@ int gpuprobe_hooks_attach(u32 mask, bool summary)
 		}
 		h->attached = true;
 	}
+	if (mask & GPUPROBE_EVMASK(GPUPROBE_EV_SWIOTLB))
+		gpuprobe_swiotlb_attach();
 	err = gpuprobe_dma_attach(mask);
 	if (err) {
 		pr_err("cannot attach the DMA/IOMMU kretprobes: %d\n", err);
@@ -473,6 +476,11 @@ int gpuprobe_hooks_fill(struct sk_buff *skb)
 					   "tracepoint not in this kernel"))
 			return -EMSGSIZE;
 	}
+	if (gpuprobe_hook_fill_one(skb, "kprobe:swiotlb unmap/sync (copy back)",
+				   gpuprobe_swiotlb_attached() > 0,
+				   IS_ENABLED(CONFIG_KPROBES) ? NULL :
+				   "no kprobes: only the map-time bounce"))
+		return -EMSGSIZE;
 	return gpuprobe_dma_hooks_fill(skb, gpuprobe_hook_fill_one);
 }
 

@@ -15,6 +15,7 @@ struct dma_tally {
 	uint64_t iommu_calls_in_dma;
 	uint64_t iommu[4], iommu_bytes[4];	/* by gpuprobe_iommu_op */
 	uint64_t swiotlb, swiotlb_bytes;
+	uint64_t swiotlb_dir_bytes[4];	/* by direction; map-time: DMA_NONE */
 	uint64_t irqs;
 };
 
@@ -61,6 +62,8 @@ static inline void dma_tally_records(struct dma_tally *t, const uint8_t *p,
 				t->foreign++;
 			t->swiotlb++;
 			t->swiotlb_bytes += r->bytes;
+			if (r->dir < 4)
+				t->swiotlb_dir_bytes[r->dir] += r->bytes;
 		} else if (h->type == GPUPROBE_EV_IRQ) {
 			const struct gpuprobe_rec_irq *r = (const void *)p;
 
