@@ -698,6 +698,24 @@ u64 gpuprobe_dma_missed(void)
 	return n;
 }
 
+/*
+ * Probe hits the kernel skipped because another kprobe handler was running
+ * on the CPU: every device's, before any filter (the counting kprobes sit
+ * on the same addresses as the DMA kretprobes and are not added again).
+ */
+u64 gpuprobe_probe_recursion(void)
+{
+	u64 n = gpuprobe_dma_tp_recursion() + gpuprobe_swiotlb_recursion();
+	size_t i;
+
+	if (!gpuprobe_dma_use_tp)
+		for (i = 0; i < ARRAY_SIZE(gpuprobe_dma_krps); i++)
+			n += gpuprobe_dma_krps[i].kp.nmissed;
+	for (i = 0; i < ARRAY_SIZE(gpuprobe_iommu_krps); i++)
+		n += gpuprobe_iommu_krps[i].kp.nmissed;
+	return n;
+}
+
 u64 gpuprobe_iommu_unattributed_count(void)
 {
 	u64 n = 0;

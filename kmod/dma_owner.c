@@ -31,14 +31,24 @@
 static struct gpuprobe_dma_owner gpuprobe_dma_owners[GPUPROBE_DMA_OWNERS];
 static atomic_t gpuprobe_dma_owners_used = ATOMIC_INIT(0);
 
-/* 0 in NMI: nothing there is attributed through a call. */
+/*
+ * The probed code's context, seen from a kprobe handler.  A kprobe on
+ * ftrace runs the handler in the probed context; one on an int3 (a kernel
+ * without ftrace-based kprobes, such as the debug kernel) runs it in the
+ * breakpoint's NMI-like entry, which adds one NMI and one hard irq level
+ * (irqentry_nmi_enter): those are taken off.  DMA-API and IOMMU calls are
+ * never made in a real NMI; anything still in NMI gets 0, no attribution.
+ */
 unsigned long gpuprobe_dma_ctx_key(void)
 {
-	unsigned long level = interrupt_context_level();
+	unsigned long pc = preempt_count(), level;
 
-	if (in_nmi())
+	if (pc & NMI_MASK)
+		pc -= NMI_OFFSET + HARDIRQ_OFFSET;
+	if (pc & NMI_MASK)
 		return 0;
-	return (unsigned long)current | (level & GPUPROBE_DMA_LEVEL_MASK);
+	level = pc & HARDIRQ_MASK ? 2 : pc & SOFTIRQ_OFFSET ? 1 : 0;
+	return (unsigned long)current | level;
 }
 
 static unsigned int gpuprobe_dma_owner_slot(unsigned long key, unsigned int i)

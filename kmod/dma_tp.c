@@ -276,6 +276,17 @@ int gpuprobe_dma_tp_attach(void)
 	return 0;
 }
 
+/* Entry hits skipped because another kprobe handler was running. */
+u64 gpuprobe_dma_tp_recursion(void)
+{
+	u64 n = 0;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(gpuprobe_dma_entry_kps); i++)
+		n += gpuprobe_dma_entry_kps[i].nmissed;
+	return n;
+}
+
 int gpuprobe_dma_tp_hooks_fill(struct sk_buff *skb,
 			       int (*fill)(struct sk_buff *, const char *, bool,
 					   const char *),
@@ -295,6 +306,11 @@ int gpuprobe_dma_tp_hooks_fill(struct sk_buff *skb,
 bool gpuprobe_dma_tp_available(void)
 {
 	return false;
+}
+
+u64 gpuprobe_dma_tp_recursion(void)
+{
+	return 0;
 }
 
 int gpuprobe_dma_tp_attach(void)

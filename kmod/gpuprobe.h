@@ -120,6 +120,7 @@ int gpuprobe_dma_attach(u32 mask);
 void gpuprobe_dma_detach(void);
 u64 gpuprobe_dma_missed(void);
 u64 gpuprobe_iommu_unattributed_count(void);
+u64 gpuprobe_probe_recursion(void);
 int gpuprobe_dma_hooks_fill(struct sk_buff *skb,
 			    int (*fill)(struct sk_buff *, const char *, bool,
 					const char *));
@@ -128,6 +129,7 @@ int gpuprobe_dma_hooks_fill(struct sk_buff *skb,
 void gpuprobe_swiotlb_attach(void);
 void gpuprobe_swiotlb_detach(void);
 unsigned int gpuprobe_swiotlb_attached(void);
+u64 gpuprobe_swiotlb_recursion(void);
 
 /* dma_owner.c: the exit of a task that may have left a DMA call's claim */
 void gpuprobe_dma_owner_task_exit(struct task_struct *p);

@@ -124,6 +124,17 @@ void gpuprobe_swiotlb_detach(void)
 	}
 }
 
+/* Hits skipped because another kprobe handler was running. */
+u64 gpuprobe_swiotlb_recursion(void)
+{
+	u64 n = 0;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(gpuprobe_bounce_probes); i++)
+		n += gpuprobe_bounce_probes[i].kp.nmissed;
+	return n;
+}
+
 /* How many of the copy-back probes are on (GET_INFO). */
 unsigned int gpuprobe_swiotlb_attached(void)
 {

@@ -217,6 +217,7 @@ enum gpuprobe_attr {
 	GPUPROBE_A_HIST,		/* nest: GPUPROBE_A_HIST_* */
 	GPUPROBE_A_MISSED,		/* u64: calls kretprobes missed */
 	GPUPROBE_A_IOMMU_UNATTRIBUTED,	/* u64: see the spec */
+	GPUPROBE_A_PROBE_RECURSION,	/* u64: see the spec */
 
 	__GPUPROBE_A_MAX,
 };
