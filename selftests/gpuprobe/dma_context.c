@@ -203,6 +203,7 @@ TEST_F(ctx, both_targets_each_charged_its_own)
 	struct dma_tally nvme = {};
 	struct two_tallies tt = { &self->t, &nvme };
 	long long maps, unmaps;
+	uint64_t recursion;
 	char bdf[32];
 	long reads;
 
@@ -229,15 +230,18 @@ TEST_F(ctx, both_targets_each_charged_its_own)
 	       (unsigned long long)stats_recursion(&self->s));
 	expect_edu_exact(_metadata, &self->t, maps, unmaps);
 	/*
-	 * Every read mapped (in the reader's task); a completion (hard irq)
-	 * that lands in another probe's handler is skipped by the kernel, and
-	 * counted as such.  Every NVMe call timed, its IOMMU work inside it.
+	 * Every read mapped (in the reader's task).  A completion (hard irq)
+	 * that lands in another probe's handler has its probes skipped by the
+	 * kernel, counted in probe-recursion: on 6.1 its unmap is not
+	 * recorded; on 6.12 the dma: tracepoint still records it, untimed
+	 * (flagged) and without its IOMMU call.  Every other NVMe call is
+	 * timed, with its IOMMU work inside.
 	 */
+	recursion = stats_recursion(&self->s);
 	EXPECT_EQ(reads, nvme.calls[GPUPROBE_DMA_MAP_PAGE]);
-	EXPECT_LE(reads - nvme.calls[GPUPROBE_DMA_UNMAP_PAGE],
-		  stats_recursion(&self->s));
-	EXPECT_EQ(0, nvme.untimed);
-	EXPECT_EQ(0, nvme.no_iommu);
+	EXPECT_LE(reads - nvme.calls[GPUPROBE_DMA_UNMAP_PAGE], recursion);
+	EXPECT_LE(nvme.untimed, recursion);
+	EXPECT_LE(nvme.no_iommu, recursion);
 	EXPECT_EQ(nvme.iommu[GPUPROBE_IOMMU_MAP] + nvme.iommu[GPUPROBE_IOMMU_UNMAP],
 		  nvme.iommu_calls_in_dma);
 }
