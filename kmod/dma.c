@@ -664,8 +664,6 @@ void gpuprobe_dma_detach(void)
 					 ARRAY_SIZE(gpuprobe_dma_krps));
 	gpuprobe_iommu_attached = false;
 	gpuprobe_dma_attached = false;
-	/* every probe has returned: no claim is in use */
-	gpuprobe_dma_owners_reset();
 }
 
 /*

@@ -50,7 +50,6 @@ void gpuprobe_dma_owner_set(int idx, struct gpuprobe_dma_inst *call);
 void gpuprobe_dma_owner_release(int idx);
 struct gpuprobe_dma_inst *gpuprobe_dma_owner_call(int idx);
 bool gpuprobe_dma_owner_interrupted(unsigned long key);
-void gpuprobe_dma_owners_reset(void);
 
 u32 gpuprobe_dev_bdf(struct device *dev);
 int gpuprobe_dma_begin(struct gpuprobe_dma_inst *in, struct device *dev,

@@ -133,6 +133,7 @@ u64 gpuprobe_swiotlb_recursion(void);
 
 /* dma_owner.c: the exit of a task that may have left a DMA call's claim */
 void gpuprobe_dma_owner_task_exit(struct task_struct *p);
+void gpuprobe_dma_owners_reset(void);
 
 /* session.c */
 int gpuprobe_start(u32 mask, bool summary, u32 owner_portid,

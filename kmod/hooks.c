@@ -381,6 +381,8 @@ static void gpuprobe_hooks_detach_locked(void)
 	}
 	/* no probe runs, or will run, past this point */
 	tracepoint_synchronize_unregister();
+	/* sched_process_exit gave claims back until now */
+	gpuprobe_dma_owners_reset();
 }
 
 /*

@@ -82,6 +82,15 @@ static uint64_t stats_unattributed(struct genl_sock *s)
 	return st.iommu_unattributed;
 }
 
+static uint64_t stats_missed(struct genl_sock *s)
+{
+	struct gp_stats st;
+
+	if (gp_stats(s, &st))
+		return UINT64_MAX;
+	return st.missed;
+}
+
 static uint64_t stats_recursion(struct genl_sock *s)
 {
 	struct gp_stats st;
@@ -191,6 +200,8 @@ TEST_F(ctx, nvme_irq_work_not_charged_to_edu)
 	expect_edu_exact(_metadata, &self->t, maps, unmaps);
 	EXPECT_EQ(0, self->t.foreign);
 	EXPECT_GT(reads, 10);
+	/* no target call found every kretprobe instance busy */
+	EXPECT_EQ(0, stats_missed(&self->s));
 }
 
 /*
