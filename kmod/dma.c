@@ -7,11 +7,8 @@
  * non-target call costs one lookup and installs no return probe), the return
  * handler writes one record with the call's duration.
  *
- * IOMMU map/unmap carry no device.  They are timed with kretprobes on the
- * exported iommu_map*()/iommu_unmap*() and attributed to the DMA call the
- * same task has in progress on this CPU (its time and count are added to that
- * call's record), else to the target whose IOMMU domain is being changed --
- * which is how VFIO's mapping of guest memory is seen on a host.
+ * IOMMU map/unmap (dma_iommu.c) add their time and count to the record of
+ * the DMA call their context has in progress (dma_owner.c).
  *
  * Intel's IOMMU reports faults in its own fault handler, not through
  * report_iommu_fault() (whose io_page_fault tracepoint hooks.c attaches);
@@ -23,35 +20,16 @@
 #include <linux/iommu.h>
 #include <linux/kprobes.h>
 #include <linux/percpu.h>
-#include <linux/random.h>
 #include <linux/scatterlist.h>
-#include <linux/siphash.h>
 #include <net/genetlink.h>
 
 #include "compat.h"
 #include "dma.h"
 #include "gpuprobe.h"
 
-/*
- * Return-probe instances per kretprobe: at least the kernel's default
- * (max(10, 2 * possible CPUs)), as a sleeping DMA call holds one.
- */
-#define GPUPROBE_KRP_MAXACTIVE	64
-/* The longest kretprobe table (gpuprobe_krps_unregister's array). */
-#define GPUPROBE_KRP_TABLE_MAX	16
-
-/*
- * IOMMU calls made under an interrupt while a target's DMA call was in
- * progress on the CPU, on a domain that is no target's: not the target's.
- */
-static DEFINE_PER_CPU(u64, gpuprobe_iommu_unattributed);
-
 /* Target calls whose entry found every kretprobe instance busy. */
 static DEFINE_PER_CPU(u64, gpuprobe_dma_target_entries);
 static DEFINE_PER_CPU(u64, gpuprobe_dma_target_timed);
-
-/* Names a domain in records without giving its kernel address away. */
-static siphash_key_t gpuprobe_domain_key;
 
 u32 gpuprobe_dev_bdf(struct device *dev)
 {
@@ -64,44 +42,6 @@ u32 gpuprobe_dev_bdf(struct device *dev)
 		if (map->devs[i].dev == dev)
 			return map->devs[i].bdf;
 	return GPUPROBE_BDF_NONE;
-}
-
-static u32 gpuprobe_domain_id(struct iommu_domain *domain)
-{
-	u32 id = siphash_1u64((u64)(unsigned long)domain, &gpuprobe_domain_key);
-
-	return domain ? (id ? id : 1) : 0;
-}
-
-/*
- * The target whose IOMMU domain this is; with *shared set when more
- * targets are in it (a VFIO container): the record then names the domain,
- * and its bdf is only the first of them.
- */
-static u32 gpuprobe_domain_bdf(struct iommu_domain *domain, bool *shared)
-{
-	const struct gpuprobe_irqmap *map = rcu_dereference_sched(gpuprobe_irqmap);
-	u32 bdf = GPUPROBE_BDF_NONE;
-	unsigned int i;
-
-	*shared = false;
-	if (!map || !domain)
-		return GPUPROBE_BDF_NONE;
-	for (i = 0; i < map->ndev; i++) {
-		if (iommu_get_domain_for_dev(map->devs[i].dev) != domain)
-			continue;
-		if (bdf != GPUPROBE_BDF_NONE) {
-			*shared = true;
-			break;
-		}
-		bdf = map->devs[i].bdf;
-	}
-	return bdf;
-}
-
-static unsigned long gpuprobe_arg(struct pt_regs *regs, unsigned int n)
-{
-	return regs_get_kernel_argument(regs, n);
 }
 
 /* Common entry: filters on the device and fills the call in. */
@@ -334,128 +274,6 @@ static int gpuprobe_dma_count_entry(struct kprobe *kp, struct pt_regs *regs)
 	return 0;
 }
 
-/* IOMMU side: one instance per iommu_map*() / iommu_unmap*() call. */
-enum gpuprobe_iommu_ret {
-	GPUPROBE_IOMMU_RET_MAP,		/* int: 0 or -errno */
-	GPUPROBE_IOMMU_RET_UNMAP,	/* size_t: bytes unmapped */
-	GPUPROBE_IOMMU_RET_MAP_SG,	/* ssize_t: bytes mapped or -errno */
-};
-
-struct gpuprobe_iommu_inst {
-	struct gpuprobe_dma_inst *call;	/* the DMA call it belongs to */
-	u64 ts, iova, paddr, size;
-	u32 bdf;
-	u32 domain;
-	u16 op;
-	u16 flags;
-	u8 ret;			/* enum gpuprobe_iommu_ret */
-};
-
-#define GPUPROBE_IOMMU_INST(ri) ((struct gpuprobe_iommu_inst *)(ri)->data)
-
-/*
- * Charged to the DMA call this context has in progress, if that call's
- * device is in this domain; else to the target whose domain it is.  Work
- * under an interrupt that landed in a target's call, on no target's
- * domain, is counted as unattributed and not recorded.
- */
-static int gpuprobe_iommu_begin(struct gpuprobe_iommu_inst *in,
-				struct iommu_domain *domain, u32 op, u8 ret,
-				u64 iova, u64 paddr, u64 size)
-{
-	unsigned long key = gpuprobe_dma_ctx_key();
-	struct gpuprobe_dma_inst *call;
-	bool shared = false;
-
-	call = gpuprobe_dma_owner_call(gpuprobe_dma_owner_find(key));
-	if (call && call->domain == domain) {
-		in->call = call;
-		in->bdf = call->bdf;
-	} else {
-		in->call = NULL;
-		in->bdf = gpuprobe_domain_bdf(domain, &shared);
-		if (in->bdf == GPUPROBE_BDF_NONE) {
-			if (gpuprobe_dma_owner_interrupted(key))
-				this_cpu_inc(gpuprobe_iommu_unattributed);
-			return 1;
-		}
-	}
-	in->flags = shared ? GPUPROBE_IOMMU_SHARED_DOMAIN : 0;
-	in->domain = gpuprobe_domain_id(domain);
-	in->op = op;
-	in->ret = ret;
-	in->iova = iova;
-	in->paddr = paddr;
-	in->size = size;
-	in->ts = ktime_get_mono_fast_ns();
-	return 0;
-}
-
-static int iommu_map_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
-{
-	return gpuprobe_iommu_begin(GPUPROBE_IOMMU_INST(ri), (void *)gpuprobe_arg(regs, 0),
-				    GPUPROBE_IOMMU_MAP, GPUPROBE_IOMMU_RET_MAP,
-				    gpuprobe_arg(regs, 1), gpuprobe_arg(regs, 2),
-				    gpuprobe_arg(regs, 3));
-}
-
-static int iommu_unmap_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
-{
-	return gpuprobe_iommu_begin(GPUPROBE_IOMMU_INST(ri), (void *)gpuprobe_arg(regs, 0),
-				    GPUPROBE_IOMMU_UNMAP, GPUPROBE_IOMMU_RET_UNMAP,
-				    gpuprobe_arg(regs, 1), 0, gpuprobe_arg(regs, 2));
-}
-
-static int iommu_map_sg_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
-{
-	struct scatterlist *sg = (void *)gpuprobe_arg(regs, 2);
-
-	return gpuprobe_iommu_begin(GPUPROBE_IOMMU_INST(ri), (void *)gpuprobe_arg(regs, 0),
-				    GPUPROBE_IOMMU_MAP, GPUPROBE_IOMMU_RET_MAP_SG,
-				    gpuprobe_arg(regs, 1), sg ? sg_phys(sg) : 0, 0);
-}
-
-static int iommu_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
-{
-	struct gpuprobe_iommu_inst *in = GPUPROBE_IOMMU_INST(ri);
-	unsigned long ret = regs_return_value(regs);
-	u64 now = ktime_get_mono_fast_ns();
-	struct gpuprobe_rec_iommu rec = {
-		.hdr.type = GPUPROBE_EV_IOMMU,
-		.hdr.size = sizeof(rec),
-		.hdr.flags = in->flags,
-		.hdr.ts_ns = in->ts,
-		.bdf = in->bdf,
-		.op = in->op,
-		.iova = in->iova,
-		.paddr = in->paddr,
-		.size = in->size,
-		.duration_ns = now - in->ts,
-		.domain = in->domain,
-	};
-
-	switch (in->ret) {
-	case GPUPROBE_IOMMU_RET_MAP:
-		if ((int)ret)
-			rec.size = 0;			/* map failed */
-		break;
-	case GPUPROBE_IOMMU_RET_UNMAP:
-		rec.size = ret;				/* bytes unmapped */
-		break;
-	case GPUPROBE_IOMMU_RET_MAP_SG:
-		rec.size = (long)ret > 0 ? ret : 0;	/* bytes mapped */
-		break;
-	}
-
-	/* the call is this context's and cannot end before its IOMMU work */
-	if (in->call) {
-		in->call->iommu_ns += rec.duration_ns;
-		in->call->iommu_calls++;
-	}
-	gpuprobe_emit(&rec.hdr);
-	return 0;
-}
-
 /* local to the two tables below */
 #define KRP(sym, entry, ret, data) {					\
 	.kp.symbol_name = sym, .entry_handler = entry, .handler = ret,	\
@@ -474,17 +292,6 @@ static struct kretprobe gpuprobe_dma_krps[] = {
 	    gpuprobe_dma_inst),
 };
 
-static struct kretprobe gpuprobe_iommu_krps[] = {
-	KRP("iommu_map", iommu_map_entry, iommu_ret, gpuprobe_iommu_inst),
-	KRP("iommu_map_atomic", iommu_map_entry, iommu_ret, gpuprobe_iommu_inst),
-	KRP("iommu_unmap", iommu_unmap_entry, iommu_ret, gpuprobe_iommu_inst),
-	KRP("iommu_unmap_fast", iommu_unmap_entry, iommu_ret,
-	    gpuprobe_iommu_inst),
-	KRP("iommu_map_sg", iommu_map_sg_entry, iommu_ret, gpuprobe_iommu_inst),
-	KRP("iommu_map_sg_atomic", iommu_map_sg_entry, iommu_ret,
-	    gpuprobe_iommu_inst),
-};
-
 #undef KRP
 
 /*
@@ -499,7 +306,6 @@ static bool gpuprobe_dma_count_on[ARRAY_SIZE(gpuprobe_dma_krps)];
 
 static bool gpuprobe_dma_attached, gpuprobe_iommu_attached;
 static bool gpuprobe_dma_krp_on[ARRAY_SIZE(gpuprobe_dma_krps)];
-static bool gpuprobe_iommu_krp_on[ARRAY_SIZE(gpuprobe_iommu_krps)];
 static bool gpuprobe_dma_use_tp;	/* dma: tracepoints instead of kretprobes */
 static int gpuprobe_dma_err, gpuprobe_iommu_err;
 
@@ -507,8 +313,8 @@ static int gpuprobe_dma_err, gpuprobe_iommu_err;
  * One by one: a kernel may lack some entry points (iommu_map_atomic went in
  * 6.3).  Succeeds when at least one registers; *registered says which.
  */
-static int gpuprobe_krps_register(struct kretprobe *krps, bool *registered,
-				  size_t n)
+int gpuprobe_krps_register(struct kretprobe *krps, bool *registered,
+			   size_t n)
 {
 	int err = -ENOENT, any = 0;
 	size_t i;
@@ -526,8 +332,8 @@ static int gpuprobe_krps_register(struct kretprobe *krps, bool *registered,
 	return any ? 0 : err;
 }
 
-static void gpuprobe_krps_unregister(struct kretprobe *krps, bool *registered,
-				     size_t n)
+void gpuprobe_krps_unregister(struct kretprobe *krps, bool *registered,
+			      size_t n)
 {
 	struct kretprobe *ptrs[GPUPROBE_KRP_TABLE_MAX];
 	size_t i, k = 0;
@@ -553,7 +359,6 @@ u32 gpuprobe_dma_available(void)
 	u32 mask = 0;
 
 	BUILD_BUG_ON(ARRAY_SIZE(gpuprobe_dma_krps) > GPUPROBE_KRP_TABLE_MAX);
-	BUILD_BUG_ON(ARRAY_SIZE(gpuprobe_iommu_krps) > GPUPROBE_KRP_TABLE_MAX);
 
 	if (gpuprobe_dma_tp_available() || IS_ENABLED(CONFIG_KRETPROBES))
 		mask |= GPUPROBE_EVMASK(GPUPROBE_EV_DMA);
@@ -569,7 +374,6 @@ static void gpuprobe_dma_counters_reset(void)
 	for_each_possible_cpu(cpu) {
 		per_cpu(gpuprobe_dma_target_entries, cpu) = 0;
 		per_cpu(gpuprobe_dma_target_timed, cpu) = 0;
-		per_cpu(gpuprobe_iommu_unattributed, cpu) = 0;
 	}
 }
 
@@ -623,8 +427,6 @@ int gpuprobe_dma_attach(u32 mask)
 
 	gpuprobe_dma_owners_reset();
 	gpuprobe_dma_counters_reset();
-	if (!gpuprobe_domain_key.key[0] && !gpuprobe_domain_key.key[1])
-		get_random_bytes(&gpuprobe_domain_key, sizeof(gpuprobe_domain_key));
 	if (mask & GPUPROBE_EVMASK(GPUPROBE_EV_DMA)) {
 		err = gpuprobe_dma_calls_attach();
 		gpuprobe_dma_err = err;
@@ -633,9 +435,7 @@ int gpuprobe_dma_attach(u32 mask)
 		gpuprobe_dma_attached = true;
 	}
 	if (mask & GPUPROBE_EVMASK(GPUPROBE_EV_IOMMU)) {
-		err = gpuprobe_krps_register(gpuprobe_iommu_krps,
-					     gpuprobe_iommu_krp_on,
-					     ARRAY_SIZE(gpuprobe_iommu_krps));
+		err = gpuprobe_iommu_attach();
 		gpuprobe_iommu_err = err;
 		if (err) {
 			gpuprobe_dma_detach();
@@ -652,9 +452,7 @@ void gpuprobe_dma_detach(void)
 {
 	gpuprobe_vtd_detach();
 	if (gpuprobe_iommu_attached)
-		gpuprobe_krps_unregister(gpuprobe_iommu_krps,
-					 gpuprobe_iommu_krp_on,
-					 ARRAY_SIZE(gpuprobe_iommu_krps));
+		gpuprobe_iommu_detach();
 	if (gpuprobe_dma_attached && gpuprobe_dma_use_tp)
 		gpuprobe_dma_tp_detach();
 	else if (gpuprobe_dma_attached)
@@ -691,9 +489,7 @@ u64 gpuprobe_dma_missed(void)
 	/* the two probes go on and off one after the other */
 	if (counted && entries > timed)
 		n += entries - timed;
-	for (i = 0; i < ARRAY_SIZE(gpuprobe_iommu_krps); i++)
-		n += gpuprobe_iommu_krps[i].nmissed;
-	return n;
+	return n + gpuprobe_iommu_missed();
 }
 
 /*
@@ -709,19 +505,7 @@ u64 gpuprobe_probe_recursion(void)
 	if (!gpuprobe_dma_use_tp)
 		for (i = 0; i < ARRAY_SIZE(gpuprobe_dma_krps); i++)
 			n += gpuprobe_dma_krps[i].kp.nmissed;
-	for (i = 0; i < ARRAY_SIZE(gpuprobe_iommu_krps); i++)
-		n += gpuprobe_iommu_krps[i].kp.nmissed;
-	return n;
-}
-
-u64 gpuprobe_iommu_unattributed_count(void)
-{
-	u64 n = 0;
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		n += per_cpu(gpuprobe_iommu_unattributed, cpu);
-	return n;
+	return n + gpuprobe_iommu_recursion();
 }
 
 int gpuprobe_dma_hooks_fill(struct sk_buff *skb,

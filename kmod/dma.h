@@ -8,6 +8,7 @@
 
 #include <linux/device.h>
 #include <linux/iommu.h>
+#include <linux/kprobes.h>
 #include <linux/percpu.h>
 #include <linux/scatterlist.h>
 #include <linux/skbuff.h>
@@ -51,11 +52,35 @@ void gpuprobe_dma_owner_release(int idx);
 struct gpuprobe_dma_inst *gpuprobe_dma_owner_call(int idx);
 bool gpuprobe_dma_owner_interrupted(unsigned long key);
 
+/*
+ * Return-probe instances per kretprobe: at least the kernel's default
+ * (max(10, 2 * possible CPUs)), as a sleeping DMA call holds one.
+ */
+#define GPUPROBE_KRP_MAXACTIVE	64
+/* The longest kretprobe table (gpuprobe_krps_unregister's array). */
+#define GPUPROBE_KRP_TABLE_MAX	16
+
+static inline unsigned long gpuprobe_arg(struct pt_regs *regs, unsigned int n)
+{
+	return regs_get_kernel_argument(regs, n);
+}
+
+int gpuprobe_krps_register(struct kretprobe *krps, bool *registered,
+			   size_t n);
+void gpuprobe_krps_unregister(struct kretprobe *krps, bool *registered,
+			      size_t n);
+
 u32 gpuprobe_dev_bdf(struct device *dev);
 int gpuprobe_dma_begin(struct gpuprobe_dma_inst *in, struct device *dev,
 		       u16 op, u8 dir, u64 bytes, u32 nents);
 void gpuprobe_dma_end(struct gpuprobe_dma_inst *in, u16 flags);
 u64 gpuprobe_sg_bytes(struct scatterlist *sgl, int nents);
+
+/* dma_iommu.c */
+int gpuprobe_iommu_attach(void);
+void gpuprobe_iommu_detach(void);
+u64 gpuprobe_iommu_missed(void);
+u64 gpuprobe_iommu_recursion(void);
 
 /* dma_vtd.c */
 void gpuprobe_vtd_attach(void);

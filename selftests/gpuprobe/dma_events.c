@@ -165,6 +165,49 @@ TEST_F(dma, nvme_direct_io_mapped_not_edu)
 }
 
 /*
+ * NVMe reads of 64 KiB into a user buffer span several pages: mapped with
+ * map_sg(table) and unmapped with unmap_sg, and every record carries the
+ * first segment's device address, unmaps included.
+ */
+TEST_F(dma, nvme_sg_records_carry_addresses)
+{
+	const int reads = 32, size = 65536;
+	int fd, status;
+	void *buf;
+	pid_t pid;
+
+	ASSERT_EQ(0, gp_cmd(&self->s, GPUPROBE_CMD_TARGET_DEL, self->edu, 0, 0));
+	ASSERT_EQ(0, gp_cmd(&self->s, GPUPROBE_CMD_TARGET_ADD, self->nvme, 0, 0));
+	self->t.bdf = gp_bdf(self->nvme);
+	ASSERT_EQ(0, gp_start(&self->s, DMA_EVENTS));
+	pid = fork();
+	if (pid == 0) {
+		fd = open("/dev/nvme0n1", O_RDONLY | O_DIRECT);
+		if (fd < 0 || posix_memalign(&buf, 4096, size))
+			_exit(1);
+		for (int i = 0; i < reads; i++)
+			if (pread(fd, buf, size, (off_t)i * size) != size)
+				_exit(1);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	ASSERT_EQ(0, gp_stop(&self->s));
+	dma_drain(&self->l, &self->t);
+	TH_LOG("nvme: %llu map_sg, %llu unmap_sg, %llu map_page, %llu unmap_page, "
+	       "%llu records without an address",
+	       (unsigned long long)self->t.calls[GPUPROBE_DMA_MAP_SG],
+	       (unsigned long long)self->t.calls[GPUPROBE_DMA_UNMAP_SG],
+	       (unsigned long long)self->t.calls[GPUPROBE_DMA_MAP_PAGE],
+	       (unsigned long long)self->t.calls[GPUPROBE_DMA_UNMAP_PAGE],
+	       (unsigned long long)self->t.addr_zero);
+	EXPECT_GT(self->t.calls[GPUPROBE_DMA_UNMAP_SG], 0);
+	EXPECT_EQ(self->t.calls[GPUPROBE_DMA_MAP_SG],
+		  self->t.calls[GPUPROBE_DMA_UNMAP_SG]);
+	EXPECT_EQ(0, self->t.addr_zero);
+}
+
+/*
  * The hook in use follows the kernel: its dma: tracepoints where it has
  * them (6.12+, timed from entry kprobes), else kretprobes (6.1).
  */
