@@ -6,6 +6,7 @@
  * edu device and adding up to the mapped bytes -- while NVMe traffic runs
  * beside it and never leaks in.
  */
+#include <sys/uio.h>
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
@@ -165,15 +166,17 @@ TEST_F(dma, nvme_direct_io_mapped_not_edu)
 }
 
 /*
- * NVMe reads of 64 KiB into a user buffer span several pages: mapped with
- * map_sg(table) and unmapped with unmap_sg, and every record carries the
- * first segment's device address, unmaps included.
+ * NVMe reads into 16 pages that are not neighbours (every other page of a
+ * buffer: no two merge into one segment) are mapped with map_sg(table) and
+ * unmapped with unmap_sg, and every record carries the first segment's
+ * device address, unmaps included.
  */
 TEST_F(dma, nvme_sg_records_carry_addresses)
 {
-	const int reads = 32, size = 65536;
+	const int reads = 32, pages = 16;
+	struct iovec iov[16];
 	int fd, status;
-	void *buf;
+	char *buf;
 	pid_t pid;
 
 	ASSERT_EQ(0, gp_cmd(&self->s, GPUPROBE_CMD_TARGET_DEL, self->edu, 0, 0));
@@ -183,10 +186,14 @@ TEST_F(dma, nvme_sg_records_carry_addresses)
 	pid = fork();
 	if (pid == 0) {
 		fd = open("/dev/nvme0n1", O_RDONLY | O_DIRECT);
-		if (fd < 0 || posix_memalign(&buf, 4096, size))
+		if (fd < 0 || posix_memalign((void **)&buf, 4096, 2 * pages * 4096))
 			_exit(1);
+		memset(buf, 0, 2 * pages * 4096);
+		for (int i = 0; i < pages; i++)
+			iov[i] = (struct iovec){ buf + 2 * i * 4096, 4096 };
 		for (int i = 0; i < reads; i++)
-			if (pread(fd, buf, size, (off_t)i * size) != size)
+			if (preadv(fd, iov, pages, (off_t)i * pages * 4096) !=
+			    pages * 4096)
 				_exit(1);
 		_exit(0);
 	}
