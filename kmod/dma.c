@@ -7,11 +7,8 @@
  * non-target call costs one lookup and installs no return probe), the return
  * handler writes one record with the call's duration.
  *
- * IOMMU map/unmap carry no device.  They are timed with kretprobes on the
- * exported iommu_map*()/iommu_unmap*() and attributed to the DMA call the
- * same task has in progress on this CPU (its time and count are added to that
- * call's record), else to the target whose IOMMU domain is being changed --
- * which is how VFIO's mapping of guest memory is seen on a host.
+ * IOMMU map/unmap (dma_iommu.c) add their time and count to the record of
+ * the DMA call their context has in progress (dma_owner.c).
  *
  * Intel's IOMMU reports faults in its own fault handler, not through
  * report_iommu_fault() (whose io_page_fault tracepoint hooks.c attaches);
@@ -30,12 +27,9 @@
 #include "dma.h"
 #include "gpuprobe.h"
 
-#define GPUPROBE_KRP_MAXACTIVE	64
-/* The longest kretprobe table (gpuprobe_krps_unregister's array). */
-#define GPUPROBE_KRP_TABLE_MAX	16
-
-/* The DMA call the running task has in progress on this CPU, if any. */
-DEFINE_PER_CPU(struct gpuprobe_dma_inst *, gpuprobe_dma_current);
+/* Target calls whose entry found every kretprobe instance busy. */
+static DEFINE_PER_CPU(u64, gpuprobe_dma_target_entries);
+static DEFINE_PER_CPU(u64, gpuprobe_dma_target_timed);
 
 u32 gpuprobe_dev_bdf(struct device *dev)
 {
@@ -50,34 +44,14 @@ u32 gpuprobe_dev_bdf(struct device *dev)
 	return GPUPROBE_BDF_NONE;
 }
 
-static u32 gpuprobe_domain_bdf(struct iommu_domain *domain)
-{
-	const struct gpuprobe_irqmap *map = rcu_dereference_sched(gpuprobe_irqmap);
-	unsigned int i;
-
-	if (!map)
-		return GPUPROBE_BDF_NONE;
-	for (i = 0; i < map->ndev; i++)
-		if (iommu_get_domain_for_dev(map->devs[i].dev) == domain)
-			return map->devs[i].bdf;
-	return GPUPROBE_BDF_NONE;
-}
-
-static unsigned long gpuprobe_arg(struct pt_regs *regs, unsigned int n)
-{
-	return regs_get_kernel_argument(regs, n);
-}
-
-/* Common entry: filters on the device, claims this CPU's current slot. */
+/* Common entry: filters on the device and fills the call in. */
 int gpuprobe_dma_begin(struct gpuprobe_dma_inst *in, struct device *dev,
 		       u16 op, u8 dir, u64 bytes, u32 nents)
 {
-	struct gpuprobe_dma_inst **cur;
-
 	in->bdf = gpuprobe_dev_bdf(dev);
 	if (likely(in->bdf == GPUPROBE_BDF_NONE))
 		return 1;	/* no return probe for other devices */
-	in->task = current;
+	in->domain = iommu_get_domain_for_dev(dev);
 	in->op = op;
 	in->dir = dir;
 	in->bytes = bytes;
@@ -85,21 +59,20 @@ int gpuprobe_dma_begin(struct gpuprobe_dma_inst *in, struct device *dev,
 	in->addr = 0;
 	in->iommu_ns = 0;
 	in->iommu_calls = 0;
-	in->cpu = smp_processor_id();
-	cur = this_cpu_ptr(&gpuprobe_dma_current);
-	in->cpu_owner = !*cur;
-	if (in->cpu_owner)
-		*cur = in;
+	in->sgtable = 0;
+	in->owner = -1;
 	in->ts = ktime_get_mono_fast_ns();
 	return 0;
 }
 
-void gpuprobe_dma_end(struct gpuprobe_dma_inst *in)
+/* Writes the record and gives the context's claim back. */
+void gpuprobe_dma_end(struct gpuprobe_dma_inst *in, u16 flags)
 {
 	u64 now = ktime_get_mono_fast_ns();
 	struct gpuprobe_rec_dma rec = {
 		.hdr.type = GPUPROBE_EV_DMA,
 		.hdr.size = sizeof(rec),
+		.hdr.flags = flags,
 		.hdr.ts_ns = in->ts,
 		.bdf = in->bdf,
 		.op = in->op,
@@ -108,13 +81,13 @@ void gpuprobe_dma_end(struct gpuprobe_dma_inst *in)
 		.dma_addr = in->addr,
 		.nents = in->nents,
 		.iommu_calls = in->iommu_calls,
-		.duration_ns = now - in->ts,
+		.duration_ns = flags & GPUPROBE_DMA_UNTIMED ? 0 : now - in->ts,
 		.iommu_ns = in->iommu_ns,
 	};
 
-	/* the call may have slept and moved: release the CPU it started on */
-	if (in->cpu_owner)
-		cmpxchg(per_cpu_ptr(&gpuprobe_dma_current, in->cpu), in, NULL);
+	if (in->owner >= 0)
+		gpuprobe_dma_owner_release(in->owner);
+	in->owner = -1;
 	gpuprobe_emit(&rec.hdr);
 }
 
@@ -129,23 +102,53 @@ u64 gpuprobe_sg_bytes(struct scatterlist *sgl, int nents)
 	return bytes;
 }
 
+/*
+ * A kretprobe entry that passed the filter: claims its context's slot,
+ * unless a call of the same context is already in flight (the outer call
+ * then takes the IOMMU work).
+ */
+static int gpuprobe_krp_claim(struct gpuprobe_dma_inst *in, int skip)
+{
+	unsigned long key;
+
+	if (skip)
+		return skip;
+	this_cpu_inc(gpuprobe_dma_target_timed);
+	key = gpuprobe_dma_ctx_key();
+	if (gpuprobe_dma_owner_find(key) < 0)
+		in->owner = gpuprobe_dma_owner_claim(key, in);
+	return 0;
+}
+
 #define GPUPROBE_DMA_INST(ri) ((struct gpuprobe_dma_inst *)(ri)->data)
+#define GPUPROBE_DEV_ARG(regs) ((struct device *)gpuprobe_arg(regs, 0))
 
 static int map_page_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
-	return gpuprobe_dma_begin(GPUPROBE_DMA_INST(ri), (void *)gpuprobe_arg(regs, 0),
-				  GPUPROBE_DMA_MAP_PAGE, gpuprobe_arg(regs, 4),
-				  gpuprobe_arg(regs, 3), 1);
+	struct gpuprobe_dma_inst *in = GPUPROBE_DMA_INST(ri);
+
+	return gpuprobe_krp_claim(in, gpuprobe_dma_begin(in, GPUPROBE_DEV_ARG(regs),
+							 GPUPROBE_DMA_MAP_PAGE,
+							 gpuprobe_arg(regs, 4),
+							 gpuprobe_arg(regs, 3), 1));
+}
+
+/* unmap_page, unmap_resource: (dev, addr, size, dir, attrs) */
+static int unmap_entry(struct kretprobe_instance *ri, struct pt_regs *regs,
+		       u16 op)
+{
+	struct gpuprobe_dma_inst *in = GPUPROBE_DMA_INST(ri);
+	int skip = gpuprobe_dma_begin(in, GPUPROBE_DEV_ARG(regs), op,
+				      gpuprobe_arg(regs, 3),
+				      gpuprobe_arg(regs, 2), 1);
+
+	in->addr = gpuprobe_arg(regs, 1);
+	return gpuprobe_krp_claim(in, skip);
 }
 
 static int unmap_page_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
-	int skip = gpuprobe_dma_begin(GPUPROBE_DMA_INST(ri), (void *)gpuprobe_arg(regs, 0),
-				      GPUPROBE_DMA_UNMAP_PAGE, gpuprobe_arg(regs, 3),
-				      gpuprobe_arg(regs, 2), 1);
-
-	GPUPROBE_DMA_INST(ri)->addr = gpuprobe_arg(regs, 1);
-	return skip;
+	return unmap_entry(ri, regs, GPUPROBE_DMA_UNMAP_PAGE);
 }
 
 static int map_sg_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
@@ -154,75 +157,85 @@ static int map_sg_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	struct scatterlist *sg = (void *)gpuprobe_arg(regs, 1);
 	int nents = gpuprobe_arg(regs, 2);
 
-	if (gpuprobe_dev_bdf((void *)gpuprobe_arg(regs, 0)) == GPUPROBE_BDF_NONE)
+	if (gpuprobe_dev_bdf(GPUPROBE_DEV_ARG(regs)) == GPUPROBE_BDF_NONE)
 		return 1;
 	in->ptr = sg;
-	return gpuprobe_dma_begin(in, (void *)gpuprobe_arg(regs, 0), GPUPROBE_DMA_MAP_SG,
-				  gpuprobe_arg(regs, 3), gpuprobe_sg_bytes(sg, nents),
-				  nents);
+	return gpuprobe_krp_claim(in, gpuprobe_dma_begin(in, GPUPROBE_DEV_ARG(regs),
+							 GPUPROBE_DMA_MAP_SG,
+							 gpuprobe_arg(regs, 3),
+							 gpuprobe_sg_bytes(sg, nents),
+							 nents));
 }
 
 static int map_sgtable_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct gpuprobe_dma_inst *in = GPUPROBE_DMA_INST(ri);
 	struct sg_table *sgt = (void *)gpuprobe_arg(regs, 1);
+	int skip;
 
-	if (gpuprobe_dev_bdf((void *)gpuprobe_arg(regs, 0)) == GPUPROBE_BDF_NONE)
+	if (gpuprobe_dev_bdf(GPUPROBE_DEV_ARG(regs)) == GPUPROBE_BDF_NONE)
 		return 1;
 	in->ptr = sgt->sgl;
-	return gpuprobe_dma_begin(in, (void *)gpuprobe_arg(regs, 0), GPUPROBE_DMA_MAP_SG,
+	skip = gpuprobe_dma_begin(in, GPUPROBE_DEV_ARG(regs), GPUPROBE_DMA_MAP_SG,
 				  gpuprobe_arg(regs, 2),
 				  gpuprobe_sg_bytes(sgt->sgl, sgt->orig_nents),
 				  sgt->orig_nents);
+	in->sgtable = 1;
+	return gpuprobe_krp_claim(in, skip);
 }
 
 static int unmap_sg_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
+	struct gpuprobe_dma_inst *in = GPUPROBE_DMA_INST(ri);
 	struct scatterlist *sg = (void *)gpuprobe_arg(regs, 1);
 	int nents = gpuprobe_arg(regs, 2);
+	int skip;
 
-	if (gpuprobe_dev_bdf((void *)gpuprobe_arg(regs, 0)) == GPUPROBE_BDF_NONE)
+	if (gpuprobe_dev_bdf(GPUPROBE_DEV_ARG(regs)) == GPUPROBE_BDF_NONE)
 		return 1;
-	GPUPROBE_DMA_INST(ri)->addr = sg_dma_address(sg);
-	return gpuprobe_dma_begin(GPUPROBE_DMA_INST(ri), (void *)gpuprobe_arg(regs, 0),
-				  GPUPROBE_DMA_UNMAP_SG, gpuprobe_arg(regs, 3),
+	skip = gpuprobe_dma_begin(in, GPUPROBE_DEV_ARG(regs), GPUPROBE_DMA_UNMAP_SG,
+				  gpuprobe_arg(regs, 3),
 				  gpuprobe_sg_bytes(sg, nents), nents);
+	/* after begin, which clears it: the first segment's device address */
+	in->addr = sg_dma_address(sg);
+	return gpuprobe_krp_claim(in, skip);
 }
 
 static int alloc_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
-	GPUPROBE_DMA_INST(ri)->ptr = (void *)gpuprobe_arg(regs, 2);
-	return gpuprobe_dma_begin(GPUPROBE_DMA_INST(ri), (void *)gpuprobe_arg(regs, 0),
-				  GPUPROBE_DMA_ALLOC, DMA_BIDIRECTIONAL,
-				  gpuprobe_arg(regs, 1), 1);
+	struct gpuprobe_dma_inst *in = GPUPROBE_DMA_INST(ri);
+
+	in->ptr = (void *)gpuprobe_arg(regs, 2);
+	return gpuprobe_krp_claim(in, gpuprobe_dma_begin(in, GPUPROBE_DEV_ARG(regs),
+							 GPUPROBE_DMA_ALLOC,
+							 DMA_BIDIRECTIONAL,
+							 gpuprobe_arg(regs, 1), 1));
 }
 
 static int free_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
-	int skip = gpuprobe_dma_begin(GPUPROBE_DMA_INST(ri), (void *)gpuprobe_arg(regs, 0),
-				      GPUPROBE_DMA_FREE, DMA_BIDIRECTIONAL,
-				      gpuprobe_arg(regs, 1), 1);
+	struct gpuprobe_dma_inst *in = GPUPROBE_DMA_INST(ri);
+	int skip = gpuprobe_dma_begin(in, GPUPROBE_DEV_ARG(regs), GPUPROBE_DMA_FREE,
+				      DMA_BIDIRECTIONAL, gpuprobe_arg(regs, 1), 1);
 
-	GPUPROBE_DMA_INST(ri)->addr = gpuprobe_arg(regs, 3);
-	return skip;
+	in->addr = gpuprobe_arg(regs, 3);
+	return gpuprobe_krp_claim(in, skip);
 }
 
 static int map_resource_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
-	return gpuprobe_dma_begin(GPUPROBE_DMA_INST(ri), (void *)gpuprobe_arg(regs, 0),
-				  GPUPROBE_DMA_MAP_RESOURCE, gpuprobe_arg(regs, 3),
-				  gpuprobe_arg(regs, 2), 1);
+	struct gpuprobe_dma_inst *in = GPUPROBE_DMA_INST(ri);
+
+	return gpuprobe_krp_claim(in, gpuprobe_dma_begin(in, GPUPROBE_DEV_ARG(regs),
+							 GPUPROBE_DMA_MAP_RESOURCE,
+							 gpuprobe_arg(regs, 3),
+							 gpuprobe_arg(regs, 2), 1));
 }
 
 static int unmap_resource_entry(struct kretprobe_instance *ri,
 				struct pt_regs *regs)
 {
-	int skip = gpuprobe_dma_begin(GPUPROBE_DMA_INST(ri), (void *)gpuprobe_arg(regs, 0),
-				      GPUPROBE_DMA_UNMAP_RESOURCE, gpuprobe_arg(regs, 3),
-				      gpuprobe_arg(regs, 2), 1);
-
-	GPUPROBE_DMA_INST(ri)->addr = gpuprobe_arg(regs, 1);
-	return skip;
+	return unmap_entry(ri, regs, GPUPROBE_DMA_UNMAP_RESOURCE);
 }
 
 static int dma_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
@@ -236,8 +249,12 @@ static int dma_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 		in->addr = ret;
 		break;
 	case GPUPROBE_DMA_MAP_SG:
-		/* dma_map_sgtable returns 0 on success, map_sg the count */
-		if ((long)ret >= 0)
+		/*
+		 * Both return int-sized values; the upper half of the register
+		 * is not part of them.  map_sg: the count, 0 on failure;
+		 * map_sgtable: 0 or -errno.
+		 */
+		if (in->sgtable ? (int)ret == 0 : (int)ret > 0)
 			in->addr = sg_dma_address((struct scatterlist *)in->ptr);
 		break;
 	case GPUPROBE_DMA_ALLOC:
@@ -245,106 +262,22 @@ static int dma_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 			in->addr = *(dma_addr_t *)in->ptr;
 		break;
 	}
-	gpuprobe_dma_end(in);
+	gpuprobe_dma_end(in, 0);
 	return 0;
 }
 
-/* IOMMU side: one instance per iommu_map*() / iommu_unmap*() call. */
-struct gpuprobe_iommu_inst {
-	struct gpuprobe_dma_inst *call;	/* the DMA call it belongs to */
-	u64 ts, iova, paddr, size;
-	u32 bdf;
-	u16 op;
-	u16 sg;			/* iommu_map_sg*(): size is the return value */
-};
-
-#define GPUPROBE_IOMMU_INST(ri) ((struct gpuprobe_iommu_inst *)(ri)->data)
-
-static int gpuprobe_iommu_begin(struct gpuprobe_iommu_inst *in,
-				struct iommu_domain *domain, u32 op,
-				u64 iova, u64 paddr, u64 size)
+/* Counts the target's calls, for the missed ones (dma_missed_fill). */
+static int gpuprobe_dma_count_entry(struct kprobe *kp, struct pt_regs *regs)
 {
-	struct gpuprobe_dma_inst *call = *this_cpu_ptr(&gpuprobe_dma_current);
-
-	if (call && READ_ONCE(call->task) == current) {
-		in->call = call;
-		in->bdf = call->bdf;
-	} else {
-		in->call = NULL;
-		in->bdf = gpuprobe_domain_bdf(domain);
-		if (in->bdf == GPUPROBE_BDF_NONE)
-			return 1;
-	}
-	in->op = op;
-	in->sg = 0;
-	in->iova = iova;
-	in->paddr = paddr;
-	in->size = size;
-	in->ts = ktime_get_mono_fast_ns();
-	return 0;
-}
-
-static int iommu_map_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
-{
-	return gpuprobe_iommu_begin(GPUPROBE_IOMMU_INST(ri), (void *)gpuprobe_arg(regs, 0),
-				    GPUPROBE_IOMMU_MAP, gpuprobe_arg(regs, 1),
-				    gpuprobe_arg(regs, 2), gpuprobe_arg(regs, 3));
-}
-
-static int iommu_unmap_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
-{
-	return gpuprobe_iommu_begin(GPUPROBE_IOMMU_INST(ri), (void *)gpuprobe_arg(regs, 0),
-				    GPUPROBE_IOMMU_UNMAP, gpuprobe_arg(regs, 1), 0,
-				    gpuprobe_arg(regs, 2));
-}
-
-static int iommu_map_sg_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
-{
-	struct scatterlist *sg = (void *)gpuprobe_arg(regs, 2);
-	int skip = gpuprobe_iommu_begin(GPUPROBE_IOMMU_INST(ri), (void *)gpuprobe_arg(regs, 0),
-					GPUPROBE_IOMMU_MAP, gpuprobe_arg(regs, 1),
-					sg ? sg_phys(sg) : 0, 0);
-
-	GPUPROBE_IOMMU_INST(ri)->sg = 1;
-	return skip;
-}
-
-static int iommu_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
-{
-	struct gpuprobe_iommu_inst *in = GPUPROBE_IOMMU_INST(ri);
-	long ret = (long)regs_return_value(regs);
-	u64 now = ktime_get_mono_fast_ns();
-	struct gpuprobe_rec_iommu rec = {
-		.hdr.type = GPUPROBE_EV_IOMMU,
-		.hdr.size = sizeof(rec),
-		.hdr.ts_ns = in->ts,
-		.bdf = in->bdf,
-		.op = in->op,
-		.iova = in->iova,
-		.paddr = in->paddr,
-		.size = in->size,
-		.duration_ns = now - in->ts,
-	};
-
-	if (in->sg)
-		rec.size = ret > 0 ? ret : 0;		/* bytes mapped */
-	else if (in->op == GPUPROBE_IOMMU_UNMAP)
-		rec.size = ret > 0 ? ret : 0;		/* bytes unmapped */
-	else if (ret)
-		rec.size = 0;				/* map failed */
-
-	if (in->call && READ_ONCE(in->call->task) == current) {
-		in->call->iommu_ns += rec.duration_ns;
-		in->call->iommu_calls++;
-	}
-	gpuprobe_emit(&rec.hdr);
+	if (gpuprobe_dev_bdf(GPUPROBE_DEV_ARG(regs)) != GPUPROBE_BDF_NONE)
+		this_cpu_inc(gpuprobe_dma_target_entries);
 	return 0;
 }
 
 /* local to the two tables below */
 #define KRP(sym, entry, ret, data) {					\
 	.kp.symbol_name = sym, .entry_handler = entry, .handler = ret,	\
-	.data_size = sizeof(struct data), .maxactive = GPUPROBE_KRP_MAXACTIVE }
+	.data_size = sizeof(struct data) }
 
 static struct kretprobe gpuprobe_dma_krps[] = {
 	KRP("dma_map_page_attrs", map_page_entry, dma_ret, gpuprobe_dma_inst),
@@ -359,22 +292,20 @@ static struct kretprobe gpuprobe_dma_krps[] = {
 	    gpuprobe_dma_inst),
 };
 
-static struct kretprobe gpuprobe_iommu_krps[] = {
-	KRP("iommu_map", iommu_map_entry, iommu_ret, gpuprobe_iommu_inst),
-	KRP("iommu_map_atomic", iommu_map_entry, iommu_ret, gpuprobe_iommu_inst),
-	KRP("iommu_unmap", iommu_unmap_entry, iommu_ret, gpuprobe_iommu_inst),
-	KRP("iommu_unmap_fast", iommu_unmap_entry, iommu_ret,
-	    gpuprobe_iommu_inst),
-	KRP("iommu_map_sg", iommu_map_sg_entry, iommu_ret, gpuprobe_iommu_inst),
-	KRP("iommu_map_sg_atomic", iommu_map_sg_entry, iommu_ret,
-	    gpuprobe_iommu_inst),
-};
-
 #undef KRP
+
+/*
+ * Beside each DMA-API kretprobe, a kprobe that counts the target's calls:
+ * the kretprobe's own nmissed counts every call that found no free
+ * instance, other devices' included, before its entry handler can filter.
+ */
+static struct kprobe gpuprobe_dma_count_kps[ARRAY_SIZE(gpuprobe_dma_krps)];
+static bool gpuprobe_dma_count_reg[ARRAY_SIZE(gpuprobe_dma_krps)];
+/* counted in the last or current session: STATS_GET after STOP too */
+static bool gpuprobe_dma_count_on[ARRAY_SIZE(gpuprobe_dma_krps)];
 
 static bool gpuprobe_dma_attached, gpuprobe_iommu_attached;
 static bool gpuprobe_dma_krp_on[ARRAY_SIZE(gpuprobe_dma_krps)];
-static bool gpuprobe_iommu_krp_on[ARRAY_SIZE(gpuprobe_iommu_krps)];
 static bool gpuprobe_dma_use_tp;	/* dma: tracepoints instead of kretprobes */
 static int gpuprobe_dma_err, gpuprobe_iommu_err;
 
@@ -382,8 +313,8 @@ static int gpuprobe_dma_err, gpuprobe_iommu_err;
  * One by one: a kernel may lack some entry points (iommu_map_atomic went in
  * 6.3).  Succeeds when at least one registers; *registered says which.
  */
-static int gpuprobe_krps_register(struct kretprobe *krps, bool *registered,
-				  size_t n)
+int gpuprobe_krps_register(struct kretprobe *krps, bool *registered,
+			   size_t n)
 {
 	int err = -ENOENT, any = 0;
 	size_t i;
@@ -393,14 +324,16 @@ static int gpuprobe_krps_register(struct kretprobe *krps, bool *registered,
 		krps[i].kp.addr = NULL;
 		krps[i].kp.flags = 0;
 		krps[i].nmissed = 0;
+		krps[i].maxactive = max_t(int, GPUPROBE_KRP_MAXACTIVE,
+					  2 * num_possible_cpus());
 		registered[i] = !register_kretprobe(&krps[i]);
 		any |= registered[i];
 	}
 	return any ? 0 : err;
 }
 
-static void gpuprobe_krps_unregister(struct kretprobe *krps, bool *registered,
-				     size_t n)
+void gpuprobe_krps_unregister(struct kretprobe *krps, bool *registered,
+			      size_t n)
 {
 	struct kretprobe *ptrs[GPUPROBE_KRP_TABLE_MAX];
 	size_t i, k = 0;
@@ -426,7 +359,6 @@ u32 gpuprobe_dma_available(void)
 	u32 mask = 0;
 
 	BUILD_BUG_ON(ARRAY_SIZE(gpuprobe_dma_krps) > GPUPROBE_KRP_TABLE_MAX);
-	BUILD_BUG_ON(ARRAY_SIZE(gpuprobe_iommu_krps) > GPUPROBE_KRP_TABLE_MAX);
 
 	if (gpuprobe_dma_tp_available() || IS_ENABLED(CONFIG_KRETPROBES))
 		mask |= GPUPROBE_EVMASK(GPUPROBE_EV_DMA);
@@ -435,19 +367,66 @@ u32 gpuprobe_dma_available(void)
 	return mask;
 }
 
+static void gpuprobe_dma_counters_reset(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		per_cpu(gpuprobe_dma_target_entries, cpu) = 0;
+		per_cpu(gpuprobe_dma_target_timed, cpu) = 0;
+	}
+}
+
+/* Best effort: without them, missed counts every device's calls. */
+static void gpuprobe_dma_count_attach(void)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(gpuprobe_dma_krps); i++) {
+		gpuprobe_dma_count_on[i] = false;
+		if (!gpuprobe_dma_krp_on[i])
+			continue;
+		gpuprobe_dma_count_kps[i] = (struct kprobe){
+			.symbol_name = gpuprobe_dma_krps[i].kp.symbol_name,
+			.pre_handler = gpuprobe_dma_count_entry,
+		};
+		gpuprobe_dma_count_reg[i] =
+			!register_kprobe(&gpuprobe_dma_count_kps[i]);
+		gpuprobe_dma_count_on[i] = gpuprobe_dma_count_reg[i];
+	}
+}
+
+static void gpuprobe_dma_count_detach(void)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(gpuprobe_dma_krps); i++) {
+		if (gpuprobe_dma_count_reg[i])
+			unregister_kprobe(&gpuprobe_dma_count_kps[i]);
+		gpuprobe_dma_count_reg[i] = false;
+	}
+}
+
 static int gpuprobe_dma_calls_attach(void)
 {
+	int err;
+
 	gpuprobe_dma_use_tp = gpuprobe_dma_tp_available();
 	if (gpuprobe_dma_use_tp)
 		return gpuprobe_dma_tp_attach();
-	return gpuprobe_krps_register(gpuprobe_dma_krps, gpuprobe_dma_krp_on,
-				      ARRAY_SIZE(gpuprobe_dma_krps));
+	err = gpuprobe_krps_register(gpuprobe_dma_krps, gpuprobe_dma_krp_on,
+				     ARRAY_SIZE(gpuprobe_dma_krps));
+	if (!err)
+		gpuprobe_dma_count_attach();
+	return err;
 }
 
 int gpuprobe_dma_attach(u32 mask)
 {
 	int err;
 
+	gpuprobe_dma_owners_reset();
+	gpuprobe_dma_counters_reset();
 	if (mask & GPUPROBE_EVMASK(GPUPROBE_EV_DMA)) {
 		err = gpuprobe_dma_calls_attach();
 		gpuprobe_dma_err = err;
@@ -456,9 +435,7 @@ int gpuprobe_dma_attach(u32 mask)
 		gpuprobe_dma_attached = true;
 	}
 	if (mask & GPUPROBE_EVMASK(GPUPROBE_EV_IOMMU)) {
-		err = gpuprobe_krps_register(gpuprobe_iommu_krps,
-					     gpuprobe_iommu_krp_on,
-					     ARRAY_SIZE(gpuprobe_iommu_krps));
+		err = gpuprobe_iommu_attach();
 		gpuprobe_iommu_err = err;
 		if (err) {
 			gpuprobe_dma_detach();
@@ -473,35 +450,62 @@ int gpuprobe_dma_attach(u32 mask)
 
 void gpuprobe_dma_detach(void)
 {
-	int cpu;
-
 	gpuprobe_vtd_detach();
 	if (gpuprobe_iommu_attached)
-		gpuprobe_krps_unregister(gpuprobe_iommu_krps,
-					 gpuprobe_iommu_krp_on,
-					 ARRAY_SIZE(gpuprobe_iommu_krps));
+		gpuprobe_iommu_detach();
 	if (gpuprobe_dma_attached && gpuprobe_dma_use_tp)
 		gpuprobe_dma_tp_detach();
 	else if (gpuprobe_dma_attached)
+		gpuprobe_dma_count_detach();
+	if (gpuprobe_dma_attached && !gpuprobe_dma_use_tp)
 		gpuprobe_krps_unregister(gpuprobe_dma_krps, gpuprobe_dma_krp_on,
 					 ARRAY_SIZE(gpuprobe_dma_krps));
 	gpuprobe_iommu_attached = false;
 	gpuprobe_dma_attached = false;
-	for_each_possible_cpu(cpu)
-		per_cpu(gpuprobe_dma_current, cpu) = NULL;
 }
 
-/* Records that could not be taken because all kretprobe instances were busy. */
+/*
+ * Calls not recorded because every kretprobe instance was busy: the
+ * target's DMA-API calls where the counting kprobes are on (entries the
+ * kretprobe's entry handler never saw), every IOMMU call otherwise (its
+ * filter needs the instance's context).
+ */
 u64 gpuprobe_dma_missed(void)
 {
-	u64 n = 0;
+	u64 n = 0, entries = 0, timed = 0;
+	bool counted = false;
+	size_t i;
+	int cpu;
+
+	for (i = 0; i < ARRAY_SIZE(gpuprobe_dma_krps); i++) {
+		counted |= gpuprobe_dma_count_on[i];
+		if (!gpuprobe_dma_count_on[i])
+			n += gpuprobe_dma_krps[i].nmissed;
+	}
+	for_each_possible_cpu(cpu) {
+		entries += per_cpu(gpuprobe_dma_target_entries, cpu);
+		timed += per_cpu(gpuprobe_dma_target_timed, cpu);
+	}
+	/* the two probes go on and off one after the other */
+	if (counted && entries > timed)
+		n += entries - timed;
+	return n + gpuprobe_iommu_missed();
+}
+
+/*
+ * Probe hits the kernel skipped because another kprobe handler was running
+ * on the CPU: every device's, before any filter (the counting kprobes sit
+ * on the same addresses as the DMA kretprobes and are not added again).
+ */
+u64 gpuprobe_probe_recursion(void)
+{
+	u64 n = gpuprobe_dma_tp_recursion() + gpuprobe_swiotlb_recursion();
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(gpuprobe_dma_krps); i++)
-		n += gpuprobe_dma_krps[i].nmissed;
-	for (i = 0; i < ARRAY_SIZE(gpuprobe_iommu_krps); i++)
-		n += gpuprobe_iommu_krps[i].nmissed;
-	return n;
+	if (!gpuprobe_dma_use_tp)
+		for (i = 0; i < ARRAY_SIZE(gpuprobe_dma_krps); i++)
+			n += gpuprobe_dma_krps[i].kp.nmissed;
+	return n + gpuprobe_iommu_recursion();
 }
 
 int gpuprobe_dma_hooks_fill(struct sk_buff *skb,

@@ -7,35 +7,80 @@
 #define _GPUPROBE_DMA_H
 
 #include <linux/device.h>
+#include <linux/iommu.h>
+#include <linux/kprobes.h>
 #include <linux/percpu.h>
 #include <linux/scatterlist.h>
 #include <linux/skbuff.h>
 
 /* Per call in flight: filled at entry, finished at return. */
 struct gpuprobe_dma_inst {
-	struct task_struct *task;
+	struct iommu_domain *domain;	/* the device's, at entry */
 	u64 ts;
 	u64 bytes;
 	u64 addr;
 	u64 iommu_ns;
-	u64 paddr;		/* IOMMU map */
 	void *ptr;		/* dma_addr_t * (alloc) or scatterlist (sg) */
 	u32 bdf;
 	u32 nents;
 	u32 iommu_calls;
+	int owner;		/* its slot in the owner table, or -1 */
 	u16 op;
 	u8 dir;
-	u8 cpu_owner;		/* this call is its CPU's current DMA call */
-	int cpu;
+	u8 sgtable;		/* dma_map_sgtable(): returns 0 or -errno */
 };
 
-DECLARE_PER_CPU(struct gpuprobe_dma_inst *, gpuprobe_dma_current);
+/*
+ * Which DMA call a context has in progress: keyed by the task and its
+ * interrupt nesting level (task, softirq, hard irq), so IOMMU work is
+ * charged to a call only from the context that made it, and a call that
+ * sleeps or migrates keeps its claim without blocking anyone else's.
+ */
+#define GPUPROBE_DMA_OWNERS_BITS	8
+#define GPUPROBE_DMA_OWNERS		BIT(GPUPROBE_DMA_OWNERS_BITS)
+
+struct gpuprobe_dma_owner {
+	unsigned long key;		/* gpuprobe_dma_ctx_key(); 0: free */
+	struct gpuprobe_dma_inst *call;
+};
+
+unsigned long gpuprobe_dma_ctx_key(void);
+int gpuprobe_dma_owner_find(unsigned long key);
+int gpuprobe_dma_owner_claim(unsigned long key, struct gpuprobe_dma_inst *call);
+void gpuprobe_dma_owner_set(int idx, struct gpuprobe_dma_inst *call);
+void gpuprobe_dma_owner_release(int idx);
+struct gpuprobe_dma_inst *gpuprobe_dma_owner_call(int idx);
+bool gpuprobe_dma_owner_interrupted(unsigned long key);
+
+/*
+ * Return-probe instances per kretprobe: at least the kernel's default
+ * (max(10, 2 * possible CPUs)), as a sleeping DMA call holds one.
+ */
+#define GPUPROBE_KRP_MAXACTIVE	64
+/* The longest kretprobe table (gpuprobe_krps_unregister's array). */
+#define GPUPROBE_KRP_TABLE_MAX	16
+
+static inline unsigned long gpuprobe_arg(struct pt_regs *regs, unsigned int n)
+{
+	return regs_get_kernel_argument(regs, n);
+}
+
+int gpuprobe_krps_register(struct kretprobe *krps, bool *registered,
+			   size_t n);
+void gpuprobe_krps_unregister(struct kretprobe *krps, bool *registered,
+			      size_t n);
 
 u32 gpuprobe_dev_bdf(struct device *dev);
 int gpuprobe_dma_begin(struct gpuprobe_dma_inst *in, struct device *dev,
 		       u16 op, u8 dir, u64 bytes, u32 nents);
-void gpuprobe_dma_end(struct gpuprobe_dma_inst *in);
+void gpuprobe_dma_end(struct gpuprobe_dma_inst *in, u16 flags);
 u64 gpuprobe_sg_bytes(struct scatterlist *sgl, int nents);
+
+/* dma_iommu.c */
+int gpuprobe_iommu_attach(void);
+void gpuprobe_iommu_detach(void);
+u64 gpuprobe_iommu_missed(void);
+u64 gpuprobe_iommu_recursion(void);
 
 /* dma_vtd.c */
 void gpuprobe_vtd_attach(void);
@@ -45,6 +90,7 @@ const char *gpuprobe_vtd_why(void);
 
 /* dma_tp.c */
 bool gpuprobe_dma_tp_available(void);
+u64 gpuprobe_dma_tp_recursion(void);
 int gpuprobe_dma_tp_attach(void);
 void gpuprobe_dma_tp_detach(void);
 int gpuprobe_dma_tp_hooks_fill(struct sk_buff *skb,

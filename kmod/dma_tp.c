@@ -5,10 +5,12 @@
  * Every dma: tracepoint fires at the end of its call, with the call's
  * results (device address, segments mapped).  The start comes from a kprobe
  * at the entry of the same DMA-API function: a pre-handler only, no return
- * trampoline, and with ftrace-based kprobes no trap either.  It claims this
- * CPU's current-call slot, which the IOMMU kretprobes add their time to and
- * the tracepoint turns into the record.  Without kprobes (or if the task
- * moved between entry and tracepoint) the record is still written, untimed.
+ * trampoline, and with ftrace-based kprobes no trap either.  It claims its
+ * context's slot, which the IOMMU kretprobes add their time to and the
+ * tracepoint turns into the record.  Calls are timed per context (task
+ * and interrupt level, dma_owner.c), so a task that sleeps or migrates in a
+ * call keeps its entry time and another task's call on the CPU does not
+ * wipe it.  Without kprobes the record is still written, flagged untimed.
  *
  * Kbuild's feature tests decide whether this file is compiled in; it is
  * chosen at START when every tracepoint below exists.
@@ -32,47 +34,70 @@
 #define GPUPROBE_TP_UNMAP	"dma_unmap_page"
 #endif
 
-/* The slot a call in flight on this CPU is timed in. */
-static DEFINE_PER_CPU(struct gpuprobe_dma_inst, gpuprobe_dma_tp_slot);
+/* The calls being timed, one per slot of the owner table (dma_owner.c). */
+static struct gpuprobe_dma_inst gpuprobe_dma_tp_calls[GPUPROBE_DMA_OWNERS];
 
+/*
+ * A target's call starts: timed in its context's slot.  A claim this
+ * context still holds is a call whose tracepoint never fired (a failed
+ * map_sg on kernels without dma_map_sg_err, say): it is started over, so
+ * it cannot lend its old entry time to this call.
+ */
 static int dma_entry_pre(struct kprobe *kp, struct pt_regs *regs)
 {
-	struct gpuprobe_dma_inst **cur = this_cpu_ptr(&gpuprobe_dma_current);
 	struct device *dev = (void *)regs_get_kernel_argument(regs, 0);
+	struct gpuprobe_dma_inst *in;
+	unsigned long key;
+	int idx;
 
-	/* a call of this task already in flight here: the outer one counts */
-	if (*cur && READ_ONCE((*cur)->task) == current)
+	if (likely(gpuprobe_dev_bdf(dev) == GPUPROBE_BDF_NONE))
 		return 0;
-	*cur = NULL;	/* left by a call that moved to another CPU */
-	gpuprobe_dma_begin(this_cpu_ptr(&gpuprobe_dma_tp_slot), dev, 0, 0, 0, 0);
+	key = gpuprobe_dma_ctx_key();
+	idx = gpuprobe_dma_owner_find(key);
+	if (idx < 0)
+		idx = gpuprobe_dma_owner_claim(key, NULL);
+	if (idx < 0)
+		return 0;	/* no free slot: the record will be untimed */
+	in = &gpuprobe_dma_tp_calls[idx];
+	gpuprobe_dma_begin(in, dev, 0, 0, 0, 0);
+	in->owner = idx;
+	gpuprobe_dma_owner_set(idx, in);
 	return 0;
 }
 
 /*
- * Finishes the call timed since its entry, or writes an untimed record when
- * there was none on this CPU for this task (no kprobes, or it migrated).
+ * Finishes the call this context timed since its entry, or writes an
+ * untimed record (flagged; ts is the end) when there is none: no kprobes,
+ * or no free slot.  A claim for another device is stale and given back.
  */
 static void dma_tp_finish(struct device *dev, u16 op, u8 dir, u64 bytes,
 			  u32 nents, u64 addr)
 {
-	struct gpuprobe_dma_inst *cur = *this_cpu_ptr(&gpuprobe_dma_current);
-	struct gpuprobe_dma_inst local;
+	struct gpuprobe_dma_inst *cur, local;
 	u32 bdf = gpuprobe_dev_bdf(dev);
+	u16 flags = 0;
+	int idx;
 
 	if (likely(bdf == GPUPROBE_BDF_NONE))
 		return;
-	if (!cur || READ_ONCE(cur->task) != current || cur->bdf != bdf) {
+	idx = gpuprobe_dma_owner_find(gpuprobe_dma_ctx_key());
+	cur = gpuprobe_dma_owner_call(idx);
+	if (!cur || cur->bdf != bdf) {
+		if (idx >= 0)
+			gpuprobe_dma_owner_release(idx);
 		memset(&local, 0, sizeof(local));
 		local.bdf = bdf;
+		local.owner = -1;
 		local.ts = ktime_get_mono_fast_ns();
 		cur = &local;
+		flags = GPUPROBE_DMA_UNTIMED;
 	}
 	cur->op = op;
 	cur->dir = dir;
 	cur->bytes = bytes;
 	cur->nents = nents;
 	cur->addr = addr;
-	gpuprobe_dma_end(cur);
+	gpuprobe_dma_end(cur, flags);
 }
 
 static void tp_map(void *data, struct device *dev, phys_addr_t phys,
@@ -112,6 +137,15 @@ static void tp_map_sg(void *data, struct device *dev, struct scatterlist *sgl,
 		      sg_dma_address(sgl));
 }
 
+/* A failed map_sg: its record (no address) ends the call's claim. */
+static void tp_map_sg_err(void *data, struct device *dev,
+			  struct scatterlist *sgl, int nents, int err,
+			  enum dma_data_direction dir, unsigned long attrs)
+{
+	dma_tp_finish(dev, GPUPROBE_DMA_MAP_SG, dir,
+		      gpuprobe_sg_bytes(sgl, nents), nents, 0);
+}
+
 static void tp_unmap_sg(void *data, struct device *dev,
 			struct scatterlist *sgl, int nents,
 			enum dma_data_direction dir, unsigned long attrs)
@@ -141,6 +175,7 @@ static struct {
 	void *probe;
 	struct tracepoint *tp;
 	bool on;
+	bool optional;		/* newer than the others */
 } gpuprobe_dma_tps[] = {
 	{ GPUPROBE_TP_MAP, tp_map },
 	{ GPUPROBE_TP_UNMAP, tp_unmap },
@@ -150,6 +185,7 @@ static struct {
 	{ "dma_unmap_sg", tp_unmap_sg },
 	{ "dma_alloc", tp_alloc },
 	{ "dma_free", tp_free },
+	{ "dma_map_sg_err", tp_map_sg_err, .optional = true },
 };
 
 /* local to the table below */
@@ -186,7 +222,7 @@ bool gpuprobe_dma_tp_available(void)
 		gpuprobe_dma_tps_found = true;
 	}
 	for (i = 0; i < ARRAY_SIZE(gpuprobe_dma_tps); i++)
-		if (!gpuprobe_dma_tps[i].tp)
+		if (!gpuprobe_dma_tps[i].tp && !gpuprobe_dma_tps[i].optional)
 			return false;
 	return true;
 }
@@ -217,6 +253,8 @@ int gpuprobe_dma_tp_attach(void)
 	int err;
 
 	for (i = 0; i < ARRAY_SIZE(gpuprobe_dma_tps); i++) {
+		if (!gpuprobe_dma_tps[i].tp)
+			continue;	/* optional, not in this kernel */
 		err = tracepoint_probe_register(gpuprobe_dma_tps[i].tp,
 						gpuprobe_dma_tps[i].probe, NULL);
 		if (err) {
@@ -238,6 +276,17 @@ int gpuprobe_dma_tp_attach(void)
 	return 0;
 }
 
+/* Entry hits skipped because another kprobe handler was running. */
+u64 gpuprobe_dma_tp_recursion(void)
+{
+	u64 n = 0;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(gpuprobe_dma_entry_kps); i++)
+		n += gpuprobe_dma_entry_kps[i].nmissed;
+	return n;
+}
+
 int gpuprobe_dma_tp_hooks_fill(struct sk_buff *skb,
 			       int (*fill)(struct sk_buff *, const char *, bool,
 					   const char *),
@@ -257,6 +306,11 @@ int gpuprobe_dma_tp_hooks_fill(struct sk_buff *skb,
 bool gpuprobe_dma_tp_available(void)
 {
 	return false;
+}
+
+u64 gpuprobe_dma_tp_recursion(void)
+{
+	return 0;
 }
 
 int gpuprobe_dma_tp_attach(void)

@@ -35,6 +35,7 @@ struct gpuprobe_target {
 
 /* What the interrupt probes see of one Linux irq, indexed by irq number. */
 struct gpuprobe_irq_entry {
+	struct pci_dev *intx;	/* INTx: the line may be shared; else NULL */
 	u32 bdf;
 	u32 vector;
 	u8 watched;
@@ -118,9 +119,21 @@ u32 gpuprobe_dma_available(void);
 int gpuprobe_dma_attach(u32 mask);
 void gpuprobe_dma_detach(void);
 u64 gpuprobe_dma_missed(void);
+u64 gpuprobe_iommu_unattributed_count(void);
+u64 gpuprobe_probe_recursion(void);
 int gpuprobe_dma_hooks_fill(struct sk_buff *skb,
 			    int (*fill)(struct sk_buff *, const char *, bool,
 					const char *));
+
+/* swiotlb.c: bounces at unmap and sync */
+void gpuprobe_swiotlb_attach(void);
+void gpuprobe_swiotlb_detach(void);
+unsigned int gpuprobe_swiotlb_attached(void);
+u64 gpuprobe_swiotlb_recursion(void);
+
+/* dma_owner.c: the exit of a task that may have left a DMA call's claim */
+void gpuprobe_dma_owner_task_exit(struct task_struct *p);
+void gpuprobe_dma_owners_reset(void);
 
 /* session.c */
 int gpuprobe_start(u32 mask, bool summary, u32 owner_portid,

@@ -13,6 +13,7 @@
 #include <linux/interrupt.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/tracepoint.h>
 #include <net/genetlink.h>
 
@@ -24,6 +25,7 @@ enum gpuprobe_hook_id {
 	GPUPROBE_HOOK_SCHED_WAKEUP,
 	GPUPROBE_HOOK_SCHED_SWITCH,
 	GPUPROBE_HOOK_SCHED_FORK,
+	GPUPROBE_HOOK_SCHED_EXIT,
 	GPUPROBE_HOOK_SWIOTLB,
 	GPUPROBE_HOOK_IO_PAGE_FAULT,
 	GPUPROBE_HOOK_COUNT,
@@ -73,11 +75,30 @@ static const struct gpuprobe_irq_entry *gpuprobe_irq_lookup(int irq)
 	return &map->ent[irq];
 }
 
+/*
+ * A shared INTx line runs every handler on it for each interrupt: only the
+ * target's is its own.  Drivers pass the device, its struct device or their
+ * driver data (pci_set_drvdata) as dev_id; vfio-pci passes its device,
+ * which is its driver data.  A handler whose dev_id is none of these is
+ * another device's.
+ */
+static bool gpuprobe_irq_action_ours(const struct gpuprobe_irq_entry *e,
+				     const struct irqaction *action)
+{
+	struct pci_dev *pdev = e->intx;
+
+	if (!pdev || !action)
+		return true;
+	return action->dev_id == pdev || action->dev_id == &pdev->dev ||
+	       action->dev_id == pci_get_drvdata(pdev);
+}
+
 static void gpuprobe_irq_entry(void *data, int irq, struct irqaction *action)
 {
+	const struct gpuprobe_irq_entry *e = gpuprobe_irq_lookup(irq);
 	struct gpuprobe_irq_pending *p;
 
-	if (likely(!gpuprobe_irq_lookup(irq)))
+	if (likely(!e) || !gpuprobe_irq_action_ours(e, action))
 		return;
 	p = this_cpu_ptr(&gpuprobe_pending);
 	p->irq = irq;
@@ -111,7 +132,7 @@ static void gpuprobe_irq_exit(void *data, int irq, struct irqaction *action,
 	struct gpuprobe_rec_irq rec;
 	u64 now;
 
-	if (likely(!e))
+	if (likely(!e) || !gpuprobe_irq_action_ours(e, action))
 		return;
 	now = ktime_get_mono_fast_ns();
 	p = this_cpu_ptr(&gpuprobe_pending);
@@ -200,6 +221,19 @@ static void gpuprobe_sched_fork(void *data, struct task_struct *parent,
 	gpuprobe_tgid_add(child->tgid);
 }
 
+/*
+ * A task exits.  The last thread of a watched group takes its tgid out of
+ * the set: the number will be reused, and a stranger would be traced.  A
+ * DMA call's claim the task left (dma_owner.c) goes too.
+ */
+static void gpuprobe_sched_exit(void *data, struct task_struct *p)
+{
+	gpuprobe_dma_owner_task_exit(p);
+	/* signal->live was decremented before this tracepoint */
+	if (!atomic_read(&p->signal->live) && gpuprobe_tgid_watched(p->tgid))
+		gpuprobe_tgid_del(p->tgid);
+}
+
 /* Bounce-buffer copies: the hidden copy of IOMMU-less and confidential VMs. */
 static void gpuprobe_swiotlb_bounced(void *data, struct device *dev,
 				     dma_addr_t dev_addr, size_t size)
@@ -260,6 +294,11 @@ static struct gpuprobe_hook gpuprobe_hooks[GPUPROBE_HOOK_COUNT] = {
 	[GPUPROBE_HOOK_SCHED_FORK] = { "sched_process_fork", gpuprobe_sched_fork,
 			      GPUPROBE_EVMASK(GPUPROBE_EV_WAKEUP) |
 			      GPUPROBE_EVMASK(GPUPROBE_EV_SWITCH) },
+	/* also ends what an exiting task left of a DMA call (dma_tp.c) */
+	[GPUPROBE_HOOK_SCHED_EXIT] = { "sched_process_exit", gpuprobe_sched_exit,
+			      GPUPROBE_EVMASK(GPUPROBE_EV_WAKEUP) |
+			      GPUPROBE_EVMASK(GPUPROBE_EV_SWITCH) |
+			      GPUPROBE_EVMASK(GPUPROBE_EV_DMA), .optional = true },
 	[GPUPROBE_HOOK_SWIOTLB] = { "swiotlb_bounced", gpuprobe_swiotlb_bounced,
 			   GPUPROBE_EVMASK(GPUPROBE_EV_SWIOTLB) },
 	/* IOMMU events come from the kretprobes in dma.c; faults add to them */
@@ -332,6 +371,7 @@ static void gpuprobe_hooks_detach_locked(void)
 	int i;
 
 	gpuprobe_dma_detach();
+	gpuprobe_swiotlb_detach();
 	for (i = GPUPROBE_HOOK_COUNT - 1; i >= 0; i--) {
 		struct gpuprobe_hook *h = &gpuprobe_hooks[i];
 
@@ -341,6 +381,8 @@ static void gpuprobe_hooks_detach_locked(void)
 	}
 	/* no probe runs, or will run, past this point */
 	tracepoint_synchronize_unregister();
+	/* sched_process_exit gave claims back until now */
+	gpuprobe_dma_owners_reset();
 }
 
 /*
@@ -389,6 +431,8 @@ int gpuprobe_hooks_attach(u32 mask, bool summary)
 		}
 		h->attached = true;
 	}
+	if (mask & GPUPROBE_EVMASK(GPUPROBE_EV_SWIOTLB))
+		gpuprobe_swiotlb_attach();
 	err = gpuprobe_dma_attach(mask);
 	if (err) {
 		pr_err("cannot attach the DMA/IOMMU kretprobes: %d\n", err);
@@ -434,6 +478,11 @@ int gpuprobe_hooks_fill(struct sk_buff *skb)
 					   "tracepoint not in this kernel"))
 			return -EMSGSIZE;
 	}
+	if (gpuprobe_hook_fill_one(skb, "kprobe:swiotlb unmap/sync (copy back)",
+				   gpuprobe_swiotlb_attached() > 0,
+				   IS_ENABLED(CONFIG_KPROBES) ? NULL :
+				   "no kprobes: only the map-time bounce"))
+		return -EMSGSIZE;
 	return gpuprobe_dma_hooks_fill(skb, gpuprobe_hook_fill_one);
 }
 

@@ -295,6 +295,11 @@ static int gpuprobe_fill_stats_totals(struct sk_buff *skb)
 {
 	if (nla_put_u64_64bit(skb, GPUPROBE_A_MISSED, gpuprobe_dma_missed(),
 			      GPUPROBE_A_PAD) ||
+	    nla_put_u64_64bit(skb, GPUPROBE_A_IOMMU_UNATTRIBUTED,
+			      gpuprobe_iommu_unattributed_count(),
+			      GPUPROBE_A_PAD) ||
+	    nla_put_u64_64bit(skb, GPUPROBE_A_PROBE_RECURSION,
+			      gpuprobe_probe_recursion(), GPUPROBE_A_PAD) ||
 	    nla_put_u8(skb, GPUPROBE_A_RUNNING, gpuprobe_running))
 		return -EMSGSIZE;
 	return 0;
@@ -307,7 +312,8 @@ static size_t gpuprobe_stats_size(void)
 		     5 * nla_total_size_64bit(sizeof(u64));
 
 	return num_possible_cpus() * cpu +
-	       nla_total_size_64bit(sizeof(u64)) + nla_total_size(sizeof(u8));
+	       3 * nla_total_size_64bit(sizeof(u64)) +
+	       nla_total_size(sizeof(u8));
 }
 
 /*

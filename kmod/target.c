@@ -213,6 +213,9 @@ void gpuprobe_irqmap_publish(void)
 				e->bdf = t->bdf;
 				e->vector = t->vec[i].index;
 				e->watched = 1;
+				/* MSI vectors are the device's own */
+				if (!t->pdev->msi_enabled && !t->pdev->msix_enabled)
+					e->intx = t->pdev;
 			}
 		}
 	}

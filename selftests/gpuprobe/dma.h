@@ -10,11 +10,12 @@ struct dma_tally {
 	uint64_t foreign;		/* records of any other device */
 	uint64_t calls[16], bytes[16];	/* by gpuprobe_dma_op */
 	uint64_t dir[4];		/* map calls by direction */
-	uint64_t zero_duration, no_iommu, addr_zero;
+	uint64_t zero_duration, no_iommu, addr_zero, untimed;
 	uint64_t iommu_ns;
 	uint64_t iommu_calls_in_dma;
 	uint64_t iommu[4], iommu_bytes[4];	/* by gpuprobe_iommu_op */
 	uint64_t swiotlb, swiotlb_bytes;
+	uint64_t swiotlb_dir_bytes[4];	/* by direction; map-time: DMA_NONE */
 	uint64_t irqs;
 };
 
@@ -38,6 +39,8 @@ static inline void dma_tally_records(struct dma_tally *t, const uint8_t *p,
 					t->dir[r->dir]++;
 				if (!r->duration_ns)
 					t->zero_duration++;
+				if (h->flags & GPUPROBE_DMA_UNTIMED)
+					t->untimed++;
 				if (!r->dma_addr)
 					t->addr_zero++;
 				t->iommu_ns += r->iommu_ns;
@@ -61,6 +64,8 @@ static inline void dma_tally_records(struct dma_tally *t, const uint8_t *p,
 				t->foreign++;
 			t->swiotlb++;
 			t->swiotlb_bytes += r->bytes;
+			if (r->dir < 4)
+				t->swiotlb_dir_bytes[r->dir] += r->bytes;
 		} else if (h->type == GPUPROBE_EV_IRQ) {
 			const struct gpuprobe_rec_irq *r = (const void *)p;
 

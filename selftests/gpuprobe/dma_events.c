@@ -6,6 +6,7 @@
  * edu device and adding up to the mapped bytes -- while NVMe traffic runs
  * beside it and never leaks in.
  */
+#include <sys/uio.h>
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
@@ -162,6 +163,55 @@ TEST_F(dma, nvme_direct_io_mapped_not_edu)
 	       (unsigned long long)mapped);
 	EXPECT_GE(mapped, reads * 4096ULL);
 	EXPECT_EQ(0, self->t.foreign);	/* nothing of edu's */
+}
+
+/*
+ * NVMe reads into 16 pages that are not neighbours (every other page of a
+ * buffer: no two merge into one segment) are mapped with map_sg(table) and
+ * unmapped with unmap_sg, and every record carries the first segment's
+ * device address, unmaps included.
+ */
+TEST_F(dma, nvme_sg_records_carry_addresses)
+{
+	const int reads = 32, pages = 16;
+	struct iovec iov[16];
+	int fd, status;
+	char *buf;
+	pid_t pid;
+
+	ASSERT_EQ(0, gp_cmd(&self->s, GPUPROBE_CMD_TARGET_DEL, self->edu, 0, 0));
+	ASSERT_EQ(0, gp_cmd(&self->s, GPUPROBE_CMD_TARGET_ADD, self->nvme, 0, 0));
+	self->t.bdf = gp_bdf(self->nvme);
+	ASSERT_EQ(0, gp_start(&self->s, DMA_EVENTS));
+	pid = fork();
+	if (pid == 0) {
+		fd = open("/dev/nvme0n1", O_RDONLY | O_DIRECT);
+		if (fd < 0 || posix_memalign((void **)&buf, 4096, 2 * pages * 4096))
+			_exit(1);
+		memset(buf, 0, 2 * pages * 4096);
+		for (int i = 0; i < pages; i++)
+			iov[i] = (struct iovec){ buf + 2 * i * 4096, 4096 };
+		for (int i = 0; i < reads; i++)
+			if (preadv(fd, iov, pages, (off_t)i * pages * 4096) !=
+			    pages * 4096)
+				_exit(1);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	ASSERT_EQ(0, gp_stop(&self->s));
+	dma_drain(&self->l, &self->t);
+	TH_LOG("nvme: %llu map_sg, %llu unmap_sg, %llu map_page, %llu unmap_page, "
+	       "%llu records without an address",
+	       (unsigned long long)self->t.calls[GPUPROBE_DMA_MAP_SG],
+	       (unsigned long long)self->t.calls[GPUPROBE_DMA_UNMAP_SG],
+	       (unsigned long long)self->t.calls[GPUPROBE_DMA_MAP_PAGE],
+	       (unsigned long long)self->t.calls[GPUPROBE_DMA_UNMAP_PAGE],
+	       (unsigned long long)self->t.addr_zero);
+	EXPECT_GT(self->t.calls[GPUPROBE_DMA_UNMAP_SG], 0);
+	EXPECT_EQ(self->t.calls[GPUPROBE_DMA_MAP_SG],
+		  self->t.calls[GPUPROBE_DMA_UNMAP_SG]);
+	EXPECT_EQ(0, self->t.addr_zero);
 }
 
 /*

@@ -194,4 +194,60 @@ TEST_F(sched, summary_mode_histogram_exact)
 	EXPECT_EQ(n, bucket_sum);
 }
 
+/*
+ * A followed thread group leaves the set when its last thread exits: its
+ * number will be reused, and the new owner is a stranger.  The grandchild,
+ * followed through fork, and the child, added by TGID_ADD, both go.
+ */
+TEST_F(sched, exited_groups_leave_the_set)
+{
+	int go[2], go2[2], report[2], status;
+	pid_t child, grandchild = 0;
+	char c = 'x';
+
+	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, pipe(go2));
+	ASSERT_EQ(0, pipe(report));
+	child = fork();
+	ASSERT_GE(child, 0);
+	if (child == 0) {
+		pid_t g;
+
+		if (read(go[0], &c, 1) != 1)
+			_exit(1);
+		g = fork();
+		if (g == 0)
+			_exit(read(go2[0], &c, 1) == 1 ? 0 : 1);
+		if (write(report[1], &g, sizeof(g)) != sizeof(g))
+			_exit(1);
+		waitpid(g, NULL, 0);
+		if (write(report[1], &g, sizeof(g)) != sizeof(g))
+			_exit(1);
+		_exit(read(go[0], &c, 1) == 1 ? 0 : 1);
+	}
+	ASSERT_EQ(0, gp_cmd(&self->s, GPUPROBE_CMD_TGID_ADD, NULL,
+			    GPUPROBE_A_TGID, child));
+	ASSERT_EQ(0, gp_start(&self->s, GPUPROBE_EVMASK(GPUPROBE_EV_WAKEUP) |
+			      GPUPROBE_EVMASK(GPUPROBE_EV_SWITCH)));
+	ASSERT_EQ(1, write(go[1], &c, 1));
+	ASSERT_EQ(sizeof(grandchild), read(report[0], &grandchild,
+					   sizeof(grandchild)));
+	/* followed through fork while it lives */
+	EXPECT_EQ(-EEXIST, gp_cmd(&self->s, GPUPROBE_CMD_TGID_ADD, NULL,
+				  GPUPROBE_A_TGID, grandchild));
+	ASSERT_EQ(1, write(go2[1], &c, 1));
+	ASSERT_EQ(sizeof(grandchild), read(report[0], &grandchild,
+					   sizeof(grandchild)));
+	EXPECT_EQ(-ENOENT, gp_cmd(&self->s, GPUPROBE_CMD_TGID_DEL, NULL,
+				  GPUPROBE_A_TGID, grandchild));
+	EXPECT_EQ(-EEXIST, gp_cmd(&self->s, GPUPROBE_CMD_TGID_ADD, NULL,
+				  GPUPROBE_A_TGID, child));
+	ASSERT_EQ(1, write(go[1], &c, 1));
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(-ENOENT, gp_cmd(&self->s, GPUPROBE_CMD_TGID_DEL, NULL,
+				  GPUPROBE_A_TGID, child));
+	ASSERT_EQ(0, gp_stop(&self->s));
+}
+
 TEST_HARNESS_MAIN

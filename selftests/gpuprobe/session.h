@@ -73,6 +73,7 @@ static inline int gp_stop(struct genl_sock *s)
 
 struct gp_stats {
 	uint64_t captured, dropped, messages, bytes, undelivered;
+	uint64_t missed, iommu_unattributed, probe_recursion;
 	int running;
 	int cpus;		/* STATS nests received */
 	int replies;		/* messages they came in */
@@ -89,6 +90,12 @@ static inline void gp_stats_cb(struct nlmsghdr *nlh, void *arg)
 	     nla = GENL_ATTR_NEXT(nla, rem)) {
 		if (nla->nla_type == GPUPROBE_A_RUNNING)
 			st->running = *(uint8_t *)GENL_ATTR_DATA(nla);
+		if (nla->nla_type == GPUPROBE_A_MISSED)
+			memcpy(&st->missed, GENL_ATTR_DATA(nla), 8);
+		if (nla->nla_type == GPUPROBE_A_IOMMU_UNATTRIBUTED)
+			memcpy(&st->iommu_unattributed, GENL_ATTR_DATA(nla), 8);
+		if (nla->nla_type == GPUPROBE_A_PROBE_RECURSION)
+			memcpy(&st->probe_recursion, GENL_ATTR_DATA(nla), 8);
 		if ((nla->nla_type & NLA_TYPE_MASK) != GPUPROBE_A_STATS)
 			continue;
 		st->cpus++;

@@ -210,8 +210,11 @@ static void add_dma(struct agg *a, const struct gpuprobe_rec_dma *r)
 	op->segments += r->nents;
 	op->iommu_calls += r->iommu_calls;
 	op->iommu_ns += r->iommu_ns;
-	/* 0 is "not measured" (an instant event, a call whose return was lost), never a latency */
-	if (r->duration_ns)
+	/*
+	 * 0 is "not measured" (an instant event, a call whose return was lost)
+	 * and an untimed call's 0 is no latency either
+	 */
+	if (r->duration_ns && !(r->hdr.flags & GPUPROBE_DMA_UNTIMED))
 		hist_add(&op->latency_ns, r->duration_ns);
 	else
 		op->untimed++;

@@ -69,7 +69,8 @@ size_t tracefile_record_min_size(uint16_t type)
 	case GPUPROBE_EV_WAKEUP:
 	case GPUPROBE_EV_SWITCH:	return sizeof(struct gpuprobe_rec_sched);
 	case GPUPROBE_EV_DMA:		return sizeof(struct gpuprobe_rec_dma);
-	case GPUPROBE_EV_IOMMU:		return sizeof(struct gpuprobe_rec_iommu);
+	/* older modules' records end before domain */
+	case GPUPROBE_EV_IOMMU:		return GPUPROBE_REC_IOMMU_SIZE_V1;
 	case GPUPROBE_EV_SWIOTLB:	return sizeof(struct gpuprobe_rec_swiotlb);
 	case TRACEFILE_REC_IRQ_COUNT:	return sizeof(struct tracefile_rec_irq_count);
 	case TRACEFILE_REC_END:		return sizeof(struct tracefile_rec_end);

@@ -266,6 +266,34 @@ static void check_known_target(const struct agg *a)
 	CHECK_EQ_U64(gpu->target_events, 1);
 }
 
+/* An untimed DMA call counts as a call, not as a latency of 0. */
+static void test_untimed_dma_not_a_latency(void)
+{
+	static struct trace_info info;
+	const struct agg_dma_op *op = NULL;
+	struct gpuprobe_rec_dma d;
+	struct agg *a = agg_new(&info);
+
+	CHECK(a != NULL, "agg_new");
+	if (!a)
+		return;
+	synth_dma(&d, 1000, GPUPROBE_DMA_MAP_PAGE, 4096, 1, 700);
+	agg_add(a, &d.hdr);
+	synth_dma(&d, 2000, GPUPROBE_DMA_MAP_PAGE, 4096, 1, 0);
+	d.hdr.flags = GPUPROBE_DMA_UNTIMED;
+	agg_add(a, &d.hdr);
+	for (unsigned int i = 0; i < a->ntargets; i++)
+		if (a->targets[i].bdf == SYNTH_GPU_BDF)
+			op = a->targets[i].dma[GPUPROBE_DMA_MAP_PAGE];
+	CHECK(op != NULL, "map_page op missing");
+	if (op) {
+		CHECK_EQ_U64(op->calls, 2);
+		CHECK_EQ_U64(op->latency_ns.count, 1);
+		CHECK_EQ_U64(op->latency_ns.min, 700);
+	}
+	agg_free(a);
+}
+
 static void test_report_maths(void)
 {
 	const char *path = test_tmp_path("known.trace");
@@ -435,6 +463,7 @@ int main(void)
 		{ "CUDA device: PCI bus ids as cuDeviceGetPCIBusId prints them", test_cudaclock_pci_bus_id },
 		{ "report: a latency not measured is 'not measured' / null, never 0 ns",
 		  test_report_not_measured },
+		{ "report: untimed DMA calls counted, not in the latency", test_untimed_dma_not_a_latency },
 		{ "record: temporary files of killed recorders removed, live and foreign ones kept",
 		  test_stale_temp_files_removed },
 		{ "record: application events merged past cut and corrupt events",

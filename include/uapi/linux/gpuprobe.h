@@ -121,8 +121,16 @@ enum gpuprobe_dma_op {
 	GPUPROBE_DMA_UNMAP_RESOURCE,
 };
 
+/* gpuprobe_rec_dma.hdr.flags */
+/*
+ * Duration unknown (duration_ns is 0): ts_ns is when the call was seen, its
+ * end for the module's and tracefs's dma: tracepoint records that had no
+ * entry timed, its entry for a tracefs kprobe call whose return was lost.
+ */
+#define GPUPROBE_DMA_UNTIMED	(1 << 0)
+
 struct gpuprobe_rec_dma {
-	struct gpuprobe_rec_hdr hdr;	/* ts_ns = call entry */
+	struct gpuprobe_rec_hdr hdr;	/* ts_ns = call entry (unless UNTIMED) */
 	__u32 bdf;
 	__u16 op;			/* enum gpuprobe_dma_op */
 	__u8 dir;			/* DMA_BIDIRECTIONAL=0 .. DMA_NONE=3 */
@@ -141,6 +149,12 @@ enum gpuprobe_iommu_op {
 	GPUPROBE_IOMMU_FAULT,
 };
 
+/* gpuprobe_rec_iommu.hdr.flags */
+#define GPUPROBE_IOMMU_SHARED_DOMAIN	(1 << 0)	/* more targets in the
+							 * domain: bdf is the
+							 * first of them
+							 */
+
 struct gpuprobe_rec_iommu {
 	struct gpuprobe_rec_hdr hdr;
 	__u32 bdf;			/* GPUPROBE_BDF_NONE if unattributed */
@@ -149,7 +163,12 @@ struct gpuprobe_rec_iommu {
 	__u64 paddr;			/* map: physical address; fault: 0 */
 	__u64 size;
 	__u64 duration_ns;
+	/* appended: records of older modules end here (hdr.size 56) */
+	__u32 domain;			/* the IOMMU domain, a keyed hash; 0: none */
+	__u32 reserved;
 };
+
+#define GPUPROBE_REC_IOMMU_SIZE_V1	56
 
 struct gpuprobe_rec_swiotlb {
 	struct gpuprobe_rec_hdr hdr;
@@ -197,6 +216,8 @@ enum gpuprobe_attr {
 	GPUPROBE_A_RUNNING,		/* u8: 1 while started */
 	GPUPROBE_A_HIST,		/* nest: GPUPROBE_A_HIST_* */
 	GPUPROBE_A_MISSED,		/* u64: calls kretprobes missed */
+	GPUPROBE_A_IOMMU_UNATTRIBUTED,	/* u64: see the spec */
+	GPUPROBE_A_PROBE_RECURSION,	/* u64: see the spec */
 
 	__GPUPROBE_A_MAX,
 };

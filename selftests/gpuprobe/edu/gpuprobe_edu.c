@@ -33,6 +33,11 @@
 #include <linux/sizes.h>
 #include <linux/slab.h>
 
+/* renamed in 6.8; the old name went in 6.12 */
+#ifndef PCI_IRQ_INTX
+#define PCI_IRQ_INTX		PCI_IRQ_LEGACY
+#endif
+
 #define EDU_VENDOR		0x1234
 #define EDU_DEVICE		0x11e8
 #define EDU_IDENT		0x010000ed
@@ -69,6 +74,7 @@ struct edu_stats {
 	u64 irq_handled;
 	u64 dma_irqs;
 	u64 dma_maps;
+	u64 dma_unmaps;
 	u64 dma_bytes_to_device;
 	u64 dma_bytes_from_device;
 	u64 dma_transfers;
@@ -89,6 +95,18 @@ struct edu_dev {
 };
 
 static struct dentry *edu_debugfs_root;
+
+/*
+ * intx=1: the legacy INTx line instead of MSI, requested shared, with a
+ * second handler on the same line that belongs to another owner (the
+ * kernel's no_action(), which claims nothing): what a shared line looks
+ * like to a tracer, where every interrupt runs every handler on the line.
+ */
+static bool intx;
+module_param(intx, bool, 0444);
+MODULE_PARM_DESC(intx, "use the INTx line, shared with a do-nothing handler");
+
+static int edu_neighbour_cookie;
 
 static irqreturn_t edu_irq(int irq, void *data)
 {
@@ -162,6 +180,7 @@ static int edu_dma_move(struct edu_dev *edu, void *buf, size_t size,
 					  EDU_DMA_WINDOW_SIZE), to_device);
 
 	dma_unmap_single(dev, addr, size, dir);
+	edu->stats.dma_unmaps++;
 	if (!err) {
 		if (to_device)
 			edu->stats.dma_bytes_to_device += size;
@@ -209,8 +228,10 @@ static int edu_dma_verify(struct edu_dev *edu, size_t size)
 	}
 
 	dma_unmap_single(dev, dst_addr, size, DMA_FROM_DEVICE);
+	edu->stats.dma_unmaps++;
 out_unmap_src:
 	dma_unmap_single(dev, src_addr, size, DMA_TO_DEVICE);
+	edu->stats.dma_unmaps++;
 	if (!err) {
 		edu->stats.dma_bytes_to_device += size;
 		edu->stats.dma_bytes_from_device += size;
@@ -259,6 +280,7 @@ static int edu_dma_fault(struct edu_dev *edu, size_t size)
 	err = dma_mapping_error(dev, addr);
 	if (!err) {
 		dma_unmap_single(dev, addr, size, DMA_FROM_DEVICE);
+		edu->stats.dma_unmaps++;
 		err = edu_dma_chunk(edu, addr, min_t(size_t, size,
 						     EDU_DMA_WINDOW_SIZE),
 				    false);
@@ -373,9 +395,11 @@ static ssize_t edu_mapbench_write(struct file *file, const char __user *ubuf,
 	for (i = 0; i < n && !err; i++) {
 		addr = dma_map_single(dev, buf, size, DMA_TO_DEVICE);
 		err = dma_mapping_error(dev, addr);
-		if (!err)
-			dma_unmap_single(dev, addr, size, DMA_TO_DEVICE);
 		edu->stats.dma_maps++;
+		if (!err) {
+			dma_unmap_single(dev, addr, size, DMA_TO_DEVICE);
+			edu->stats.dma_unmaps++;
+		}
 		cond_resched();
 	}
 	mutex_unlock(&edu->lock);
@@ -399,11 +423,11 @@ static ssize_t edu_stats_read(struct file *file, char __user *ubuf,
 
 	n = scnprintf(out, sizeof(out),
 		      "irq %d\nirq_raised %llu\nirq_handled %llu\ndma_irqs %llu\n"
-		      "dma_maps %llu\ndma_bytes_to_device %llu\n"
+		      "dma_maps %llu\ndma_unmaps %llu\ndma_bytes_to_device %llu\n"
 		      "dma_bytes_from_device %llu\ndma_transfers %llu\n"
 		      "verify_failures %llu\ndma_faults_requested %llu\n",
 		      edu->irq, s.irq_raised, s.irq_handled, s.dma_irqs,
-		      s.dma_maps, s.dma_bytes_to_device,
+		      s.dma_maps, s.dma_unmaps, s.dma_bytes_to_device,
 		      s.dma_bytes_from_device, s.dma_transfers,
 		      s.verify_failures, s.dma_faults_requested);
 	return simple_read_from_buffer(ubuf, len, ppos, out, n);
@@ -493,13 +517,27 @@ static int edu_setup_hw(struct edu_dev *edu)
 	if (err)
 		return err;
 
-	err = pci_alloc_irq_vectors(pdev, 1, 1, PCI_IRQ_MSI);
+	err = pci_alloc_irq_vectors(pdev, 1, 1,
+				    intx ? PCI_IRQ_INTX : PCI_IRQ_MSI);
 	if (err < 0)
 		return err;
 	edu->irq = pci_irq_vector(pdev, 0);
-	err = request_irq(edu->irq, edu_irq, 0, KBUILD_MODNAME, edu);
+	err = request_irq(edu->irq, edu_irq, intx ? IRQF_SHARED : 0,
+			  KBUILD_MODNAME, edu);
 	if (err)
-		pci_free_irq_vectors(pdev);
+		goto err_free_vectors;
+	if (intx) {
+		err = request_irq(edu->irq, no_action, IRQF_SHARED,
+				  "gpuprobe_edu_neighbour", &edu_neighbour_cookie);
+		if (err)
+			goto err_free_irq;
+	}
+	return 0;
+
+err_free_irq:
+	free_irq(edu->irq, edu);
+err_free_vectors:
+	pci_free_irq_vectors(pdev);
 	return err;
 }
 
@@ -538,6 +576,8 @@ static void edu_remove(struct pci_dev *pdev)
 	struct edu_dev *edu = pci_get_drvdata(pdev);
 
 	debugfs_remove_recursive(edu->dir);
+	if (intx)
+		free_irq(edu->irq, &edu_neighbour_cookie);
 	free_irq(edu->irq, edu);
 	pci_free_irq_vectors(pdev);
 	mutex_destroy(&edu->lock);

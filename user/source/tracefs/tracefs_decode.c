@@ -148,8 +148,10 @@ static void decode_dma_arrays(const struct tep_record *r, struct bound_event *be
 static void decode_dma(struct tracefs_source *ts, struct bound_event *be,
 		       const struct tep_record *r, uint16_t cpu)
 {
+	/* the dma: tracepoints fire at the end and carry no duration */
 	struct gpuprobe_rec_dma rec = {
-		.hdr = { .type = GPUPROBE_EV_DMA, .size = sizeof(rec), .cpu = cpu, .ts_ns = r->ts },
+		.hdr = { .type = GPUPROBE_EV_DMA, .size = sizeof(rec), .cpu = cpu,
+			 .flags = GPUPROBE_DMA_UNTIMED, .ts_ns = r->ts },
 		.op = be->spec->op,
 		.dir = (uint8_t)field_u64(r, be->field[F_DIR]),
 		.bytes = field_u64(r, be->field[F_SIZE]),

@@ -89,6 +89,7 @@ int dma_pairer_entry(struct dma_call_pairer *p, const struct gpuprobe_rec_dma *r
 		} else if (c->pid == pid && c->sp == sp) {
 			/* same frame again: the return was lost */
 			p->evicted++;
+			c->rec.hdr.flags |= GPUPROBE_DMA_UNTIMED;
 			err = emit(c, sink);
 			free_slot = c;
 			break;
@@ -98,6 +99,7 @@ int dma_pairer_entry(struct dma_call_pairer *p, const struct gpuprobe_rec_dma *r
 	}
 	if (!free_slot) {
 		p->evicted++;
+		oldest->rec.hdr.flags |= GPUPROBE_DMA_UNTIMED;
 		err = emit(oldest, sink);
 		free_slot = oldest;
 	}

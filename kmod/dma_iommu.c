@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gpuprobe: IOMMU map/unmap, timed with kretprobes on the exported
+ * iommu_map*()/iommu_unmap*().
+ *
+ * They carry no device.  A call is charged to the DMA call its own context
+ * (task and interrupt level, dma_owner.c) has in progress, when that call's
+ * device is in the domain being changed; else to the target whose IOMMU
+ * domain it is -- which is how VFIO's mapping of guest memory is seen on a
+ * host.  Records name the domain by a keyed hash, never by its address.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/iommu.h>
+#include <linux/kprobes.h>
+#include <linux/percpu.h>
+#include <linux/random.h>
+#include <linux/scatterlist.h>
+#include <linux/siphash.h>
+
+#include "dma.h"
+#include "gpuprobe.h"
+
+/*
+ * IOMMU calls made under an interrupt while a target's DMA call was in
+ * progress on the CPU, on a domain that is no target's: not the target's.
+ */
+static DEFINE_PER_CPU(u64, gpuprobe_iommu_unattributed);
+
+/* Names a domain in records without giving its kernel address away. */
+static siphash_key_t gpuprobe_domain_key;
+
+static u32 gpuprobe_domain_id(struct iommu_domain *domain)
+{
+	u32 id = siphash_1u64((u64)(unsigned long)domain, &gpuprobe_domain_key);
+
+	return domain ? (id ? id : 1) : 0;
+}
+
+/*
+ * The target whose IOMMU domain this is; with *shared set when more
+ * targets are in it (a VFIO container): the record then names the domain,
+ * and its bdf is only the first of them.
+ */
+static u32 gpuprobe_domain_bdf(struct iommu_domain *domain, bool *shared)
+{
+	const struct gpuprobe_irqmap *map = rcu_dereference_sched(gpuprobe_irqmap);
+	u32 bdf = GPUPROBE_BDF_NONE;
+	unsigned int i;
+
+	*shared = false;
+	if (!map || !domain)
+		return GPUPROBE_BDF_NONE;
+	for (i = 0; i < map->ndev; i++) {
+		if (iommu_get_domain_for_dev(map->devs[i].dev) != domain)
+			continue;
+		if (bdf != GPUPROBE_BDF_NONE) {
+			*shared = true;
+			break;
+		}
+		bdf = map->devs[i].bdf;
+	}
+	return bdf;
+}
+
+/* IOMMU side: one instance per iommu_map*() / iommu_unmap*() call. */
+enum gpuprobe_iommu_ret {
+	GPUPROBE_IOMMU_RET_MAP,		/* int: 0 or -errno */
+	GPUPROBE_IOMMU_RET_UNMAP,	/* size_t: bytes unmapped */
+	GPUPROBE_IOMMU_RET_MAP_SG,	/* ssize_t: bytes mapped or -errno */
+};
+
+struct gpuprobe_iommu_inst {
+	struct gpuprobe_dma_inst *call;	/* the DMA call it belongs to */
+	u64 ts, iova, paddr, size;
+	u32 bdf;
+	u32 domain;
+	u16 op;
+	u16 flags;
+	u8 ret;			/* enum gpuprobe_iommu_ret */
+};
+
+#define GPUPROBE_IOMMU_INST(ri) ((struct gpuprobe_iommu_inst *)(ri)->data)
+
+/*
+ * Charged to the DMA call this context has in progress, if that call's
+ * device is in this domain; else to the target whose domain it is.  Work
+ * under an interrupt that landed in a target's call, on no target's
+ * domain, is counted as unattributed and not recorded.
+ */
+static int gpuprobe_iommu_begin(struct gpuprobe_iommu_inst *in,
+				struct iommu_domain *domain, u32 op, u8 ret,
+				u64 iova, u64 paddr, u64 size)
+{
+	unsigned long key = gpuprobe_dma_ctx_key();
+	struct gpuprobe_dma_inst *call;
+	bool shared = false;
+
+	call = gpuprobe_dma_owner_call(gpuprobe_dma_owner_find(key));
+	if (call && call->domain == domain) {
+		in->call = call;
+		in->bdf = call->bdf;
+	} else {
+		in->call = NULL;
+		in->bdf = gpuprobe_domain_bdf(domain, &shared);
+		if (in->bdf == GPUPROBE_BDF_NONE) {
+			if (gpuprobe_dma_owner_interrupted(key))
+				this_cpu_inc(gpuprobe_iommu_unattributed);
+			return 1;
+		}
+	}
+	in->flags = shared ? GPUPROBE_IOMMU_SHARED_DOMAIN : 0;
+	in->domain = gpuprobe_domain_id(domain);
+	in->op = op;
+	in->ret = ret;
+	in->iova = iova;
+	in->paddr = paddr;
+	in->size = size;
+	in->ts = ktime_get_mono_fast_ns();
+	return 0;
+}
+
+static int iommu_map_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	return gpuprobe_iommu_begin(GPUPROBE_IOMMU_INST(ri), (void *)gpuprobe_arg(regs, 0),
+				    GPUPROBE_IOMMU_MAP, GPUPROBE_IOMMU_RET_MAP,
+				    gpuprobe_arg(regs, 1), gpuprobe_arg(regs, 2),
+				    gpuprobe_arg(regs, 3));
+}
+
+static int iommu_unmap_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	return gpuprobe_iommu_begin(GPUPROBE_IOMMU_INST(ri), (void *)gpuprobe_arg(regs, 0),
+				    GPUPROBE_IOMMU_UNMAP, GPUPROBE_IOMMU_RET_UNMAP,
+				    gpuprobe_arg(regs, 1), 0, gpuprobe_arg(regs, 2));
+}
+
+static int iommu_map_sg_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct scatterlist *sg = (void *)gpuprobe_arg(regs, 2);
+
+	return gpuprobe_iommu_begin(GPUPROBE_IOMMU_INST(ri), (void *)gpuprobe_arg(regs, 0),
+				    GPUPROBE_IOMMU_MAP, GPUPROBE_IOMMU_RET_MAP_SG,
+				    gpuprobe_arg(regs, 1), sg ? sg_phys(sg) : 0, 0);
+}
+
+static int iommu_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct gpuprobe_iommu_inst *in = GPUPROBE_IOMMU_INST(ri);
+	unsigned long ret = regs_return_value(regs);
+	u64 now = ktime_get_mono_fast_ns();
+	struct gpuprobe_rec_iommu rec = {
+		.hdr.type = GPUPROBE_EV_IOMMU,
+		.hdr.size = sizeof(rec),
+		.hdr.flags = in->flags,
+		.hdr.ts_ns = in->ts,
+		.bdf = in->bdf,
+		.op = in->op,
+		.iova = in->iova,
+		.paddr = in->paddr,
+		.size = in->size,
+		.duration_ns = now - in->ts,
+		.domain = in->domain,
+	};
+
+	switch (in->ret) {
+	case GPUPROBE_IOMMU_RET_MAP:
+		if ((int)ret)
+			rec.size = 0;			/* map failed */
+		break;
+	case GPUPROBE_IOMMU_RET_UNMAP:
+		rec.size = ret;				/* bytes unmapped */
+		break;
+	case GPUPROBE_IOMMU_RET_MAP_SG:
+		rec.size = (long)ret > 0 ? ret : 0;	/* bytes mapped */
+		break;
+	}
+
+	/* the call is this context's and cannot end before its IOMMU work */
+	if (in->call) {
+		in->call->iommu_ns += rec.duration_ns;
+		in->call->iommu_calls++;
+	}
+	gpuprobe_emit(&rec.hdr);
+	return 0;
+}
+
+/* local to the table below */
+#define KRP(sym, entry) {						\
+	.kp.symbol_name = sym, .entry_handler = entry,			\
+	.handler = iommu_ret, .data_size = sizeof(struct gpuprobe_iommu_inst) }
+
+static struct kretprobe gpuprobe_iommu_krps[] = {
+	KRP("iommu_map", iommu_map_entry),
+	KRP("iommu_map_atomic", iommu_map_entry),
+	KRP("iommu_unmap", iommu_unmap_entry),
+	KRP("iommu_unmap_fast", iommu_unmap_entry),
+	KRP("iommu_map_sg", iommu_map_sg_entry),
+	KRP("iommu_map_sg_atomic", iommu_map_sg_entry),
+};
+
+#undef KRP
+
+static bool gpuprobe_iommu_krp_on[ARRAY_SIZE(gpuprobe_iommu_krps)];
+
+/* Registers what this kernel has (iommu_map_atomic went in 6.3). */
+int gpuprobe_iommu_attach(void)
+{
+	int cpu;
+
+	BUILD_BUG_ON(ARRAY_SIZE(gpuprobe_iommu_krps) > GPUPROBE_KRP_TABLE_MAX);
+	if (!gpuprobe_domain_key.key[0] && !gpuprobe_domain_key.key[1])
+		get_random_bytes(&gpuprobe_domain_key, sizeof(gpuprobe_domain_key));
+	for_each_possible_cpu(cpu)
+		per_cpu(gpuprobe_iommu_unattributed, cpu) = 0;
+	return gpuprobe_krps_register(gpuprobe_iommu_krps, gpuprobe_iommu_krp_on,
+				      ARRAY_SIZE(gpuprobe_iommu_krps));
+}
+
+void gpuprobe_iommu_detach(void)
+{
+	gpuprobe_krps_unregister(gpuprobe_iommu_krps, gpuprobe_iommu_krp_on,
+				 ARRAY_SIZE(gpuprobe_iommu_krps));
+}
+
+/* Calls that found every instance busy: every domain's (see dma.c). */
+u64 gpuprobe_iommu_missed(void)
+{
+	u64 n = 0;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(gpuprobe_iommu_krps); i++)
+		n += gpuprobe_iommu_krps[i].nmissed;
+	return n;
+}
+
+/* Hits skipped because another kprobe handler was running. */
+u64 gpuprobe_iommu_recursion(void)
+{
+	u64 n = 0;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(gpuprobe_iommu_krps); i++)
+		n += gpuprobe_iommu_krps[i].kp.nmissed;
+	return n;
+}
+
+u64 gpuprobe_iommu_unattributed_count(void)
+{
+	u64 n = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		n += per_cpu(gpuprobe_iommu_unattributed, cpu);
+	return n;
+}
