@@ -278,30 +278,16 @@ static bool gp_fail_fired(void)
  */
 static bool records_exact(struct genl_sock *l, struct gp_tally *t)
 {
-	long long proc0, proc1;
-	uint64_t rec0;
-	int irqs[8], n;
+	long long proc = 0;
+	uint64_t rec = 0;
 
 	usleep(1200 * 1000);
-	n = pci_msi_irqs(edu, irqs, 8);
-	if (n <= 0)
+	if (gp_raise_and_count(l, t, edu, 3, &proc, &rec))
 		return false;
-	gp_drain(l, t);
-	proc0 = proc_irq_count(irqs[0]);
-	rec0 = t->irq[1];
-	if (edu_ctl(edu, "irq", "3"))
-		return false;
-	for (int i = 0; i < 50 && t->irq[1] - rec0 < 3; i++) {
-		usleep(10000);
-		gp_drain(l, t);
-	}
-	usleep(100000);
-	gp_drain(l, t);
-	proc1 = proc_irq_count(irqs[0]);
-	if (proc1 - proc0 == 3 && t->irq[1] - rec0 == 3)
+	if (proc == 3 && rec == 3)
 		return true;
 	printf("# 3 interrupts raised: /proc/interrupts +%lld, records +%llu\n",
-	       proc1 - proc0, (unsigned long long)(t->irq[1] - rec0));
+	       proc, (unsigned long long)rec);
 	return false;
 }
 

@@ -415,6 +415,40 @@ static inline void gp_drain(struct genl_sock *l, struct gp_tally *t)
 	t->enobufs += gp_recv_records(l, gp_tally_cb, t);
 }
 
+/*
+ * Raises n interrupts on edu's first vector and lets the session's records
+ * of them arrive (until they are all in, at most 3 s, then 300 ms more for
+ * strays): *proc is the /proc/interrupts delta, *rec the records' (t->irq[1],
+ * so t->bdf must be edu's).  -1 if edu has no vector or would not raise.
+ */
+static inline int gp_raise_and_count(struct genl_sock *l, struct gp_tally *t,
+				     const char *edu, int n, long long *proc,
+				     uint64_t *rec)
+{
+	long long p0;
+	char cmd[16];
+	int irqs[8];
+	uint64_t r0;
+
+	if (pci_msi_irqs(edu, irqs, 8) <= 0)
+		return -1;
+	gp_drain(l, t);
+	p0 = proc_irq_count(irqs[0]);
+	r0 = t->irq[1];
+	snprintf(cmd, sizeof(cmd), "%d", n);
+	if (edu_ctl(edu, "irq", cmd))
+		return -1;
+	for (int i = 0; i < 300 && t->irq[1] - r0 < (uint64_t)n; i++) {
+		usleep(10000);
+		gp_drain(l, t);
+	}
+	usleep(300000);
+	gp_drain(l, t);
+	*proc = proc_irq_count(irqs[0]) - p0;
+	*rec = t->irq[1] - r0;
+	return 0;
+}
+
 static inline uint32_t gp_bdf(const char *s)
 {
 	unsigned int d, b, dev, f;

@@ -107,14 +107,14 @@ static void drain_for(struct genl_sock *l, struct gp_tally *t, int ms)
 
 int main(int argc, char **argv)
 {
-	char edu[32], devdir[96], cmd[32];
+	char edu[32], devdir[96];
 	struct gp_tally tally = { 0 };
 	unsigned long rounds = 5, unbinds = 0, removes = 0, vfio = 0;
 	struct genl_sock s, l;
 	struct traffic *tr;
-	int opt, fails = 0, err, irqs[8], n;
-	long long before_proc, after_proc;
-	uint64_t before_rec;
+	int opt, fails = 0, err;
+	long long proc = 0;
+	uint64_t rec = 0;
 	bool have_vfio;
 	pid_t pid;
 
@@ -220,18 +220,10 @@ int main(int argc, char **argv)
 	fails += err;
 
 	/* the session follows the device: exact counts, cross-checked */
-	n = pci_msi_irqs(edu, irqs, 8);
-	before_proc = n > 0 ? proc_irq_count(irqs[0]) : -1;
-	before_rec = tally.irq[1];
-	snprintf(cmd, sizeof(cmd), "%d", 20);
-	err = edu_ctl(edu, "irq", cmd);
-	drain_for(&l, &tally, 300);
-	after_proc = n > 0 ? proc_irq_count(irqs[0]) : -1;
+	err = gp_raise_and_count(&l, &tally, edu, 20, &proc, &rec);
 	printf("# after the last rebind: 20 raised, /proc/interrupts +%lld, records +%llu\n",
-	       after_proc - before_proc,
-	       (unsigned long long)(tally.irq[1] - before_rec));
-	err = err || n <= 0 || after_proc - before_proc != 20 ||
-	      tally.irq[1] - before_rec != 20;
+	       proc, (unsigned long long)rec);
+	err = err || proc != 20 || rec != 20;
 	printf("%sok 3 the running session records the rebound device's interrupts exactly\n",
 	       err ? "not " : "");
 	fails += err;
