@@ -232,21 +232,29 @@ static struct own_span *span_open(uint32_t tid, uint64_t begin)
 	return &spans[i];
 }
 
-bool cupti_clock_own_call(uint32_t tid, uint64_t start)
+/* Index of the first span beginning after t; the caller holds the lock. */
+static size_t first_span_after(uint64_t t)
 {
-	size_t lo = 0, hi;
-	bool own = false;
+	size_t lo = 0, hi = nspans;
 
-	pthread_mutex_lock(&lock);
-	hi = nspans;
-	while (lo < hi) {	/* first span beginning after start */
+	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (spans[mid].begin <= start)
+		if (spans[mid].begin <= t)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
+	return lo;
+}
+
+bool cupti_clock_own_call(uint32_t tid, uint64_t start)
+{
+	bool own = false;
+	size_t lo;
+
+	pthread_mutex_lock(&lock);
+	lo = first_span_after(start);
 	while (lo-- > 0 && !own && spans[lo].begin + CHECK_SPAN_NS >= start)
 		own = spans[lo].tid == tid && (!spans[lo].end || start <= spans[lo].end);
 	pthread_mutex_unlock(&lock);
@@ -255,18 +263,10 @@ bool cupti_clock_own_call(uint32_t tid, uint64_t start)
 
 uint64_t cupti_clock_trim_call(uint32_t tid, uint64_t start, uint64_t end)
 {
-	size_t lo = 0, hi;
+	size_t lo;
 
 	pthread_mutex_lock(&lock);
-	hi = nspans;
-	while (lo < hi) {	/* first span beginning after end */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (spans[mid].begin <= end)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = first_span_after(end);
 	while (lo-- > 0 && spans[lo].begin >= start)
 		if (spans[lo].tid == tid)
 			end = spans[lo].begin;
