@@ -88,28 +88,15 @@ void test_percentile_hist_agrees(void)
 	}
 }
 
-static int python_assert(const char *path, const char *assertions)
-{
-	char cmd[2048];
-
-	snprintf(cmd, sizeof(cmd),
-		 "python3 -c 'import json,sys\nraw=open(sys.argv[1],\"rb\").read()\n"
-		 "d=json.loads(raw.decode(\"utf-8\"))\n%s' %s", assertions, path);
-	return system(cmd);
-}
-
 /* Doubles read back bit for bit; integers print as integers; UTF-8 stays UTF-8. */
 void test_json_lossless(void)
 {
 	const char *path = test_tmp_path("lossless.json");
-	FILE *f = fopen(path, "w");
 	struct json j;
+	FILE *f = test_json_begin(&j, path);
 
-	CHECK(f != NULL, "open %s", path);
 	if (!f)
 		return;
-	json_init(&j, f, false);
-	json_object_begin(&j);
 	json_kv_double(&j, "third", 1.0 / 3.0);
 	json_kv_double(&j, "sum", 0.1 + 0.2);
 	json_kv_double(&j, "ns", 38040.0);
@@ -122,7 +109,7 @@ void test_json_lossless(void)
 	json_kv_string(&j, "ctl", "\x7f\x01");
 	json_object_end(&j);
 	fclose(f);
-	CHECK(python_assert(path,
+	CHECK(test_python_json(path,
 		"assert d[\"third\"]==1.0/3.0 and d[\"sum\"]==0.1+0.2, (d[\"third\"], d[\"sum\"])\n"
 		"assert b\"\\\"ns\\\":38040,\" in raw and b\"\\\"big\\\":9007199254740992,\" in raw, raw\n"
 		"assert d[\"u64\"]==18446744073709551615\n"

@@ -325,16 +325,6 @@ static void test_report_maths(void)
 
 /* ---- JSON ---- */
 
-static int python_check(const char *json_path, const char *assertions)
-{
-	char cmd[2048];
-
-	snprintf(cmd, sizeof(cmd),
-		 "python3 -c 'import json,sys\nd=json.load(open(sys.argv[1]))\n%s' %s",
-		 assertions, json_path);
-	return system(cmd);
-}
-
 static void test_report_json_valid(void)
 {
 	const char *trace = test_tmp_path("json.trace"), *json = test_tmp_path("report.json");
@@ -345,7 +335,7 @@ static void test_report_json_valid(void)
 	CHECK(out && report_file(trace, true, out) == 0, "report --json failed");
 	if (out)
 		fclose(out);
-	CHECK(python_check(json,
+	CHECK(test_python_json(json,
 		"t=d[\"targets\"][0]\n"
 		"assert d[\"schema\"]==\"gpuprobe-report\" and d[\"version\"]==1\n"
 		"assert t[\"bdf\"]==\"0000:01:00.0\" and t[\"irq_count\"]==1012, t[\"irq_count\"]\n"
@@ -363,14 +353,11 @@ static void test_report_json_valid(void)
 static void test_json_escaping(void)
 {
 	const char *path = test_tmp_path("escape.json");
-	FILE *f = fopen(path, "w");
 	struct json j;
+	FILE *f = test_json_begin(&j, path);
 
-	CHECK(f != NULL, "open %s", path);
 	if (!f)
 		return;
-	json_init(&j, f, false);
-	json_object_begin(&j);
 	json_kv_string(&j, "quote\"back\\slash", "tab\tnl\nctl\x01 high\xff");
 	json_key(&j, "empty_array");
 	json_array_begin(&j);
@@ -384,7 +371,7 @@ static void test_json_escaping(void)
 	json_array_end(&j);
 	json_object_end(&j);
 	fclose(f);
-	CHECK(python_check(path,
+	CHECK(test_python_json(path,
 		"assert d[\"quote\\\"back\\\\slash\"].startswith(\"tab\\tnl\\nctl\\x01\")\n"
 		"assert d[\"nested\"]==[{}, 18446744073709551615, None] and d[\"empty_array\"]==[]") == 0,
 	      "python3 rejected %s", path);
