@@ -45,7 +45,14 @@ static void keep_app_event(struct attr_builder *ps, const struct gpuprobe_app_ev
 	}
 	if (ev->type == GPUPROBE_APP_API || ev->type == GPUPROBE_APP_SYNC) {
 		at->api_events += ev->type == GPUPROBE_APP_API;
-		at->sync_events += ev->type == GPUPROBE_APP_SYNC;
+		if (ev->type == GPUPROBE_APP_SYNC) {
+			unsigned int k = ev->kind < ATTR_SYNC_KINDS ? ev->kind : GPUPROBE_SYNC_OTHER;
+
+			at->sync_events++;
+			at->syncs_by_kind[k]++;
+			if (ev->end_ns > ev->start_ns)
+				at->sync_ns_by_kind[k] += ev->end_ns - ev->start_ns;
+		}
 		if (ps->nhosts >= ATTR_MAX_APP_EVENTS ||
 		    array_reserve((void **)&ps->hosts, &ps->hosts_cap, ps->nhosts + 1, sizeof(*ev)))
 			at->app_events_dropped++;
