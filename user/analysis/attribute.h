@@ -93,6 +93,8 @@ struct attribution {
 	uint64_t app_events, api_events, sync_events;
 	/* SYNC records by enum gpuprobe_app_sync kind, and the time they took */
 	uint64_t syncs_by_kind[ATTR_SYNC_KINDS], sync_ns_by_kind[ATTR_SYNC_KINDS];
+	/* SYNC records outside the span of their API call: not waits */
+	uint64_t syncs_outside_call;
 	uint64_t app_events_dropped;		/* past ATTR_MAX_APP_EVENTS */
 	uint64_t kernel_events;			/* inside the windows' span */
 	uint64_t kernel_events_dropped;		/* past ATTR_MAX_KERNEL_EVENTS */

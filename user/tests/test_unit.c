@@ -438,6 +438,8 @@ int main(void)
 		  test_attribution_two_threads },
 		{ "attribution: a thread unknown (runtime launches, sync without its call): the process's ops",
 		  test_attribution_thread_unknown },
+		{ "attribution: a sync record outside its API call is not a wait",
+		  test_attribution_sync_outside_call },
 		{ "attribution: clock error bound widens windows, events in the margin ambiguous",
 		  test_attribution_clock_margin },
 		{ "attribution: JSON null where not measured", test_attribution_json_nulls },

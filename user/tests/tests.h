@@ -30,6 +30,7 @@ void test_json_lossless(void);
 void test_attribution_two_gpus(void);
 void test_attribution_two_threads(void);
 void test_attribution_thread_unknown(void);
+void test_attribution_sync_outside_call(void);
 void test_attribution_clock_margin(void);
 void test_attribution_json_nulls(void);
 void test_clockmap_drift(void);
