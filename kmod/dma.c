@@ -489,6 +489,8 @@ u64 gpuprobe_dma_missed(void)
 	/* the two probes go on and off one after the other */
 	if (counted && entries > timed)
 		n += entries - timed;
+	if (gpuprobe_dma_use_tp)
+		n += gpuprobe_dma_tp_missed();
 	return n + gpuprobe_iommu_missed();
 }
 
