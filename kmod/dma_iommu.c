@@ -13,6 +13,7 @@
 
 #include <linux/iommu.h>
 #include <linux/kprobes.h>
+#include <linux/once.h>
 #include <linux/percpu.h>
 #include <linux/random.h>
 #include <linux/scatterlist.h>
@@ -38,10 +39,13 @@ static DEFINE_PER_CPU(u64, gpuprobe_iommu_target_timed);
 /* Names a domain in records without giving its kernel address away. */
 static siphash_key_t gpuprobe_domain_key;
 
-static u32 gpuprobe_domain_id(struct iommu_domain *domain)
+/* Also in TARGET records (target.c), which say which targets a domain has. */
+u32 gpuprobe_domain_id(struct iommu_domain *domain)
 {
-	u32 id = siphash_1u64((u64)(unsigned long)domain, &gpuprobe_domain_key);
+	u32 id;
 
+	get_random_once(&gpuprobe_domain_key, sizeof(gpuprobe_domain_key));
+	id = siphash_1u64((u64)(unsigned long)domain, &gpuprobe_domain_key);
 	return domain ? (id ? id : 1) : 0;
 }
 
@@ -243,8 +247,6 @@ int gpuprobe_iommu_attach(void)
 	int cpu, err;
 
 	BUILD_BUG_ON(ARRAY_SIZE(gpuprobe_iommu_krps) > GPUPROBE_KRP_TABLE_MAX);
-	if (!gpuprobe_domain_key.key[0] && !gpuprobe_domain_key.key[1])
-		get_random_bytes(&gpuprobe_domain_key, sizeof(gpuprobe_domain_key));
 	for_each_possible_cpu(cpu) {
 		per_cpu(gpuprobe_iommu_unattributed, cpu) = 0;
 		per_cpu(gpuprobe_iommu_target_entries, cpu) = 0;
