@@ -13,7 +13,6 @@
 
 #include <linux/iommu.h>
 #include <linux/kprobes.h>
-#include <linux/once.h>
 #include <linux/percpu.h>
 #include <linux/random.h>
 #include <linux/scatterlist.h>
@@ -39,14 +38,30 @@ static DEFINE_PER_CPU(u64, gpuprobe_iommu_target_timed);
 /* Names a domain in records without giving its kernel address away. */
 static siphash_key_t gpuprobe_domain_key;
 
-/* Also in TARGET records (target.c), which say which targets a domain has. */
-u32 gpuprobe_domain_id(struct iommu_domain *domain)
+static u32 gpuprobe_domain_id(struct iommu_domain *domain)
 {
-	u32 id;
+	u32 id = siphash_1u64((u64)(unsigned long)domain, &gpuprobe_domain_key);
 
-	get_random_once(&gpuprobe_domain_key, sizeof(gpuprobe_domain_key));
-	id = siphash_1u64((u64)(unsigned long)domain, &gpuprobe_domain_key);
 	return domain ? (id ? id : 1) : 0;
+}
+
+/*
+ * Before the first record names a domain; under gpuprobe_lock.  (Not
+ * get_random_once(): its deferred work holds a module reference, and an
+ * unload right after START would fail with EBUSY.)
+ */
+static void gpuprobe_domain_key_init(void)
+{
+	lockdep_assert_held(&gpuprobe_lock);
+	if (!gpuprobe_domain_key.key[0] && !gpuprobe_domain_key.key[1])
+		get_random_bytes(&gpuprobe_domain_key, sizeof(gpuprobe_domain_key));
+}
+
+/* A device's domain as IOMMU records name it: TARGET records (target.c). */
+u32 gpuprobe_dev_domain_id(struct device *dev)
+{
+	gpuprobe_domain_key_init();
+	return gpuprobe_domain_id(iommu_get_domain_for_dev(dev));
 }
 
 /*
@@ -247,6 +262,7 @@ int gpuprobe_iommu_attach(void)
 	int cpu, err;
 
 	BUILD_BUG_ON(ARRAY_SIZE(gpuprobe_iommu_krps) > GPUPROBE_KRP_TABLE_MAX);
+	gpuprobe_domain_key_init();
 	for_each_possible_cpu(cpu) {
 		per_cpu(gpuprobe_iommu_unattributed, cpu) = 0;
 		per_cpu(gpuprobe_iommu_target_entries, cpu) = 0;

@@ -13,7 +13,7 @@
 #include <linux/types.h>
 #include <uapi/linux/gpuprobe.h>
 
-struct iommu_domain;
+struct device;
 
 #define GPUPROBE_VERSION "0.2.0"
 
@@ -104,8 +104,8 @@ void gpuprobe_drain_stop(void);
 void gpuprobe_stats(int cpu, struct gpuprobe_cpu_stats *st);
 void gpuprobe_stats_reset(void);
 void gpuprobe_emit_target(u32 bdf, u32 event, u32 nvec, u32 domain);
-u32 gpuprobe_domain_id(struct iommu_domain *domain);
-void gpuprobe_targets_emit_domains(void);
+u32 gpuprobe_dev_domain_id(struct device *dev);
+void gpuprobe_targets_emit_domains(u32 mask);
 
 /* hooks.c: tracepoints */
 int gpuprobe_hooks_init(void);

@@ -16,7 +16,6 @@
 #include <linux/debugfs.h>
 #include <linux/device.h>
 #include <linux/fault-inject.h>
-#include <linux/iommu.h>
 #include <linux/module.h>
 #include <linux/msi.h>
 #include <linux/pci.h>
@@ -250,8 +249,11 @@ static void gpuprobe_target_set_vectors(struct gpuprobe_target *t,
 
 static u32 gpuprobe_target_domain(const struct gpuprobe_target *t)
 {
-	return gpuprobe_domain_id(iommu_get_domain_for_dev(&t->pdev->dev));
+	return gpuprobe_dev_domain_id(&t->pdev->dev);
 }
+
+/* The session records IOMMU events: its readers need the targets' domains. */
+static bool gpuprobe_domains_on;
 
 /*
  * Which targets share a domain (a VFIO container) is what IOMMU records
@@ -265,6 +267,8 @@ static void gpuprobe_targets_domains(bool changed)
 	u32 domain;
 
 	lockdep_assert_held(&gpuprobe_lock);
+	if (!gpuprobe_domains_on)
+		return;
 	list_for_each_entry(t, &gpuprobe_targets, node) {
 		domain = gpuprobe_target_domain(t);
 		if (changed && domain == t->domain)
@@ -275,9 +279,10 @@ static void gpuprobe_targets_domains(bool changed)
 	}
 }
 
-/* At START, once records can be written. */
-void gpuprobe_targets_emit_domains(void)
+/* At START, once records can be written; only for IOMMU events (mask). */
+void gpuprobe_targets_emit_domains(u32 mask)
 {
+	gpuprobe_domains_on = mask & GPUPROBE_EVMASK(GPUPROBE_EV_IOMMU);
 	gpuprobe_targets_domains(false);
 }
 
