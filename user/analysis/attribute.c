@@ -126,6 +126,9 @@ static bool kev_of(const struct gpuprobe_rec_hdr *h, struct kev *k)
 		if ((io->op != GPUPROBE_IOMMU_MAP && io->op != GPUPROBE_IOMMU_UNMAP) ||
 		    io->bdf == GPUPROBE_BDF_NONE)
 			return false;
+		/* a domain several GPUs share (VFIO): bdf is only the first */
+		if (h->size >= sizeof(*io) && (h->flags & GPUPROBE_IOMMU_SHARED_DOMAIN))
+			return false;
 		k->kind = io->op == GPUPROBE_IOMMU_MAP ? KEV_IOMMU_MAP : KEV_IOMMU_UNMAP;
 		k->key = io->bdf;
 		k->bytes = io->size;

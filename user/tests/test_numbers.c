@@ -154,3 +154,73 @@ void test_report_not_measured(void)
 	free(buf);
 	unlink(trace);
 }
+
+/*
+ * A VFIO container holding two targets: every IOMMU map of it is flagged
+ * shared and names only the first target.  The report gives that work to
+ * the domain, with both targets named (from the DOMAIN target records),
+ * and charges none of it to the first target; the second target's own
+ * domain keeps its maps.  (Before, the first target had them all.)
+ */
+void test_report_shared_domain(void)
+{
+	const uint32_t a = SYNTH_GPU_BDF, b = GPUPROBE_BDF(0, 0x02, 0x00);
+	const char *trace = test_tmp_path("shared.trace"), *json = test_tmp_path("shared.json");
+	struct gpuprobe_rec_target tr = {
+		.hdr = { .type = GPUPROBE_EV_TARGET, .size = sizeof(tr), .ts_ns = 900 },
+		.event = GPUPROBE_TARGET_DOMAIN, .domain = 0xabc,
+	};
+	struct gpuprobe_rec_iommu io;
+	struct trace_writer w;
+	struct trace_info info;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	synth_info(&info);
+	CHECK(trace_writer_open(&w, trace, &info) == 0, "open %s", trace);
+	tr.bdf = a;
+	trace_writer_put(&w, &tr.hdr);
+	tr.bdf = b;
+	trace_writer_put(&w, &tr.hdr);
+	for (int i = 0; i < 5; i++) {
+		synth_iommu(&io, 1000 + i, a, GPUPROBE_IOMMU_MAP, 4096, 100 + i);
+		io.hdr.flags = GPUPROBE_IOMMU_SHARED_DOMAIN;
+		io.domain = 0xabc;
+		trace_writer_put(&w, &io.hdr);
+		synth_iommu(&io, 2000 + i, a, GPUPROBE_IOMMU_UNMAP, 4096, 50);
+		io.hdr.flags = GPUPROBE_IOMMU_SHARED_DOMAIN;
+		io.domain = 0xabc;
+		trace_writer_put(&w, &io.hdr);
+	}
+	synth_iommu(&io, 3000, b, GPUPROBE_IOMMU_MAP, 8192, 70);
+	io.domain = 0xdef;
+	trace_writer_put(&w, &io.hdr);
+	trace_writer_finish(&w, 5000, 0);
+
+	out = open_memstream(&buf, &len);
+	CHECK(report_file(trace, false, out) == 0, "text report");
+	fclose(out);
+	CHECK(buf && strstr(buf, "IOMMU domain 0x00000abc shared by 0000:01:00.0, 0000:02:00.0") &&
+	      strstr(buf, "IOMMU map   5 calls, 20480 bytes"), "text: %s", buf);
+	free(buf);
+	out = fopen(json, "w");
+	CHECK(out && report_file(trace, true, out) == 0, "report --json failed");
+	if (out)
+		fclose(out);
+	CHECK(python_assert(json,
+		"t={x[\"bdf\"]:x for x in d[\"targets\"]}\n"
+		"assert t[\"0000:01:00.0\"][\"iommu\"][\"map\"][\"count\"]==0, t[\"0000:01:00.0\"][\"iommu\"]\n"
+		"assert t[\"0000:01:00.0\"][\"iommu\"][\"unmap\"][\"count\"]==0\n"
+		"assert t[\"0000:02:00.0\"][\"iommu\"][\"map\"][\"count\"]==1\n"
+		"assert t[\"0000:02:00.0\"][\"target_events\"]==0\n"
+		"[s]=d[\"iommu_domains\"]\n"
+		"assert s[\"domain\"]==0xabc and s[\"shared\"], s\n"
+		"assert s[\"targets\"]==[\"0000:01:00.0\",\"0000:02:00.0\"], s[\"targets\"]\n"
+		"m=s[\"iommu\"][\"map\"]\n"
+		"assert m[\"count\"]==5 and m[\"bytes\"]==20480 and m[\"time_ns\"][\"sum\"]==510, m\n"
+		"assert s[\"iommu\"][\"unmap\"][\"count\"]==5") == 0,
+	      "python3 rejected %s", json);
+	unlink(trace);
+	unlink(json);
+}
