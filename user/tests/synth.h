@@ -3,6 +3,7 @@
 #ifndef GPUPROBE_SYNTH_H
 #define GPUPROBE_SYNTH_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "tracefile.h"
@@ -31,5 +32,8 @@ int synth_write_known(const char *path);
 
 /* n records in a realistic mix (irq-heavy), for fuzzing and benchmarks. */
 int synth_write_mix(const char *path, uint64_t n, uint32_t seed);
+
+/* report (text, or JSON) of the trace at path into a malloc'ed string; NULL (said on stderr) on error. */
+char *test_report(const char *path, bool json);
 
 #endif /* GPUPROBE_SYNTH_H */

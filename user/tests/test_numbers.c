@@ -131,25 +131,18 @@ void test_report_not_measured(void)
 	struct gpuprobe_rec_dma d;
 	struct trace_writer w;
 	struct trace_info info;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *out;
+	char *buf;
 
 	synth_info(&info);
 	CHECK(trace_writer_open(&w, trace, &info) == 0, "open %s", trace);
 	synth_dma(&d, 1000, GPUPROBE_DMA_MAP_SG, 4096, 1, 0);
 	trace_writer_put(&w, &d.hdr);
 	trace_writer_finish(&w, 5000, 0);
-	out = open_memstream(&buf, &len);
-	CHECK(report_file(trace, false, out) == 0, "text report");
-	fclose(out);
+	buf = test_report(trace, false);
 	CHECK(buf && strstr(buf, "latency (0 of 1 calls timed) not measured") && !strstr(buf, "p50 0 ns"),
 	      "text: %s", buf);
 	free(buf);
-	buf = NULL;
-	out = open_memstream(&buf, &len);
-	CHECK(report_file(trace, true, out) == 0, "json report");
-	fclose(out);
+	buf = test_report(trace, true);
 	CHECK(buf && strstr(buf, "\"untimed\": 1") && strstr(buf, "\"p50\": null"), "json: %s", buf);
 	free(buf);
 	unlink(trace);
@@ -173,8 +166,7 @@ void test_report_shared_domain(void)
 	struct gpuprobe_rec_iommu io;
 	struct trace_writer w;
 	struct trace_info info;
-	char *buf = NULL;
-	size_t len = 0;
+	char *buf;
 	FILE *out;
 
 	synth_info(&info);
@@ -198,9 +190,7 @@ void test_report_shared_domain(void)
 	trace_writer_put(&w, &io.hdr);
 	trace_writer_finish(&w, 5000, 0);
 
-	out = open_memstream(&buf, &len);
-	CHECK(report_file(trace, false, out) == 0, "text report");
-	fclose(out);
+	buf = test_report(trace, false);
 	CHECK(buf && strstr(buf, "IOMMU domain 0x00000abc shared by 0000:01:00.0, 0000:02:00.0") &&
 	      strstr(buf, "IOMMU map   5 calls, 20480 bytes"), "text: %s", buf);
 	free(buf);
@@ -208,7 +198,7 @@ void test_report_shared_domain(void)
 	CHECK(out && report_file(trace, true, out) == 0, "report --json failed");
 	if (out)
 		fclose(out);
-	CHECK(python_assert(json,
+	CHECK(test_python_json(json,
 		"t={x[\"bdf\"]:x for x in d[\"targets\"]}\n"
 		"assert t[\"0000:01:00.0\"][\"iommu\"][\"map\"][\"count\"]==0, t[\"0000:01:00.0\"][\"iommu\"]\n"
 		"assert t[\"0000:01:00.0\"][\"iommu\"][\"unmap\"][\"count\"]==0\n"
