@@ -38,7 +38,18 @@ static DEFINE_PER_CPU(u64, gpuprobe_dma_target_timed);
  * may need more than the default (STATS' missed says so).
  */
 static unsigned int krp_maxactive;
-module_param(krp_maxactive, uint, 0444);
+
+static int krp_maxactive_set(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 0, GPUPROBE_KRP_MAXACTIVE_MAX);
+}
+
+static const struct kernel_param_ops krp_maxactive_ops = {
+	.set = krp_maxactive_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(krp_maxactive, &krp_maxactive_ops, &krp_maxactive, 0444);
 MODULE_PARM_DESC(krp_maxactive,
 		 "return-probe instances per DMA-API and IOMMU kretprobe (1-4096; default 0: max(64, 2 * possible CPUs)); raise it when STATS reports missed calls");
 
@@ -332,8 +343,7 @@ int gpuprobe_krps_register(struct kretprobe *krps, bool *registered,
 		krps[i].kp.addr = NULL;
 		krps[i].kp.flags = 0;
 		krps[i].nmissed = 0;
-		krps[i].maxactive = krp_maxactive ?
-			min_t(int, krp_maxactive, GPUPROBE_KRP_MAXACTIVE_MAX) :
+		krps[i].maxactive = krp_maxactive ? (int)krp_maxactive :
 			max_t(int, GPUPROBE_KRP_MAXACTIVE,
 			      2 * num_possible_cpus());
 		registered[i] = !register_kretprobe(&krps[i]);
@@ -389,8 +399,8 @@ static void gpuprobe_dma_counters_reset(void)
 
 /*
  * Best effort: without them, missed counts every device's calls.  The
- * kprobes go on after the kretprobes at the same addresses, so their
- * handler runs after the kretprobe's entry handler.
+ * kprobes go on after the kretprobes at the same addresses; the kprobe
+ * core runs the later one first, and neither changes what the other reads.
  */
 void gpuprobe_krp_count_attach(struct gpuprobe_krp_counter *c,
 			       const struct kretprobe *krps, const bool *krp_on,
@@ -520,14 +530,11 @@ void gpuprobe_dma_detach(void)
  */
 u64 gpuprobe_dma_missed(void)
 {
-	u64 n = gpuprobe_krp_missed(&gpuprobe_dma_counter, gpuprobe_dma_krps,
-				    ARRAY_SIZE(gpuprobe_dma_krps),
-				    &gpuprobe_dma_target_entries,
-				    &gpuprobe_dma_target_timed);
-
-	if (gpuprobe_dma_use_tp)
-		n += gpuprobe_dma_tp_missed();
-	return n + gpuprobe_iommu_missed();
+	return gpuprobe_krp_missed(&gpuprobe_dma_counter, gpuprobe_dma_krps,
+				   ARRAY_SIZE(gpuprobe_dma_krps),
+				   &gpuprobe_dma_target_entries,
+				   &gpuprobe_dma_target_timed) +
+	       gpuprobe_iommu_missed();
 }
 
 /*

@@ -114,7 +114,6 @@ const char *gpuprobe_vtd_why(void);
 /* dma_tp.c */
 bool gpuprobe_dma_tp_available(void);
 u64 gpuprobe_dma_tp_recursion(void);
-u64 gpuprobe_dma_tp_missed(void);
 int gpuprobe_dma_tp_attach(void);
 void gpuprobe_dma_tp_detach(void);
 int gpuprobe_dma_tp_hooks_fill(struct sk_buff *skb,

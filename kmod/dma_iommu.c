@@ -240,7 +240,7 @@ static bool gpuprobe_iommu_krp_on[ARRAY_SIZE(gpuprobe_iommu_krps)];
 
 /*
  * Counts the calls the entry handler would record (the same decision, from
- * the same context, just after it): a target's domain, or a target call's.
+ * the same context, just before it): a target's domain, or a target call's.
  */
 static int gpuprobe_iommu_count_entry(struct kprobe *kp, struct pt_regs *regs)
 {

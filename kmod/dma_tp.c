@@ -241,6 +241,10 @@ static int sg_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 	cur = gpuprobe_dma_owner_call(idx);
 	if (idx != c->idx || !cur || cur->ts != c->ts)
 		return 0;	/* dma_map_sg_err ended it */
+	if (gpuprobe_dev_bdf(c->dev) == GPUPROBE_BDF_NONE) {
+		gpuprobe_dma_owner_release(idx);	/* no longer a target */
+		return 0;
+	}
 	dma_tp_finish(c->dev, GPUPROBE_DMA_MAP_SG, c->dir,
 		      gpuprobe_sg_bytes(c->sgl, c->nents), c->nents, 0);
 	return 0;
@@ -254,6 +258,9 @@ static struct kretprobe gpuprobe_sg_krps[] = {
 };
 
 static bool gpuprobe_sg_krp_on[ARRAY_SIZE(gpuprobe_sg_krps)];
+/* where a kretprobe above could not go on: a plain entry kprobe still times the call */
+static struct kprobe gpuprobe_sg_entry_kps[ARRAY_SIZE(gpuprobe_sg_krps)];
+static bool gpuprobe_sg_entry_on[ARRAY_SIZE(gpuprobe_sg_krps)];
 
 static struct {
 	const char *name;
@@ -321,6 +328,11 @@ void gpuprobe_dma_tp_detach(void)
 			unregister_kprobe(&gpuprobe_dma_entry_kps[i]);
 		gpuprobe_dma_entry_on[i] = false;
 	}
+	for (i = 0; i < ARRAY_SIZE(gpuprobe_sg_entry_kps); i++) {
+		if (gpuprobe_sg_entry_on[i])
+			unregister_kprobe(&gpuprobe_sg_entry_kps[i]);
+		gpuprobe_sg_entry_on[i] = false;
+	}
 	if (gpuprobe_dma_sg_timed)
 		gpuprobe_krps_unregister(gpuprobe_sg_krps, gpuprobe_sg_krp_on,
 					 ARRAY_SIZE(gpuprobe_sg_krps));
@@ -365,6 +377,17 @@ int gpuprobe_dma_tp_attach(void)
 	gpuprobe_dma_sg_timed =
 		!gpuprobe_krps_register(gpuprobe_sg_krps, gpuprobe_sg_krp_on,
 					ARRAY_SIZE(gpuprobe_sg_krps));
+	for (i = 0; i < ARRAY_SIZE(gpuprobe_sg_krps); i++) {
+		if (gpuprobe_sg_krp_on[i])
+			continue;
+		gpuprobe_sg_entry_kps[i] = (struct kprobe){
+			.symbol_name = gpuprobe_sg_krps[i].kp.symbol_name,
+			.pre_handler = dma_entry_pre,
+		};
+		gpuprobe_sg_entry_on[i] =
+			!register_kprobe(&gpuprobe_sg_entry_kps[i]);
+		gpuprobe_dma_timed += gpuprobe_sg_entry_on[i];
+	}
 	return 0;
 }
 
@@ -377,22 +400,8 @@ u64 gpuprobe_dma_tp_recursion(void)
 	for (i = 0; i < ARRAY_SIZE(gpuprobe_dma_entry_kps); i++)
 		n += gpuprobe_dma_entry_kps[i].nmissed;
 	for (i = 0; i < ARRAY_SIZE(gpuprobe_sg_krps); i++)
-		n += gpuprobe_sg_krps[i].kp.nmissed;
-	return n;
-}
-
-/*
- * map_sg calls that found every kretprobe instance busy: every device's
- * (the filter needs the instance); a target's among them is untimed, and a
- * failure of it unrecorded.
- */
-u64 gpuprobe_dma_tp_missed(void)
-{
-	u64 n = 0;
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(gpuprobe_sg_krps); i++)
-		n += gpuprobe_sg_krps[i].nmissed;
+		n += gpuprobe_sg_krps[i].kp.nmissed +
+		     gpuprobe_sg_entry_kps[i].nmissed;
 	return n;
 }
 
@@ -407,9 +416,9 @@ int gpuprobe_dma_tp_hooks_fill(struct sk_buff *skb,
 		 IS_ENABLED(CONFIG_KPROBES) ? NULL :
 		 "no kprobes: DMA records are untimed") ||
 	    fill(skb, "kretprobe:failed map_sg (dma_map_sg_attrs, dma_map_sgtable)",
-		 gpuprobe_dma_sg_timed,
-		 IS_ENABLED(CONFIG_KPROBES) ? NULL :
-		 "no kprobes: DMA records are untimed"))
+		 gpuprobe_sg_krp_on[0] && gpuprobe_sg_krp_on[1],
+		 gpuprobe_sg_krp_on[0] && gpuprobe_sg_krp_on[1] ? NULL :
+		 "not on every map_sg entry: failures there are not recorded"))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -422,11 +431,6 @@ bool gpuprobe_dma_tp_available(void)
 }
 
 u64 gpuprobe_dma_tp_recursion(void)
-{
-	return 0;
-}
-
-u64 gpuprobe_dma_tp_missed(void)
 {
 	return 0;
 }

@@ -17,8 +17,11 @@
  * them for the online CPUs, a CPU hotplug callback for each CPU that comes
  * online later, STOP frees them all.  A CPU going offline keeps its ring
  * until STOP (probes may run on it until it is dead; the drain empties it).
- * The batch buffer is allocated once per session, and an idle drain only
- * compares each ring's head and tail.
+ * The batch buffer is allocated once per session.  The drain sleeps while
+ * the rings are empty: a drain that found nothing arms gpuprobe_drain_idle
+ * and does not requeue itself; the first record written after that kicks
+ * it through an irq_work (safe from any context a probe runs in), which
+ * queues the drain drain_ms later, so delivery latency stays drain_ms.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -26,6 +29,7 @@
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
 #include <linux/cpumask.h>
+#include <linux/irq_work.h>
 #include <linux/mm.h>
 #include <linux/percpu.h>
 #include <linux/slab.h>
@@ -82,6 +86,10 @@ static DEFINE_MUTEX(gpuprobe_drain_lock);	/* one drainer at a time */
 static bool gpuprobe_draining;
 static void gpuprobe_drain_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(gpuprobe_drain_work, gpuprobe_drain_fn);
+/* the drain found the rings empty and sleeps until a record kicks it */
+static int gpuprobe_drain_idle;
+static void gpuprobe_drain_kick_fn(struct irq_work *work);
+static DEFINE_IRQ_WORK(gpuprobe_drain_kick, gpuprobe_drain_kick_fn);
 
 /*
  * Under cpus_read_lock() or from the hotplug callback (which runs with the
@@ -239,6 +247,10 @@ void gpuprobe_emit(struct gpuprobe_rec_hdr *rec)
 	WRITE_ONCE(r->captured, r->captured + 1);
 	/* publish the record before the head that covers it */
 	smp_store_release(&r->head, head + 1);
+	smp_mb();	/* the head before the idle flag; pairs with gpuprobe_drain_sleep() */
+	if (unlikely(READ_ONCE(gpuprobe_drain_idle)) &&
+	    cmpxchg(&gpuprobe_drain_idle, 1, 0) == 1)
+		irq_work_queue(&gpuprobe_drain_kick);
 out:
 	local_irq_restore(flags);
 }
@@ -322,27 +334,79 @@ static void gpuprobe_drain_cpu(int cpu, struct gpuprobe_batch *b)
 	gpuprobe_batch_flush(r, b);
 }
 
-static void gpuprobe_drain_all(void)
+/* Whether any ring holds records or unreported drops; under the drain lock. */
+static bool gpuprobe_rings_busy(void)
 {
 	int cpu;
 
-	mutex_lock(&gpuprobe_drain_lock);
-	if (gpuprobe_batch)
-		for_each_cpu(cpu, &gpuprobe_ring_cpus)
-			gpuprobe_drain_cpu(cpu, gpuprobe_batch);
-	mutex_unlock(&gpuprobe_drain_lock);
+	for_each_cpu(cpu, &gpuprobe_ring_cpus) {
+		struct gpuprobe_ring *r = per_cpu_ptr(&gpuprobe_rings, cpu);
+
+		/* pairs with gpuprobe_emit()'s release of the head */
+		if (r->slots && (smp_load_acquire(&r->head) != r->tail ||
+				 READ_ONCE(r->dropped) != r->dropped_reported))
+			return true;
+	}
+	return false;
 }
 
-static void gpuprobe_drain_fn(struct work_struct *work)
+/* Drains every ring; returns whether the drain should run again. */
+static bool gpuprobe_drain_all(void)
 {
-	gpuprobe_drain_all();
+	bool again = false;
+	int cpu;
+
+	mutex_lock(&gpuprobe_drain_lock);
+	if (gpuprobe_batch) {
+		again = gpuprobe_rings_busy();
+		for_each_cpu(cpu, &gpuprobe_ring_cpus)
+			gpuprobe_drain_cpu(cpu, gpuprobe_batch);
+	}
+	mutex_unlock(&gpuprobe_drain_lock);
+	return again;
+}
+
+/*
+ * Nothing was drained: sleep until a record kicks.  The flag goes up
+ * before the rings are looked at again, and an emitter publishes its head
+ * before it reads the flag, so a record written meanwhile is either seen
+ * here or kicks.  A drop needs no kick: a ring drops only when full, and a
+ * full ring has records that keep the drain awake until the drop is sent.
+ */
+static bool gpuprobe_drain_sleep(void)
+{
+	bool busy;
+
+	WRITE_ONCE(gpuprobe_drain_idle, 1);
+	smp_mb();	/* the flag before the heads; pairs with gpuprobe_emit() */
+	mutex_lock(&gpuprobe_drain_lock);
+	busy = gpuprobe_rings_busy();
+	mutex_unlock(&gpuprobe_drain_lock);
+	/* a record came: stay awake, unless its emitter already kicked */
+	return busy && cmpxchg(&gpuprobe_drain_idle, 1, 0) == 1;
+}
+
+static void gpuprobe_drain_queue(void)
+{
 	if (READ_ONCE(gpuprobe_draining))
 		queue_delayed_work(system_unbound_wq, &gpuprobe_drain_work,
 				   msecs_to_jiffies(max(drain_ms, 1U)));
 }
 
+static void gpuprobe_drain_kick_fn(struct irq_work *work)
+{
+	gpuprobe_drain_queue();
+}
+
+static void gpuprobe_drain_fn(struct work_struct *work)
+{
+	if (gpuprobe_drain_all() || gpuprobe_drain_sleep())
+		gpuprobe_drain_queue();
+}
+
 void gpuprobe_drain_start(void)
 {
+	WRITE_ONCE(gpuprobe_drain_idle, 0);
 	WRITE_ONCE(gpuprobe_draining, true);
 	queue_delayed_work(system_unbound_wq, &gpuprobe_drain_work, 0);
 }
@@ -351,6 +415,8 @@ void gpuprobe_drain_start(void)
 void gpuprobe_drain_stop(void)
 {
 	WRITE_ONCE(gpuprobe_draining, false);
+	irq_work_sync(&gpuprobe_drain_kick);
 	cancel_delayed_work_sync(&gpuprobe_drain_work);
+	WRITE_ONCE(gpuprobe_drain_idle, 0);
 	gpuprobe_drain_all();
 }

@@ -95,6 +95,57 @@ TEST_F(irq, exact_count_matches_proc_interrupts)
 	EXPECT_FALSE(st.running);
 }
 
+/* Runs of the drain work in the kernel's own trace (workqueue events), or -1. */
+static int drain_runs_during(int ms)
+{
+	const char *t = "/sys/kernel/tracing";
+	char path[128], line[512];
+	int n = 0, fd;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/trace", t);
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);	/* clears it */
+	if (fd < 0)
+		return -1;
+	close(fd);
+	snprintf(path, sizeof(path), "%s/events/workqueue/workqueue_execute_start/enable", t);
+	if (write_file(path, "1"))
+		return -1;
+	usleep(ms * 1000);
+	write_file(path, "0");
+	snprintf(path, sizeof(path), "%s/trace", t);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		n += strstr(line, "gpuprobe_drain_fn") != NULL;
+	fclose(f);
+	return n;
+}
+
+/*
+ * The drain sleeps while nothing happens (before: a run every drain_ms, 4
+ * ms), and the first record wakes it: records still arrive.
+ */
+TEST_F(irq, drain_sleeps_when_idle)
+{
+	long long proc;
+	uint64_t rec;
+	int idle;
+
+	ASSERT_EQ(0, gp_listen(&self->l, 1 << 20));
+	ASSERT_EQ(0, gp_start(&self->s, GPUPROBE_EVMASK(GPUPROBE_EV_IRQ)));
+	usleep(100000);		/* the run START queues */
+	idle = drain_runs_during(1000);
+	ASSERT_GE(idle, 0);
+	TH_LOG("drain runs in 1 s idle: %d", idle);
+	EXPECT_LE(idle, 1);
+	ASSERT_EQ(0, gp_raise_and_count(&self->l, &self->t, self->edu, 3, &proc, &rec));
+	EXPECT_EQ(3, proc);
+	EXPECT_EQ(3, rec);
+	ASSERT_EQ(0, gp_stop(&self->s));
+}
+
 TEST_F(irq, nothing_recorded_when_stopped)
 {
 	ASSERT_EQ(0, gp_listen(&self->l, 0));

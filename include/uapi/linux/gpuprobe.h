@@ -100,9 +100,13 @@ struct gpuprobe_rec_target {
 	__u32 bdf;
 	__u32 event;			/* enum gpuprobe_target_event */
 	__u32 nvec;
-	__u32 domain;			/* its IOMMU domain, as in IOMMU records;
-					 * 0: none (older modules: always 0)
+	union {
+		__u32 domain;		/* its IOMMU domain, as in IOMMU
+					 * records; 0: none (older modules:
+					 * always 0)
 					 */
+		__u32 reserved;		/* its former name */
+	};
 };
 
 struct gpuprobe_rec_sched {

@@ -17,7 +17,8 @@
  *   mapbench  write "N SIZE": N dma_map_single()/dma_unmap_single() pairs
  *          of one SIZE buffer, no transfer (the cost of mapping alone)
  *   mapsg  write "N SIZE": one dma_map_sg() of N segments that all point at
- *          one SIZE buffer (N at most 131072), unmapped if it succeeded; with
+ *          one SIZE buffer (N at most 131072, SIZE at most the device's
+ *          maximum segment size), unmapped if it succeeded; with
  *          N * SIZE past the DMA mask the IOMMU has no room: a failed map_sg
  *          (counted in map_sg_failed), the write still succeeds
  *   stats  read: counters of everything done so far
@@ -433,7 +434,7 @@ static ssize_t edu_mapsg_write(struct file *file, const char __user *ubuf,
 		return -EFAULT;
 	cmd[len] = '\0';
 	if (sscanf(cmd, "%u %zu", &n, &size) != 2 || !n || n > 131072 || !size ||
-	    size > EDU_DMA_MAX_SIZE)
+	    size > dma_get_max_seg_size(dev))
 		return -EINVAL;
 	buf = kmalloc(size, GFP_KERNEL);
 	if (!buf)
