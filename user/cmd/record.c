@@ -388,7 +388,8 @@ static int start_recording(struct recorder *r, uint64_t *start_ns)
 	r->info.start_ns = *start_ns;
 	r->info.start_realtime_ns = realtime_now_ns();
 	r->info.app_events = r->app.active ? TRACEFILE_APP_EXPECTED : TRACEFILE_APP_NONE;
-	if (trace_writer_header(&r->writer, &r->info)) {
+	if (trace_writer_header(&r->writer, &r->info) ||
+	    (r->guest && guest_link_put_host(&r->info, r->cfg.sink))) {
 		errorf("cannot write %s: %s", r->opts.output, strerror(errno));
 		return -1;
 	}
@@ -397,7 +398,7 @@ static int start_recording(struct recorder *r, uint64_t *start_ns)
 		return -1;
 	}
 	snapshot_irq_counts(r, IRQ_COUNT_START);
-	if (r->guest && guest_link_start(r->guest, r->cfg.sink, &r->info)) {
+	if (r->guest && guest_link_start(r->guest, r->cfg.sink)) {
 		stop_source(r);
 		return -1;
 	}

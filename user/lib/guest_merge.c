@@ -24,7 +24,7 @@ static int put_fit(const struct clock_fit *f, const struct record_sink *sink)
 
 /* Pass 1: how many whole records, and whether the guest's file is complete. */
 static int count_records(FILE *f, uint64_t *records, bool *complete, int32_t *exit_status,
-			 char *err, size_t errlen)
+			 uint64_t *stop_ns, char *err, size_t errlen)
 {
 	const struct gpuprobe_rec_hdr *rec;
 	struct trace_reader r;
@@ -38,6 +38,7 @@ static int count_records(FILE *f, uint64_t *records, bool *complete, int32_t *ex
 			(*records)++;
 		*complete = r.seen_end;
 		*exit_status = r.seen_end ? r.end.exit_status : -1;
+		*stop_ns = r.seen_end ? r.end.hdr.ts_ns : 0;
 	}
 	if (n < 0)
 		snprintf(err, errlen, "%s", r.error);
@@ -48,7 +49,7 @@ static int count_records(FILE *f, uint64_t *records, bool *complete, int32_t *ex
 }
 
 static int put_machine(const struct guest_merge_input *in, const struct trace_info *info,
-		       uint64_t records, bool complete, int32_t exit_status,
+		       uint64_t records, bool complete, int32_t exit_status, uint64_t stop_ns,
 		       const struct record_sink *sink)
 {
 	static unsigned char buf[TRACEFILE_REC_MAX_SIZE];
@@ -62,6 +63,7 @@ static int put_machine(const struct guest_merge_input *in, const struct trace_in
 	m->flags = (complete ? MACHINE_COMPLETE : 0) | (in->link_lost ? MACHINE_LOST : 0);
 	m->exit_status = in->exit_status >= 0 ? in->exit_status : exit_status;
 	m->records = records;
+	m->stop_ns = stop_ns;
 	m->info = *info;
 	copy_string(m->address, sizeof(m->address), in->address);
 	len = machine_record_build(m, buf, sizeof(buf));
@@ -74,7 +76,7 @@ int guest_merge(struct guest_merge_input *in, const struct record_sink *sink)
 	static unsigned char wrapped[TRACEFILE_REC_MAX_SIZE];
 	const struct gpuprobe_rec_hdr *rec;
 	struct trace_info *info = malloc(sizeof(*info));
-	uint64_t records = 0, wrapped_count = 0;
+	uint64_t records = 0, wrapped_count = 0, stop_ns = 0;
 	struct trace_reader r;
 	bool complete = false;
 	int32_t exit_status = -1;
@@ -88,7 +90,8 @@ int guest_merge(struct guest_merge_input *in, const struct record_sink *sink)
 		warnf("the guest's clock was never compared with the host's: its records keep their own times, NOT aligned");
 	else if (put_fit(in->fit, sink))
 		goto err_sink;
-	if (count_records(in->spool, &records, &complete, &exit_status, err, sizeof(err))) {
+	if (count_records(in->spool, &records, &complete, &exit_status, &stop_ns,
+			  err, sizeof(err))) {
 		errorf("the guest's trace is unreadable, left out: %s", err);
 		goto out_close;
 	}
@@ -97,7 +100,7 @@ int guest_merge(struct guest_merge_input *in, const struct record_sink *sink)
 		errorf("%s", r.error);
 		goto out_close;
 	}
-	if (put_machine(in, info, records, complete, exit_status, sink))
+	if (put_machine(in, info, records, complete, exit_status, stop_ns, sink))
 		goto err_reader;
 	while ((n = trace_reader_next(&r, &rec)) > 0) {
 		uint64_t host_ts = rec->ts_ns;

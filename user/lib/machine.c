@@ -57,6 +57,7 @@ size_t machine_record_build(const struct machine_desc *m, void *buf, size_t size
 	rec->flags = m->flags;
 	rec->exit_status = m->exit_status;
 	rec->records = m->records;
+	rec->stop_ns = m->stop_ns;
 	return len;
 }
 
@@ -74,6 +75,7 @@ int machine_record_decode(const struct tracefile_rec_machine *rec, struct machin
 	m->flags = rec->flags;
 	m->exit_status = rec->exit_status;
 	m->records = rec->records;
+	m->stop_ns = rec->stop_ns;
 	m->info.source = rec->source;
 	m->info.start_ns = rec->start_ns;
 	m->info.start_realtime_ns = rec->start_realtime_ns;

@@ -22,6 +22,7 @@ struct machine_desc {
 	uint32_t flags;
 	int32_t exit_status;
 	uint64_t records;
+	uint64_t stop_ns;
 	char address[48];
 	struct trace_info info;		/* host, kernel, source, start, targets */
 };

@@ -31,7 +31,7 @@ _Static_assert(sizeof(struct tracefile_rec_end) % 8 == 0, "end alignment");
 _Static_assert(sizeof(struct tracefile_rec_app) % 8 == 0, "app alignment");
 _Static_assert(sizeof(struct tracefile_rec_vector) == 32, "vector record size");
 _Static_assert(sizeof(struct tracefile_rec_kvm_inject) == 32, "kvm inject record size");
-_Static_assert(sizeof(struct tracefile_rec_machine) == 272, "machine record size");
+_Static_assert(sizeof(struct tracefile_rec_machine) == 280, "machine record size");
 _Static_assert(sizeof(struct tracefile_rec_guest) == 24, "guest record size");
 _Static_assert(sizeof(struct tracefile_rec_clock_sync) == 56, "clock sync record size");
 

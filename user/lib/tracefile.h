@@ -151,6 +151,7 @@ struct tracefile_rec_machine {
 	uint32_t flags;			/* MACHINE_* */
 	int32_t exit_status;		/* its recording's (the guest command's) */
 	uint64_t records;		/* its records carried in this file */
+	uint64_t stop_ns;		/* its clock: its end record's time; 0 when none */
 };
 
 /*

@@ -250,7 +250,7 @@ static size_t build_start(const struct guest_options *o, char *buf, size_t size)
 	return len;
 }
 
-static int put_host_machine(const struct trace_info *host, const struct record_sink *sink)
+int guest_link_put_host(const struct trace_info *host, const struct record_sink *sink)
 {
 	static unsigned char buf[TRACEFILE_REC_MAX_SIZE];
 	struct machine_desc *m = calloc(1, sizeof(*m));
@@ -268,8 +268,7 @@ static int put_host_machine(const struct trace_info *host, const struct record_s
 	return len ? sink_put(sink, (const struct gpuprobe_rec_hdr *)buf) : -1;
 }
 
-int guest_link_start(struct guest_link *g, const struct record_sink *sink,
-		     const struct trace_info *host)
+int guest_link_start(struct guest_link *g, const struct record_sink *sink)
 {
 	char start[16u << 10];
 	size_t len = build_start(&g->o, start, sizeof(start));
@@ -279,7 +278,6 @@ int guest_link_start(struct guest_link *g, const struct record_sink *sink,
 		errorf("--guest-command and --guest-target make a START message over %zu bytes", sizeof(start));
 		return -1;
 	}
-	put_host_machine(host, sink);
 	if (remote_send(&g->c, REMOTE_START, start, (uint32_t)len)) {
 		errorf("--guest: %s", g->c.error);
 		return -1;

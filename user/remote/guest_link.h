@@ -31,11 +31,13 @@ struct guest_link;
 
 /* Connect and authenticate; NULL after saying why. */
 struct guest_link *guest_link_open(const struct guest_options *o);
+/* Right after the file header: the host's machine record, the first record of a merged file. */
+int guest_link_put_host(const struct trace_info *host, const struct record_sink *sink);
 /*
- * The host is recording (header written): describe it, start the guest's
- * recording, wait for its first bytes, first clock burst.  -1 after saying why.
+ * The host is recording: start the guest's recording, wait for its first
+ * bytes, first clock burst.  -1 after saying why.
  */
-int guest_link_start(struct guest_link *g, const struct record_sink *sink, const struct trace_info *host);
+int guest_link_start(struct guest_link *g, const struct record_sink *sink);
 /* While recording: take what arrived, a clock burst every second. */
 void guest_link_pump(struct guest_link *g, const struct record_sink *sink);
 /* The guest's recording ended on its own (its command exited), or the link broke. */

@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Pairing host and guest events of a merged trace (passthrough.h).
+ *
+ * A guest interrupt's cause is the latest host interrupt (or KVM injection,
+ * when the file has them) at or before it, on the host clock, allowing the
+ * clock's error bound: causes cannot come after their effects, and the
+ * device raises them in order.  A host interrupt claimed by no guest one is
+ * unpaired (coalesced, or lost on the way); a second guest interrupt after
+ * the same host one is unpaired; a guest interrupt with no possible cause
+ * before it is an order violation: the clock offset is wrong by more than
+ * its bound, and the pairs are not to be trusted.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "passthrough.h"
+
+static int by_ts(const void *a, const void *b)
+{
+	const struct pt_event *x = a, *y = b;
+
+	return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
+static void sort_events(struct pt_array *a)
+{
+	qsort(a->e, a->n, sizeof(*a->e), by_ts);
+}
+
+static void map_guest(const struct clock_fit *fit, struct pt_array *a)
+{
+	for (uint32_t i = 0; i < a->n; i++)
+		clock_guest_to_host(fit, a->e[i].raw, &a->e[i].ts);
+	sort_events(a);
+}
+
+static uint64_t later_minus(uint64_t later, uint64_t earlier)
+{
+	return later > earlier ? later - earlier : 0;
+}
+
+/* Each injection's host interrupt: the latest at or before it, of its irq when it names one. */
+static void pair_injections(struct passthrough *pt)
+{
+	struct pt_array *h = &pt->host_irq, *k = &pt->inject;
+	uint32_t hi = 0;
+
+	for (uint32_t i = 0; i < k->n; i++) {
+		while (hi < h->n && h->e[hi].ts <= k->e[i].ts)
+			hi++;
+		for (uint32_t back = hi; back > 0 && hi - back < 64; back--) {
+			struct pt_event *c = &h->e[back - 1];
+
+			if (k->e[i].irq && c->irq != k->e[i].irq)
+				continue;
+			if (c->next < 0) {	/* host irq not yet injected */
+				c->next = (int32_t)i;
+				k->e[i].pair = (int32_t)(back - 1);
+			}
+			break;
+		}
+	}
+}
+
+/* Each guest interrupt's cause among causes (host irqs, or injections), in order. */
+static void pair_guest(struct passthrough *pt, struct pt_array *causes)
+{
+	struct pt_array *g = &pt->guest_irq;
+	uint64_t bound = pt->fit.error_ns;
+	uint32_t c = 0;
+
+	for (uint32_t i = 0; i < g->n; i++) {
+		uint64_t latest = g->e[i].ts + bound;
+		struct pt_event *cause;
+		int32_t host;
+
+		while (c + 1 < causes->n && causes->e[c + 1].ts <= latest)
+			c++;
+		if (!causes->n || causes->e[c].ts > latest) {
+			pt->order_violations++;
+			pt->irq_unpaired_guest++;
+			continue;
+		}
+		cause = &causes->e[c];
+		host = causes == &pt->inject ? cause->pair : (int32_t)c;
+		/* a cause already claimed: a second guest interrupt after one host interrupt */
+		if ((causes == &pt->inject && cause->next >= 0) || host < 0 ||
+		    pt->host_irq.e[host].pair >= 0) {
+			pt->irq_unpaired_guest++;
+			continue;
+		}
+		if (causes == &pt->inject)
+			cause->next = (int32_t)i;
+		pt->host_irq.e[host].pair = (int32_t)i;
+		g->e[i].pair = host;
+		g->e[i].next = causes == &pt->inject ? (int32_t)c : -1;
+		pt->irq_paired++;
+	}
+	pt->irq_unpaired_host = pt->host_irq.n - pt->irq_paired;
+}
+
+/* The first guest wake-up after the handler entry and before the next guest interrupt. */
+static uint64_t wake_after(const struct pt_array *w, uint32_t *wi, uint64_t raw, uint64_t next_raw)
+{
+	while (*wi < w->n && w->e[*wi].raw < raw)
+		(*wi)++;
+	if (*wi < w->n && (!next_raw || w->e[*wi].raw < next_raw))
+		return w->e[*wi].raw;
+	return 0;
+}
+
+static void stage_pairs(struct passthrough *pt)
+{
+	struct pt_array *h = &pt->host_irq, *g = &pt->guest_irq;
+	uint32_t wi = 0, n = 0;
+
+	pt->pairs = calloc(pt->irq_paired ? pt->irq_paired : 1, sizeof(*pt->pairs));
+	for (uint32_t i = 0; i < g->n; i++) {
+		const struct pt_event *ge = &g->e[i], *he;
+		uint64_t next_raw = i + 1 < g->n ? g->e[i + 1].raw : 0, wake;
+		struct pt_pair p = { 0 };
+
+		wake = wake_after(&pt->guest_wake, &wi, ge->raw, next_raw);
+		if (ge->pair < 0)
+			continue;
+		he = &h->e[ge->pair];
+		p.host_ts = he->ts;
+		p.host_duration = he->duration;
+		p.guest_ts = ge->ts;
+		p.guest_duration = ge->duration;
+		hist_add(&pt->host_handler_ns, he->duration);
+		hist_add(&pt->guest_handler_ns, ge->duration);
+		if (ge->ts < he->ts)
+			pt->early_within_bound++;
+		hist_add(&pt->host_to_guest_ns, later_minus(ge->ts, he->ts));
+		if (ge->next >= 0) {	/* the injection it came through */
+			p.inject_ts = pt->inject.e[ge->next].ts;
+			hist_add(&pt->host_to_inject_ns, later_minus(p.inject_ts, he->ts));
+			hist_add(&pt->inject_to_guest_ns, later_minus(ge->ts, p.inject_ts));
+		}
+		if (wake) {
+			p.wake_ts = ge->ts + (wake - ge->raw);
+			hist_add(&pt->guest_handler_to_wake_ns, wake - ge->raw);
+		}
+		if (pt->pairs)
+			pt->pairs[n++] = p;
+	}
+}
+
+/* Each guest DMA map with the first unclaimed host IOMMU map inside it (within the bound). */
+static void pair_maps(struct passthrough *pt)
+{
+	struct pt_array *g = &pt->guest_map, *h = &pt->host_map;
+	uint64_t bound = pt->fit.error_ns;
+	uint32_t lo = 0;
+
+	for (uint32_t i = 0; i < g->n; i++) {
+		uint64_t from = g->e[i].ts > bound ? g->e[i].ts - bound : 0;
+		uint64_t to = g->e[i].ts + g->e[i].duration + bound;
+
+		while (lo < h->n && h->e[lo].ts < from)
+			lo++;
+		for (uint32_t j = lo; j < h->n && h->e[j].ts <= to; j++) {
+			if (h->e[j].pair >= 0)
+				continue;
+			h->e[j].pair = (int32_t)i;
+			g->e[i].pair = (int32_t)j;
+			pt->dma_paired++;
+			hist_add(&pt->vfio_map_ns, later_minus(h->e[j].ts + h->e[j].duration, g->e[i].ts));
+			break;
+		}
+	}
+	pt->dma_unpaired_guest = g->n - pt->dma_paired;
+}
+
+void passthrough_pair_irqs(struct passthrough *pt)
+{
+	if (!pt->have_fit) {
+		snprintf(pt->note, sizeof(pt->note),
+			 "the guest's clock was never compared with the host's: nothing is paired");
+		pt->irq_unpaired_host = pt->host_irq.n;
+		pt->irq_unpaired_guest = pt->guest_irq.n;
+		pt->dma_unpaired_guest = pt->guest_map.n;
+		return;
+	}
+	sort_events(&pt->host_irq);
+	sort_events(&pt->inject);
+	sort_events(&pt->host_map);
+	map_guest(&pt->fit, &pt->guest_irq);
+	map_guest(&pt->fit, &pt->guest_wake);
+	map_guest(&pt->fit, &pt->guest_map);
+	if (pt->inject.n)
+		pair_injections(pt);
+	pair_guest(pt, pt->inject.n ? &pt->inject : &pt->host_irq);
+	stage_pairs(pt);
+	pair_maps(pt);
+	if (pt->order_violations)
+		snprintf(pt->note, sizeof(pt->note),
+			 "%llu guest interrupts came before any host interrupt that could have caused them: the clock offset is wrong by more than its bound, do not trust these pairs",
+			 (unsigned long long)pt->order_violations);
+}
