@@ -21,7 +21,7 @@ struct passthrough *passthrough_new(void)
 }
 
 static void push(struct passthrough *pt, struct pt_array *a, uint64_t raw, uint64_t duration,
-		 uint32_t irq)
+		 uint32_t irq, uint32_t cpu)
 {
 	if (a->n == a->cap) {
 		uint32_t cap = a->cap ? 2 * a->cap : 1024;
@@ -35,7 +35,7 @@ static void push(struct passthrough *pt, struct pt_array *a, uint64_t raw, uint6
 		a->cap = cap;
 	}
 	a->e[a->n++] = (struct pt_event){ .ts = raw, .raw = raw, .duration = duration,
-					  .irq = irq, .pair = -1, .next = -1 };
+					  .irq = irq, .cpu = cpu, .pair = -1, .next = -1 };
 }
 
 static struct machine_desc *new_guest(struct passthrough *pt)
@@ -94,17 +94,17 @@ static void add_guest(struct passthrough *pt, const struct tracefile_rec_guest *
 		const struct gpuprobe_rec_irq *irq = (const void *)in;
 
 		if (in->size >= sizeof(*irq))
-			push(pt, &pt->guest_irq, in->ts_ns, irq->duration_ns, irq->irq);
+			push(pt, &pt->guest_irq, in->ts_ns, irq->duration_ns, irq->irq, in->cpu);
 		break;
 	}
 	case GPUPROBE_EV_WAKEUP:
-		push(pt, &pt->guest_wake, in->ts_ns, 0, 0);
+		push(pt, &pt->guest_wake, in->ts_ns, 0, 0, in->cpu);
 		break;
 	case GPUPROBE_EV_DMA: {
 		const struct gpuprobe_rec_dma *d = (const void *)in;
 
 		if (in->size >= sizeof(*d) && is_map(d->op))
-			push(pt, &pt->guest_map, in->ts_ns, d->duration_ns, (uint32_t)d->bytes);
+			push(pt, &pt->guest_map, in->ts_ns, d->duration_ns, (uint32_t)d->bytes, in->cpu);
 		break;
 	}
 	}
@@ -134,7 +134,7 @@ void passthrough_add(struct passthrough *pt, const struct gpuprobe_rec_hdr *rec)
 	case GPUPROBE_EV_IRQ: {
 		const struct gpuprobe_rec_irq *irq = (const void *)rec;
 
-		push(pt, &pt->host_irq, rec->ts_ns, irq->duration_ns, irq->irq);
+		push(pt, &pt->host_irq, rec->ts_ns, irq->duration_ns, irq->irq, rec->cpu);
 		break;
 	}
 	case GPUPROBE_EV_IOMMU: {
@@ -144,13 +144,13 @@ void passthrough_add(struct passthrough *pt, const struct gpuprobe_rec_hdr *rec)
 			break;
 		if (io->bdf == GPUPROBE_BDF_NONE)
 			pt->host_maps_unattributed++;
-		push(pt, &pt->host_map, rec->ts_ns, io->duration_ns, (uint32_t)io->size);
+		push(pt, &pt->host_map, rec->ts_ns, io->duration_ns, (uint32_t)io->size, rec->cpu);
 		break;
 	}
 	case TRACEFILE_REC_KVM_INJECT: {
 		const struct tracefile_rec_kvm_inject *k = (const void *)rec;
 
-		push(pt, &pt->inject, rec->ts_ns, 0, k->host_irq);
+		push(pt, &pt->inject, rec->ts_ns, 0, k->host_irq, rec->cpu);
 		break;
 	}
 	case TRACEFILE_REC_GUEST:

@@ -20,6 +20,13 @@
 #include "machine.h"
 
 #define PT_MAX_EVENTS	(1u << 22)	/* per kind; beyond, counted in dropped */
+/*
+ * A wake-up (of the guest workload's threads: the only ones recorded) is
+ * the guest handler's when it comes after its entry, before the next guest
+ * interrupt and at most this long after the handler returned (threaded
+ * handlers, softirq, blk-mq's completion IPI to another CPU).
+ */
+#define PT_WAKE_SLACK_NS	1000000
 
 /* One interrupt, injection, wake-up or map, on the host clock (guest ones mapped). */
 struct pt_event {
@@ -27,6 +34,7 @@ struct pt_event {
 	uint64_t raw;		/* the machine's own clock */
 	uint64_t duration;
 	uint32_t irq;		/* irq; map: bytes (low 32 bits are enough for a label) */
+	uint32_t cpu;
 	int32_t pair;		/* host irq: its guest irq; guest irq, injection: its host irq; -1 none */
 	int32_t next;		/* injection: the guest irq it became; -1 none */
 };

@@ -101,14 +101,17 @@ static void pair_guest(struct passthrough *pt, struct pt_array *causes)
 	pt->irq_unpaired_host = pt->host_irq.n - pt->irq_paired;
 }
 
-/* The first guest wake-up after the handler entry and before the next guest interrupt. */
-static uint64_t wake_after(const struct pt_array *w, uint32_t *wi, uint64_t raw, uint64_t next_raw)
+/* The handler's wake-up (PT_WAKE_SLACK_NS); 0 when none.  *wi: the first wake-up not before it. */
+static uint64_t wake_after(const struct pt_array *w, uint32_t *wi, const struct pt_event *irq,
+			   uint64_t next_raw)
 {
-	while (*wi < w->n && w->e[*wi].raw < raw)
+	uint64_t until = irq->raw + irq->duration + PT_WAKE_SLACK_NS;
+
+	if (next_raw && next_raw < until)
+		until = next_raw;
+	while (*wi < w->n && w->e[*wi].raw < irq->raw)
 		(*wi)++;
-	if (*wi < w->n && (!next_raw || w->e[*wi].raw < next_raw))
-		return w->e[*wi].raw;
-	return 0;
+	return *wi < w->n && w->e[*wi].raw < until ? w->e[*wi].raw : 0;
 }
 
 static void stage_pairs(struct passthrough *pt)
@@ -122,7 +125,7 @@ static void stage_pairs(struct passthrough *pt)
 		uint64_t next_raw = i + 1 < g->n ? g->e[i + 1].raw : 0, wake;
 		struct pt_pair p = { 0 };
 
-		wake = wake_after(&pt->guest_wake, &wi, ge->raw, next_raw);
+		wake = wake_after(&pt->guest_wake, &wi, ge, next_raw);
 		if (ge->pair < 0)
 			continue;
 		he = &h->e[ge->pair];
