@@ -51,6 +51,7 @@ struct pt_pair {
 	uint64_t guest_ts;		/* host clock */
 	uint64_t guest_duration;
 	uint64_t wake_ts;		/* host clock; 0: no wake-up seen */
+	uint32_t host_cpu, guest_cpu;
 };
 
 struct passthrough {

@@ -133,6 +133,8 @@ static void stage_pairs(struct passthrough *pt)
 		p.host_duration = he->duration;
 		p.guest_ts = ge->ts;
 		p.guest_duration = ge->duration;
+		p.host_cpu = he->cpu;
+		p.guest_cpu = ge->cpu;
 		hist_add(&pt->host_handler_ns, he->duration);
 		hist_add(&pt->guest_handler_ns, ge->duration);
 		if (ge->ts < he->ts)

@@ -134,7 +134,6 @@ int cmd_agent(int argc, char **argv)
 		goto out;
 	}
 	o->self_exe[n] = '\0';
-	o->test_clock_base_ns = mono_now_ns();
 	if (remote_addr_parse(o->listen, true, &addr, err, sizeof(err))) {
 		errorf("agent: --listen: %s", err);
 		goto out;

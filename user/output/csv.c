@@ -92,9 +92,10 @@ static void csv_record(void *state, const struct gpuprobe_rec_hdr *h)
 		(unsigned long long)c.target_cpu);
 }
 
-static void *csv_begin(FILE *out, const struct trace_info *info)
+static void *csv_begin(FILE *out, const struct trace_info *info, const struct passthrough *pt)
 {
 	(void)info;
+	(void)pt;
 	fputs(csv_header, out);
 	return out;
 }

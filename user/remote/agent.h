@@ -19,10 +19,13 @@ struct agent_options {
 	bool once;
 	bool quiet;
 	char self_exe[4096];	/* this binary, for the record child */
-	/* tests: the agent's clock as the host sees it = CLOCK_MONOTONIC + offset + drift */
+	/*
+	 * tests: the clock the agent reports is m + offset + drift * m, m its
+	 * CLOCK_MONOTONIC: on one machine, the truth at host time h is
+	 * offset + drift * h
+	 */
 	int64_t test_offset_ns;
 	int64_t test_drift_ppb;
-	uint64_t test_clock_base_ns;
 };
 
 /* SIGINT/SIGTERM: end the session in progress (its recording stops cleanly), then exit. */

@@ -45,7 +45,7 @@ struct session {
 static uint64_t agent_clock_ns(const struct agent_options *o)
 {
 	uint64_t now = mono_now_ns();
-	double drift = (double)o->test_drift_ppb / 1e9 * (double)(now - o->test_clock_base_ns);
+	double drift = (double)o->test_drift_ppb / 1e9 * (double)now;
 
 	return now + (uint64_t)o->test_offset_ns + (uint64_t)(int64_t)drift;
 }

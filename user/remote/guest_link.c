@@ -36,6 +36,7 @@ struct guest_link {
 	struct clock_fit fit;
 	uint64_t sync_seq;
 	uint64_t next_burst_ns;
+	bool started;		/* its first bytes arrived: from now on a loss leaves an incomplete trace */
 	bool exited, lost, write_error;
 	int32_t exit_status;
 };
@@ -45,8 +46,11 @@ static void link_lost(struct guest_link *g, const char *why)
 	if (g->lost)
 		return;
 	g->lost = true;
-	errorf("guest %s: %s; the guest's records up to here are kept and the trace will be marked incomplete",
-	       g->address, why);
+	if (g->started)
+		errorf("guest %s: %s; the guest's records up to here are kept and the trace will be marked incomplete",
+		       g->address, why);
+	else
+		errorf("guest %s: %s: the recording cannot start", g->address, why);
 }
 
 static void spool_data(struct guest_link *g)
@@ -293,8 +297,9 @@ int guest_link_start(struct guest_link *g, const struct record_sink *sink)
 			       "its recording sent nothing: the agent stalls");
 		return -1;
 	}
+	g->started = true;
 	clock_burst(g, BURST_START, sink);
-	return g->lost ? -1 : 0;
+	return 0;
 }
 
 void guest_link_pump(struct guest_link *g, const struct record_sink *sink)
