@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -237,8 +238,11 @@ int remote_recv(struct remote_chan *c, int wait_ms)
 			return chan_fail(c, "the peer stalled inside a message (%zu bytes received, nothing more for %d ms)",
 					 c->have, c->timeout_ms);
 		left = (int64_t)(deadline - now);
-		if (left <= 0)
+		/* a caller that waits gets a message begun in time whole, or a stall */
+		if (left <= 0 && (!c->have || wait_ms <= 0))
 			return 0;
+		if (left <= 0)
+			left = INT64_MAX;	/* until the stall deadline below */
 		if (c->have) {	/* wake up in time to call a stall a stall */
 			int64_t stall = (int64_t)(c->started_ns + (uint64_t)c->timeout_ms * 1000000 - now);
 

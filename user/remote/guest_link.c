@@ -72,9 +72,8 @@ static void handle_message(struct guest_link *g)
 	case REMOTE_DATA:
 		spool_data(g);
 		break;
-	case REMOTE_LOG:
-		if (!g->o.quiet)
-			fprintf(stderr, "%s: guest: %s\n", progname, remote_text(&g->c));
+	case REMOTE_LOG:	/* its command's output and its errors: shown as a local workload's */
+		fprintf(stderr, "%s: guest: %s\n", progname, remote_text(&g->c));
 		break;
 	case REMOTE_EXIT:
 		memcpy(&g->exit_status, g->c.payload, sizeof(g->exit_status));

@@ -101,7 +101,9 @@ int remote_addr_parse(const char *s, bool listening, struct remote_addr *a,
 
 void remote_addr_format(const struct remote_addr *a, char *out, size_t size)
 {
-	if (a->family == AF_VSOCK)
+	if (a->family == AF_VSOCK && a->cid == VMADDR_CID_ANY)
+		snprintf(out, size, "vsock::%u (any CID)", a->port);
+	else if (a->family == AF_VSOCK)
 		snprintf(out, size, "vsock:%u:%u", a->cid, a->port);
 	else
 		snprintf(out, size, "tcp:%s:%u", a->host, a->port);
