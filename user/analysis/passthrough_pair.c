@@ -3,14 +3,16 @@
  * Pairing host and guest events of a merged trace (passthrough.h).
  *
  * A guest interrupt's cause is the latest host interrupt (or KVM injection,
- * when the file has them) at or before it, on the host clock, allowing the
- * clock's error bound: causes cannot come after their effects, and the
- * device raises them in order.  A host interrupt claimed by no guest one is
+ * when the file has them) at or before it on the host clock, or, when an
+ * earlier guest interrupt took that one, the next within the clock's error
+ * bound: causes cannot come after their effects (beyond the bound), and
+ * the device's interrupts reach the guest in order.  A host interrupt claimed by no guest one is
  * unpaired (coalesced, or lost on the way); a second guest interrupt after
  * the same host one is unpaired; a guest interrupt with no possible cause
  * before it is an order violation: the clock offset is wrong by more than
  * its bound, and the pairs are not to be trusted.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,38 +66,77 @@ static void pair_injections(struct passthrough *pt)
 	}
 }
 
+/* Whether a cause is taken: by an earlier guest interrupt (or an injection's host irq is). */
+static bool claimed(const struct passthrough *pt, const struct pt_array *causes, uint32_t c)
+{
+	int32_t host = causes == &pt->inject ? causes->e[c].pair : (int32_t)c;
+
+	if (causes == &pt->inject && causes->e[c].next >= 0)
+		return true;
+	return host < 0 || pt->host_irq.e[host].pair >= 0;
+}
+
+/*
+ * Which cause a guest interrupt at ts has: the latest at or before it, when
+ * no earlier guest interrupt took it; else the first after the last one
+ * taken, if within the bound (the clock put the guest a little early).
+ * -1: none; *violation when no cause at all comes before ts + bound.
+ */
+static int64_t find_cause(const struct passthrough *pt, const struct pt_array *causes,
+			  uint32_t *c, int64_t last, uint64_t ts, bool *violation)
+{
+	uint64_t bound = pt->fit.error_ns;
+	uint32_t next;
+
+	*violation = false;
+	while (*c < causes->n && causes->e[*c].ts <= ts)
+		(*c)++;
+	/* causes->e[*c - 1] is the latest at or before ts */
+	if (*c > 0 && (int64_t)(*c - 1) > last && !claimed(pt, causes, *c - 1))
+		return *c - 1;
+	next = last + 1 > (int64_t)*c ? (uint32_t)(last + 1) : *c;
+	if (next < causes->n && causes->e[next].ts <= ts + bound && !claimed(pt, causes, next))
+		return next;
+	*violation = *c == 0 && (!causes->n || causes->e[0].ts > ts + bound);
+	return -1;
+}
+
+/* More than one cause within the bound around ts: which one it was, the clock cannot tell. */
+static bool ambiguous(const struct passthrough *pt, const struct pt_array *causes, uint32_t k,
+		      uint64_t ts)
+{
+	uint64_t bound = pt->fit.error_ns;
+
+	return (k > 0 && causes->e[k - 1].ts + bound >= ts) ||
+	       (k + 1 < causes->n && causes->e[k + 1].ts <= ts + bound);
+}
+
 /* Each guest interrupt's cause among causes (host irqs, or injections), in order. */
 static void pair_guest(struct passthrough *pt, struct pt_array *causes)
 {
 	struct pt_array *g = &pt->guest_irq;
-	uint64_t bound = pt->fit.error_ns;
+	int64_t last = -1;
 	uint32_t c = 0;
 
 	for (uint32_t i = 0; i < g->n; i++) {
-		uint64_t latest = g->e[i].ts + bound;
-		struct pt_event *cause;
+		bool violation;
+		int64_t k = find_cause(pt, causes, &c, last, g->e[i].ts, &violation);
 		int32_t host;
 
-		while (c + 1 < causes->n && causes->e[c + 1].ts <= latest)
-			c++;
-		if (!causes->n || causes->e[c].ts > latest) {
-			pt->order_violations++;
+		if (k < 0) {
+			/* none before it, or all taken: a second guest interrupt after one host interrupt */
+			pt->order_violations += violation;
 			pt->irq_unpaired_guest++;
 			continue;
 		}
-		cause = &causes->e[c];
-		host = causes == &pt->inject ? cause->pair : (int32_t)c;
-		/* a cause already claimed: a second guest interrupt after one host interrupt */
-		if ((causes == &pt->inject && cause->next >= 0) || host < 0 ||
-		    pt->host_irq.e[host].pair >= 0) {
-			pt->irq_unpaired_guest++;
-			continue;
-		}
+		last = k;
+		host = causes == &pt->inject ? causes->e[k].pair : (int32_t)k;
 		if (causes == &pt->inject)
-			cause->next = (int32_t)i;
+			causes->e[k].next = (int32_t)i;
+		pt->ambiguous += ambiguous(pt, causes, (uint32_t)k, g->e[i].ts);
 		pt->host_irq.e[host].pair = (int32_t)i;
 		g->e[i].pair = host;
-		g->e[i].next = causes == &pt->inject ? (int32_t)c : -1;
+		g->e[i].next = causes == &pt->inject ? (int32_t)k : -1;
 		pt->irq_paired++;
 	}
 	pt->irq_unpaired_host = pt->host_irq.n - pt->irq_paired;
@@ -205,4 +246,8 @@ void passthrough_pair_irqs(struct passthrough *pt)
 		snprintf(pt->note, sizeof(pt->note),
 			 "%llu guest interrupts came before any host interrupt that could have caused them: the clock offset is wrong by more than its bound, do not trust these pairs",
 			 (unsigned long long)pt->order_violations);
+	else if (pt->ambiguous)
+		snprintf(pt->note, sizeof(pt->note),
+			 "%llu pairs had another interrupt within the clock error bound: the bound is wider than the interrupts' spacing, those pairs are by order alone",
+			 (unsigned long long)pt->ambiguous);
 }

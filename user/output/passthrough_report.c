@@ -75,8 +75,8 @@ void passthrough_print_text(FILE *out, const struct passthrough *pt)
 	fprintf(out, "  interrupts: %u host, %u guest: %" PRIu64 " paired, %" PRIu64 " host unpaired, %" PRIu64 " guest unpaired%s\n",
 		pt->host_irq.n, pt->guest_irq.n, pt->irq_paired, pt->irq_unpaired_host,
 		pt->irq_unpaired_guest, pt->inject.n ? ", through KVM injection records" : "");
-	if (pt->order_violations || (pt->note[0] && pt->have_fit))
-		fprintf(out, "  WARNING: %s\n", pt->note);
+	if (pt->note[0] && pt->have_fit)
+		fprintf(out, "  %s: %s\n", pt->order_violations ? "WARNING" : "note", pt->note);
 	for (unsigned int i = 0; i < n; i++)
 		if (s[i].in_chain)
 			chain += s[i].h->sum;
@@ -168,6 +168,7 @@ void passthrough_print_json(struct json *j, const struct passthrough *pt, const 
 	json_kv_u64(j, "irq_unpaired_guest", pt->irq_unpaired_guest);
 	json_kv_u64(j, "order_violations", pt->order_violations);
 	json_kv_u64(j, "early_within_bound", pt->early_within_bound);
+	json_kv_u64(j, "ambiguous", pt->ambiguous);
 	json_kv_u64(j, "host_irqs", pt->host_irq.n);
 	json_kv_u64(j, "guest_irqs", pt->guest_irq.n);
 	json_kv_u64(j, "kvm_injections", pt->inject.n);

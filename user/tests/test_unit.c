@@ -477,6 +477,8 @@ int main(void)
 		  test_passthrough_one_guest_irq_missing },
 		{ "passthrough: a clock offset wrong beyond its bound: order violations counted, not all paired",
 		  test_passthrough_wrong_offset_counted },
+		{ "passthrough: a bound wider than the spacing: paired by order, counted ambiguous",
+		  test_passthrough_wide_bound_by_order },
 		{ "passthrough: through KVM injection records: host -> injection -> guest",
 		  test_passthrough_through_injections },
 		{ "passthrough: guest DMA maps with the host maps they caused (drifting clock)",
