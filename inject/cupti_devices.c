@@ -80,6 +80,7 @@ static __thread bool in_check;
 
 static struct {
 	uint64_t checks, inconsistent, incomplete, skipped, failed, cost_ns;
+	uint64_t syncs_taken;		/* sync records of the checks' polling, dropped */
 	uint64_t bound_min, bound_max, first_host, last_host;
 	int64_t first_offset, last_offset;
 } summary = { .bound_min = UINT64_MAX };
@@ -298,6 +299,18 @@ bool cupti_clock_take_memset(uint32_t device, uint32_t stream, uint64_t start, u
 	return ours;
 }
 
+bool cupti_clock_take_sync(uint32_t stream)
+{
+	bool ours = false;
+
+	pthread_mutex_lock(&lock);
+	for (unsigned int i = 0; i < MAX_CONTEXTS && !ours; i++)
+		ours = contexts[i].stream && contexts[i].stream_id == stream;
+	summary.syncs_taken += ours;
+	pthread_mutex_unlock(&lock);
+	return ours;
+}
+
 /* Under lock: a free check slot for c, or NULL (counted). */
 static struct check *check_slot(const struct check_ctx *c)
 {
@@ -495,6 +508,9 @@ static void note_checks(void)
 		       (double)(summary.last_host - summary.first_host) / 1e9);
 	appwriter_note(GPUPROBE_APP_CUDA, PREFIX, "CUPTI checks took %llu us in all",
 		       (unsigned long long)(summary.cost_ns / 1000));
+	if (summary.syncs_taken)
+		appwriter_note(GPUPROBE_APP_CUDA, PREFIX, "CUPTI checks' own sync records: %llu dropped",
+			       (unsigned long long)summary.syncs_taken);
 	if (summary.inconsistent || summary.failed || summary.incomplete || summary.skipped)
 		appwriter_note(GPUPROBE_APP_CUDA, PREFIX,
 			       "CUPTI checks: %llu inconsistent %llu failed %llu lost %llu skipped",

@@ -19,6 +19,11 @@ void CUPTIAPI cupti_devices_callback(void *userdata, CUpti_CallbackDomain domain
 				     CUpti_CallbackId cbid, const void *data);
 /* A memset record of a clock check: consumed (true), not an application op. */
 bool cupti_clock_take_memset(uint32_t device, uint32_t stream, uint64_t start, uint64_t end);
+/*
+ * A synchronization record on a clock check's own stream (CUPTI records its
+ * polling there): dropped and counted, not an application wait.
+ */
+bool cupti_clock_take_sync(uint32_t stream);
 /* A driver call made by a clock check (thread tid, entered at start). */
 bool cupti_clock_own_call(uint32_t tid, uint64_t start);
 /*

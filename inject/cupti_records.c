@@ -132,6 +132,8 @@ static void put_sync(const CUpti_ActivitySynchronization2 *s)
 	};
 	struct gpuprobe_app_event ev;
 
+	if (cupti_clock_take_sync(s->streamId))
+		return;	/* the polling of a clock check, on its own stream */
 	appwriter_init_event(&ev, GPUPROBE_APP_CUDA, GPUPROBE_APP_SYNC);
 	ev.kind = sync_kind(s->type);
 	if (ev.kind != GPUPROBE_SYNC_STREAM_WAIT)

@@ -19,6 +19,7 @@
 #include <linux/dma-mapping.h>
 #include <linux/iommu.h>
 #include <linux/kprobes.h>
+#include <linux/module.h>
 #include <linux/percpu.h>
 #include <linux/scatterlist.h>
 #include <net/genetlink.h>
@@ -30,6 +31,16 @@
 /* Target calls whose entry found every kretprobe instance busy. */
 static DEFINE_PER_CPU(u64, gpuprobe_dma_target_entries);
 static DEFINE_PER_CPU(u64, gpuprobe_dma_target_timed);
+
+/*
+ * A DMA-API or IOMMU call in progress holds a kretprobe instance, and one
+ * that sleeps holds it for long: a host where many threads map at once
+ * may need more than the default (STATS' missed says so).
+ */
+static unsigned int krp_maxactive;
+module_param(krp_maxactive, uint, 0444);
+MODULE_PARM_DESC(krp_maxactive,
+		 "return-probe instances per DMA-API and IOMMU kretprobe (1-4096; default 0: max(64, 2 * possible CPUs)); raise it when STATS reports missed calls");
 
 u32 gpuprobe_dev_bdf(struct device *dev)
 {
@@ -299,10 +310,7 @@ static struct kretprobe gpuprobe_dma_krps[] = {
  * the kretprobe's own nmissed counts every call that found no free
  * instance, other devices' included, before its entry handler can filter.
  */
-static struct kprobe gpuprobe_dma_count_kps[ARRAY_SIZE(gpuprobe_dma_krps)];
-static bool gpuprobe_dma_count_reg[ARRAY_SIZE(gpuprobe_dma_krps)];
-/* counted in the last or current session: STATS_GET after STOP too */
-static bool gpuprobe_dma_count_on[ARRAY_SIZE(gpuprobe_dma_krps)];
+static struct gpuprobe_krp_counter gpuprobe_dma_counter;
 
 static bool gpuprobe_dma_attached, gpuprobe_iommu_attached;
 static bool gpuprobe_dma_krp_on[ARRAY_SIZE(gpuprobe_dma_krps)];
@@ -324,8 +332,10 @@ int gpuprobe_krps_register(struct kretprobe *krps, bool *registered,
 		krps[i].kp.addr = NULL;
 		krps[i].kp.flags = 0;
 		krps[i].nmissed = 0;
-		krps[i].maxactive = max_t(int, GPUPROBE_KRP_MAXACTIVE,
-					  2 * num_possible_cpus());
+		krps[i].maxactive = krp_maxactive ?
+			min_t(int, krp_maxactive, GPUPROBE_KRP_MAXACTIVE_MAX) :
+			max_t(int, GPUPROBE_KRP_MAXACTIVE,
+			      2 * num_possible_cpus());
 		registered[i] = !register_kretprobe(&krps[i]);
 		any |= registered[i];
 	}
@@ -377,34 +387,70 @@ static void gpuprobe_dma_counters_reset(void)
 	}
 }
 
-/* Best effort: without them, missed counts every device's calls. */
-static void gpuprobe_dma_count_attach(void)
+/*
+ * Best effort: without them, missed counts every device's calls.  The
+ * kprobes go on after the kretprobes at the same addresses, so their
+ * handler runs after the kretprobe's entry handler.
+ */
+void gpuprobe_krp_count_attach(struct gpuprobe_krp_counter *c,
+			       const struct kretprobe *krps, const bool *krp_on,
+			       size_t n, kprobe_pre_handler_t count)
 {
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(gpuprobe_dma_krps); i++) {
-		gpuprobe_dma_count_on[i] = false;
-		if (!gpuprobe_dma_krp_on[i])
+	if (WARN_ON_ONCE(n > GPUPROBE_KRP_TABLE_MAX))
+		return;
+	for (i = 0; i < n; i++) {
+		c->counted[i] = false;
+		if (!krp_on[i])
 			continue;
-		gpuprobe_dma_count_kps[i] = (struct kprobe){
-			.symbol_name = gpuprobe_dma_krps[i].kp.symbol_name,
-			.pre_handler = gpuprobe_dma_count_entry,
+		c->kps[i] = (struct kprobe){
+			.symbol_name = krps[i].kp.symbol_name,
+			.pre_handler = count,
 		};
-		gpuprobe_dma_count_reg[i] =
-			!register_kprobe(&gpuprobe_dma_count_kps[i]);
-		gpuprobe_dma_count_on[i] = gpuprobe_dma_count_reg[i];
+		c->registered[i] = !register_kprobe(&c->kps[i]);
+		c->counted[i] = c->registered[i];
 	}
 }
 
-static void gpuprobe_dma_count_detach(void)
+void gpuprobe_krp_count_detach(struct gpuprobe_krp_counter *c, size_t n)
 {
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(gpuprobe_dma_krps); i++) {
-		if (gpuprobe_dma_count_reg[i])
-			unregister_kprobe(&gpuprobe_dma_count_kps[i]);
-		gpuprobe_dma_count_reg[i] = false;
+	for (i = 0; i < n && i < GPUPROBE_KRP_TABLE_MAX; i++) {
+		if (c->registered[i])
+			unregister_kprobe(&c->kps[i]);
+		c->registered[i] = false;
 	}
+}
+
+/*
+ * Target calls that found every instance busy: those the counting kprobes
+ * saw (entries) and the entry handlers did not (timed); the kretprobes'
+ * own nmissed, every device's, where no counting kprobe is on.
+ */
+u64 gpuprobe_krp_missed(const struct gpuprobe_krp_counter *c,
+			const struct kretprobe *krps, size_t n,
+			u64 __percpu *entries, u64 __percpu *timed)
+{
+	u64 missed = 0, in = 0, out = 0;
+	bool counted = false;
+	size_t i;
+	int cpu;
+
+	for (i = 0; i < n && i < GPUPROBE_KRP_TABLE_MAX; i++) {
+		counted |= c->counted[i];
+		if (!c->counted[i])
+			missed += krps[i].nmissed;
+	}
+	for_each_possible_cpu(cpu) {
+		in += *per_cpu_ptr(entries, cpu);
+		out += *per_cpu_ptr(timed, cpu);
+	}
+	/* the two probes go on and off one after the other */
+	if (counted && in > out)
+		missed += in - out;
+	return missed;
 }
 
 static int gpuprobe_dma_calls_attach(void)
@@ -417,7 +463,10 @@ static int gpuprobe_dma_calls_attach(void)
 	err = gpuprobe_krps_register(gpuprobe_dma_krps, gpuprobe_dma_krp_on,
 				     ARRAY_SIZE(gpuprobe_dma_krps));
 	if (!err)
-		gpuprobe_dma_count_attach();
+		gpuprobe_krp_count_attach(&gpuprobe_dma_counter, gpuprobe_dma_krps,
+					  gpuprobe_dma_krp_on,
+					  ARRAY_SIZE(gpuprobe_dma_krps),
+					  gpuprobe_dma_count_entry);
 	return err;
 }
 
@@ -456,7 +505,8 @@ void gpuprobe_dma_detach(void)
 	if (gpuprobe_dma_attached && gpuprobe_dma_use_tp)
 		gpuprobe_dma_tp_detach();
 	else if (gpuprobe_dma_attached)
-		gpuprobe_dma_count_detach();
+		gpuprobe_krp_count_detach(&gpuprobe_dma_counter,
+					  ARRAY_SIZE(gpuprobe_dma_krps));
 	if (gpuprobe_dma_attached && !gpuprobe_dma_use_tp)
 		gpuprobe_krps_unregister(gpuprobe_dma_krps, gpuprobe_dma_krp_on,
 					 ARRAY_SIZE(gpuprobe_dma_krps));
@@ -465,30 +515,18 @@ void gpuprobe_dma_detach(void)
 }
 
 /*
- * Calls not recorded because every kretprobe instance was busy: the
- * target's DMA-API calls where the counting kprobes are on (entries the
- * kretprobe's entry handler never saw), every IOMMU call otherwise (its
- * filter needs the instance's context).
+ * Target calls not recorded because every kretprobe instance was busy:
+ * DMA-API calls, and the IOMMU calls on a target's domain (dma_iommu.c).
  */
 u64 gpuprobe_dma_missed(void)
 {
-	u64 n = 0, entries = 0, timed = 0;
-	bool counted = false;
-	size_t i;
-	int cpu;
+	u64 n = gpuprobe_krp_missed(&gpuprobe_dma_counter, gpuprobe_dma_krps,
+				    ARRAY_SIZE(gpuprobe_dma_krps),
+				    &gpuprobe_dma_target_entries,
+				    &gpuprobe_dma_target_timed);
 
-	for (i = 0; i < ARRAY_SIZE(gpuprobe_dma_krps); i++) {
-		counted |= gpuprobe_dma_count_on[i];
-		if (!gpuprobe_dma_count_on[i])
-			n += gpuprobe_dma_krps[i].nmissed;
-	}
-	for_each_possible_cpu(cpu) {
-		entries += per_cpu(gpuprobe_dma_target_entries, cpu);
-		timed += per_cpu(gpuprobe_dma_target_timed, cpu);
-	}
-	/* the two probes go on and off one after the other */
-	if (counted && entries > timed)
-		n += entries - timed;
+	if (gpuprobe_dma_use_tp)
+		n += gpuprobe_dma_tp_missed();
 	return n + gpuprobe_iommu_missed();
 }
 

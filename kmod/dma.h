@@ -57,6 +57,8 @@ bool gpuprobe_dma_owner_interrupted(unsigned long key);
  * (max(10, 2 * possible CPUs)), as a sleeping DMA call holds one.
  */
 #define GPUPROBE_KRP_MAXACTIVE	64
+/* The most krp_maxactive may ask for. */
+#define GPUPROBE_KRP_MAXACTIVE_MAX	4096
 /* The longest kretprobe table (gpuprobe_krps_unregister's array). */
 #define GPUPROBE_KRP_TABLE_MAX	16
 
@@ -69,6 +71,27 @@ int gpuprobe_krps_register(struct kretprobe *krps, bool *registered,
 			   size_t n);
 void gpuprobe_krps_unregister(struct kretprobe *krps, bool *registered,
 			      size_t n);
+
+/*
+ * Beside a kretprobe table, a kprobe at each address that counts the
+ * target's calls: a kretprobe's own nmissed counts every call that found
+ * no free instance, other devices' included, as the instance is taken
+ * before the entry handler can filter.
+ */
+struct gpuprobe_krp_counter {
+	struct kprobe kps[GPUPROBE_KRP_TABLE_MAX];
+	bool registered[GPUPROBE_KRP_TABLE_MAX];
+	/* counted in the last or current session: STATS_GET after STOP too */
+	bool counted[GPUPROBE_KRP_TABLE_MAX];
+};
+
+void gpuprobe_krp_count_attach(struct gpuprobe_krp_counter *c,
+			       const struct kretprobe *krps, const bool *krp_on,
+			       size_t n, kprobe_pre_handler_t count);
+void gpuprobe_krp_count_detach(struct gpuprobe_krp_counter *c, size_t n);
+u64 gpuprobe_krp_missed(const struct gpuprobe_krp_counter *c,
+			const struct kretprobe *krps, size_t n,
+			u64 __percpu *entries, u64 __percpu *timed);
 
 u32 gpuprobe_dev_bdf(struct device *dev);
 int gpuprobe_dma_begin(struct gpuprobe_dma_inst *in, struct device *dev,
@@ -91,6 +114,7 @@ const char *gpuprobe_vtd_why(void);
 /* dma_tp.c */
 bool gpuprobe_dma_tp_available(void);
 u64 gpuprobe_dma_tp_recursion(void);
+u64 gpuprobe_dma_tp_missed(void);
 int gpuprobe_dma_tp_attach(void);
 void gpuprobe_dma_tp_detach(void);
 int gpuprobe_dma_tp_hooks_fill(struct sk_buff *skb,

@@ -27,6 +27,14 @@
  */
 static DEFINE_PER_CPU(u64, gpuprobe_iommu_unattributed);
 
+/*
+ * IOMMU calls on a target's domain: seen by the counting kprobes, and
+ * taken by the kretprobes' entry handlers; the difference found no free
+ * instance (missed).
+ */
+static DEFINE_PER_CPU(u64, gpuprobe_iommu_target_entries);
+static DEFINE_PER_CPU(u64, gpuprobe_iommu_target_timed);
+
 /* Names a domain in records without giving its kernel address away. */
 static siphash_key_t gpuprobe_domain_key;
 
@@ -35,6 +43,25 @@ static u32 gpuprobe_domain_id(struct iommu_domain *domain)
 	u32 id = siphash_1u64((u64)(unsigned long)domain, &gpuprobe_domain_key);
 
 	return domain ? (id ? id : 1) : 0;
+}
+
+/*
+ * Before the first record names a domain; under gpuprobe_lock.  (Not
+ * get_random_once(): its deferred work holds a module reference, and an
+ * unload right after START would fail with EBUSY.)
+ */
+static void gpuprobe_domain_key_init(void)
+{
+	lockdep_assert_held(&gpuprobe_lock);
+	if (!gpuprobe_domain_key.key[0] && !gpuprobe_domain_key.key[1])
+		get_random_bytes(&gpuprobe_domain_key, sizeof(gpuprobe_domain_key));
+}
+
+/* A device's domain as IOMMU records name it: TARGET records (target.c). */
+u32 gpuprobe_dev_domain_id(struct device *dev)
+{
+	gpuprobe_domain_key_init();
+	return gpuprobe_domain_id(iommu_get_domain_for_dev(dev));
 }
 
 /*
@@ -83,9 +110,24 @@ struct gpuprobe_iommu_inst {
 #define GPUPROBE_IOMMU_INST(ri) ((struct gpuprobe_iommu_inst *)(ri)->data)
 
 /*
- * Charged to the DMA call this context has in progress, if that call's
- * device is in this domain; else to the target whose domain it is.  Work
- * under an interrupt that landed in a target's call, on no target's
+ * Who a call on this domain from this context is charged to: the DMA call
+ * the context has in progress (*call), if that call's device is in the
+ * domain; else the target whose domain it is.  GPUPROBE_BDF_NONE: nobody.
+ */
+static u32 gpuprobe_iommu_charge(struct iommu_domain *domain,
+				 unsigned long key,
+				 struct gpuprobe_dma_inst **call, bool *shared)
+{
+	*shared = false;
+	*call = gpuprobe_dma_owner_call(gpuprobe_dma_owner_find(key));
+	if (*call && (*call)->domain == domain)
+		return (*call)->bdf;
+	*call = NULL;
+	return gpuprobe_domain_bdf(domain, shared);
+}
+
+/*
+ * Work under an interrupt that landed in a target's call, on no target's
  * domain, is counted as unattributed and not recorded.
  */
 static int gpuprobe_iommu_begin(struct gpuprobe_iommu_inst *in,
@@ -93,22 +135,15 @@ static int gpuprobe_iommu_begin(struct gpuprobe_iommu_inst *in,
 				u64 iova, u64 paddr, u64 size)
 {
 	unsigned long key = gpuprobe_dma_ctx_key();
-	struct gpuprobe_dma_inst *call;
-	bool shared = false;
+	bool shared;
 
-	call = gpuprobe_dma_owner_call(gpuprobe_dma_owner_find(key));
-	if (call && call->domain == domain) {
-		in->call = call;
-		in->bdf = call->bdf;
-	} else {
-		in->call = NULL;
-		in->bdf = gpuprobe_domain_bdf(domain, &shared);
-		if (in->bdf == GPUPROBE_BDF_NONE) {
-			if (gpuprobe_dma_owner_interrupted(key))
-				this_cpu_inc(gpuprobe_iommu_unattributed);
-			return 1;
-		}
+	in->bdf = gpuprobe_iommu_charge(domain, key, &in->call, &shared);
+	if (in->bdf == GPUPROBE_BDF_NONE) {
+		if (gpuprobe_dma_owner_interrupted(key))
+			this_cpu_inc(gpuprobe_iommu_unattributed);
+		return 1;
 	}
+	this_cpu_inc(gpuprobe_iommu_target_timed);
 	in->flags = shared ? GPUPROBE_IOMMU_SHARED_DOMAIN : 0;
 	in->domain = gpuprobe_domain_id(domain);
 	in->op = op;
@@ -203,35 +238,65 @@ static struct kretprobe gpuprobe_iommu_krps[] = {
 
 static bool gpuprobe_iommu_krp_on[ARRAY_SIZE(gpuprobe_iommu_krps)];
 
+/*
+ * Counts the calls the entry handler would record (the same decision, from
+ * the same context, just after it): a target's domain, or a target call's.
+ */
+static int gpuprobe_iommu_count_entry(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct gpuprobe_dma_inst *call;
+	bool shared;
+
+	if (gpuprobe_iommu_charge((void *)gpuprobe_arg(regs, 0),
+				  gpuprobe_dma_ctx_key(), &call, &shared) !=
+	    GPUPROBE_BDF_NONE)
+		this_cpu_inc(gpuprobe_iommu_target_entries);
+	return 0;
+}
+
+static struct gpuprobe_krp_counter gpuprobe_iommu_counter;
+
 /* Registers what this kernel has (iommu_map_atomic went in 6.3). */
 int gpuprobe_iommu_attach(void)
 {
-	int cpu;
+	int cpu, err;
 
 	BUILD_BUG_ON(ARRAY_SIZE(gpuprobe_iommu_krps) > GPUPROBE_KRP_TABLE_MAX);
-	if (!gpuprobe_domain_key.key[0] && !gpuprobe_domain_key.key[1])
-		get_random_bytes(&gpuprobe_domain_key, sizeof(gpuprobe_domain_key));
-	for_each_possible_cpu(cpu)
+	gpuprobe_domain_key_init();
+	for_each_possible_cpu(cpu) {
 		per_cpu(gpuprobe_iommu_unattributed, cpu) = 0;
-	return gpuprobe_krps_register(gpuprobe_iommu_krps, gpuprobe_iommu_krp_on,
-				      ARRAY_SIZE(gpuprobe_iommu_krps));
+		per_cpu(gpuprobe_iommu_target_entries, cpu) = 0;
+		per_cpu(gpuprobe_iommu_target_timed, cpu) = 0;
+	}
+	err = gpuprobe_krps_register(gpuprobe_iommu_krps, gpuprobe_iommu_krp_on,
+				     ARRAY_SIZE(gpuprobe_iommu_krps));
+	if (!err)
+		gpuprobe_krp_count_attach(&gpuprobe_iommu_counter,
+					  gpuprobe_iommu_krps,
+					  gpuprobe_iommu_krp_on,
+					  ARRAY_SIZE(gpuprobe_iommu_krps),
+					  gpuprobe_iommu_count_entry);
+	return err;
 }
 
 void gpuprobe_iommu_detach(void)
 {
+	gpuprobe_krp_count_detach(&gpuprobe_iommu_counter,
+				  ARRAY_SIZE(gpuprobe_iommu_krps));
 	gpuprobe_krps_unregister(gpuprobe_iommu_krps, gpuprobe_iommu_krp_on,
 				 ARRAY_SIZE(gpuprobe_iommu_krps));
 }
 
-/* Calls that found every instance busy: every domain's (see dma.c). */
+/*
+ * Calls on a target's domain that found every instance busy (every
+ * domain's where a counting kprobe could not be registered).
+ */
 u64 gpuprobe_iommu_missed(void)
 {
-	u64 n = 0;
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(gpuprobe_iommu_krps); i++)
-		n += gpuprobe_iommu_krps[i].nmissed;
-	return n;
+	return gpuprobe_krp_missed(&gpuprobe_iommu_counter, gpuprobe_iommu_krps,
+				   ARRAY_SIZE(gpuprobe_iommu_krps),
+				   &gpuprobe_iommu_target_entries,
+				   &gpuprobe_iommu_target_timed);
 }
 
 /* Hits skipped because another kprobe handler was running. */

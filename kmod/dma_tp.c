@@ -5,7 +5,8 @@
  * Every dma: tracepoint fires at the end of its call, with the call's
  * results (device address, segments mapped).  The start comes from a kprobe
  * at the entry of the same DMA-API function: a pre-handler only, no return
- * trampoline, and with ftrace-based kprobes no trap either.  It claims its
+ * trampoline, and with ftrace-based kprobes no trap either (except the two
+ * map_sg entries: kretprobes, for failures no tracepoint reports).  It claims its
  * context's slot, which the IOMMU kretprobes add their time to and the
  * tracepoint turns into the record.  Calls are timed per context (task
  * and interrupt level, dma_owner.c), so a task that sleeps or migrates in a
@@ -38,30 +39,36 @@
 static struct gpuprobe_dma_inst gpuprobe_dma_tp_calls[GPUPROBE_DMA_OWNERS];
 
 /*
- * A target's call starts: timed in its context's slot.  A claim this
- * context still holds is a call whose tracepoint never fired (a failed
- * map_sg on kernels without dma_map_sg_err, say): it is started over, so
- * it cannot lend its old entry time to this call.
+ * A target's call starts: timed in its context's slot, whose index it
+ * returns (-1: not a target's call, or no free slot, and the record will be
+ * untimed).  A claim this context still holds is a call whose tracepoint
+ * never fired: it is started over, so it cannot lend its old entry time to
+ * this call.
  */
-static int dma_entry_pre(struct kprobe *kp, struct pt_regs *regs)
+static int dma_entry_claim(struct device *dev)
 {
-	struct device *dev = (void *)regs_get_kernel_argument(regs, 0);
 	struct gpuprobe_dma_inst *in;
 	unsigned long key;
 	int idx;
 
 	if (likely(gpuprobe_dev_bdf(dev) == GPUPROBE_BDF_NONE))
-		return 0;
+		return -1;
 	key = gpuprobe_dma_ctx_key();
 	idx = gpuprobe_dma_owner_find(key);
 	if (idx < 0)
 		idx = gpuprobe_dma_owner_claim(key, NULL);
 	if (idx < 0)
-		return 0;	/* no free slot: the record will be untimed */
+		return -1;
 	in = &gpuprobe_dma_tp_calls[idx];
 	gpuprobe_dma_begin(in, dev, 0, 0, 0, 0);
 	in->owner = idx;
 	gpuprobe_dma_owner_set(idx, in);
+	return idx;
+}
+
+static int dma_entry_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	dma_entry_claim((void *)regs_get_kernel_argument(regs, 0));
 	return 0;
 }
 
@@ -170,6 +177,84 @@ static void tp_free(void *data, struct device *dev, void *virt,
 	dma_tp_finish(dev, GPUPROBE_DMA_FREE, DMA_BIDIRECTIONAL, size, 1, addr);
 }
 
+/*
+ * A failed map_sg: 6.12 fires dma_map_sg_err only for unexpected errors
+ * (inside a WARN_ON_ONCE), not for -ENOMEM, -EINVAL, -EIO or -EREMOTEIO, so
+ * the two map_sg entries are kretprobes: when the call failed and its claim
+ * is still this context's, no tracepoint ended it, and the return does.
+ */
+struct gpuprobe_sg_call {
+	struct device *dev;
+	struct scatterlist *sgl;
+	int nents, idx;
+	u64 ts;
+	u8 dir, sgtable;
+};
+
+static int sg_entry(struct kretprobe_instance *ri, struct pt_regs *regs,
+		    bool sgtable)
+{
+	struct gpuprobe_sg_call *c = (void *)ri->data;
+	struct sg_table *sgt;
+
+	c->dev = (void *)gpuprobe_arg(regs, 0);
+	c->idx = dma_entry_claim(c->dev);
+	if (c->idx < 0)
+		return 1;	/* no return handler */
+	c->ts = gpuprobe_dma_tp_calls[c->idx].ts;
+	c->sgtable = sgtable;
+	if (sgtable) {
+		sgt = (void *)gpuprobe_arg(regs, 1);
+		c->sgl = sgt->sgl;
+		c->nents = sgt->orig_nents;
+		c->dir = gpuprobe_arg(regs, 2);
+	} else {
+		c->sgl = (void *)gpuprobe_arg(regs, 1);
+		c->nents = gpuprobe_arg(regs, 2);
+		c->dir = gpuprobe_arg(regs, 3);
+	}
+	return 0;
+}
+
+static int map_sg_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	return sg_entry(ri, regs, false);
+}
+
+static int map_sgtable_entry(struct kretprobe_instance *ri,
+			     struct pt_regs *regs)
+{
+	return sg_entry(ri, regs, true);
+}
+
+static int sg_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct gpuprobe_sg_call *c = (void *)ri->data;
+	int ret = (int)regs_return_value(regs);
+	struct gpuprobe_dma_inst *cur;
+	int idx;
+
+	/* map_sg: the count, 0 on failure; map_sgtable: 0 or -errno */
+	if (c->sgtable ? !ret : ret > 0)
+		return 0;
+	idx = gpuprobe_dma_owner_find(gpuprobe_dma_ctx_key());
+	cur = gpuprobe_dma_owner_call(idx);
+	if (idx != c->idx || !cur || cur->ts != c->ts)
+		return 0;	/* dma_map_sg_err ended it */
+	dma_tp_finish(c->dev, GPUPROBE_DMA_MAP_SG, c->dir,
+		      gpuprobe_sg_bytes(c->sgl, c->nents), c->nents, 0);
+	return 0;
+}
+
+static struct kretprobe gpuprobe_sg_krps[] = {
+	{ .kp.symbol_name = "dma_map_sg_attrs", .entry_handler = map_sg_entry,
+	  .handler = sg_ret, .data_size = sizeof(struct gpuprobe_sg_call) },
+	{ .kp.symbol_name = "dma_map_sgtable", .entry_handler = map_sgtable_entry,
+	  .handler = sg_ret, .data_size = sizeof(struct gpuprobe_sg_call) },
+};
+
+static bool gpuprobe_sg_krp_on[ARRAY_SIZE(gpuprobe_sg_krps)];
+
 static struct {
 	const char *name;
 	void *probe;
@@ -193,7 +278,6 @@ static struct {
 
 static struct kprobe gpuprobe_dma_entry_kps[] = {
 	KP("dma_map_page_attrs"), KP("dma_unmap_page_attrs"),
-	KP("dma_map_sg_attrs"), KP("dma_map_sgtable"),
 	KP("dma_unmap_sg_attrs"), KP("dma_alloc_attrs"), KP("dma_free_attrs"),
 	KP("dma_map_resource"), KP("dma_unmap_resource"),
 };
@@ -202,6 +286,7 @@ static struct kprobe gpuprobe_dma_entry_kps[] = {
 
 static bool gpuprobe_dma_entry_on[ARRAY_SIZE(gpuprobe_dma_entry_kps)];
 static int gpuprobe_dma_timed;	/* entry kprobes registered */
+static bool gpuprobe_dma_sg_timed;	/* the map_sg kretprobes */
 static bool gpuprobe_dma_tps_found;
 
 static void gpuprobe_dma_tp_find(struct tracepoint *tp, void *priv)
@@ -236,6 +321,10 @@ void gpuprobe_dma_tp_detach(void)
 			unregister_kprobe(&gpuprobe_dma_entry_kps[i]);
 		gpuprobe_dma_entry_on[i] = false;
 	}
+	if (gpuprobe_dma_sg_timed)
+		gpuprobe_krps_unregister(gpuprobe_sg_krps, gpuprobe_sg_krp_on,
+					 ARRAY_SIZE(gpuprobe_sg_krps));
+	gpuprobe_dma_sg_timed = false;
 	for (i = 0; i < ARRAY_SIZE(gpuprobe_dma_tps); i++) {
 		if (gpuprobe_dma_tps[i].on)
 			tracepoint_probe_unregister(gpuprobe_dma_tps[i].tp,
@@ -273,6 +362,9 @@ int gpuprobe_dma_tp_attach(void)
 			!register_kprobe(&gpuprobe_dma_entry_kps[i]);
 		gpuprobe_dma_timed += gpuprobe_dma_entry_on[i];
 	}
+	gpuprobe_dma_sg_timed =
+		!gpuprobe_krps_register(gpuprobe_sg_krps, gpuprobe_sg_krp_on,
+					ARRAY_SIZE(gpuprobe_sg_krps));
 	return 0;
 }
 
@@ -284,6 +376,23 @@ u64 gpuprobe_dma_tp_recursion(void)
 
 	for (i = 0; i < ARRAY_SIZE(gpuprobe_dma_entry_kps); i++)
 		n += gpuprobe_dma_entry_kps[i].nmissed;
+	for (i = 0; i < ARRAY_SIZE(gpuprobe_sg_krps); i++)
+		n += gpuprobe_sg_krps[i].kp.nmissed;
+	return n;
+}
+
+/*
+ * map_sg calls that found every kretprobe instance busy: every device's
+ * (the filter needs the instance); a target's among them is untimed, and a
+ * failure of it unrecorded.
+ */
+u64 gpuprobe_dma_tp_missed(void)
+{
+	u64 n = 0;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(gpuprobe_sg_krps); i++)
+		n += gpuprobe_sg_krps[i].nmissed;
 	return n;
 }
 
@@ -295,6 +404,10 @@ int gpuprobe_dma_tp_hooks_fill(struct sk_buff *skb,
 	if (fill(skb, "tracepoint:dma:" GPUPROBE_TP_MAP ",...", attached, why) ||
 	    fill(skb, "kprobe:dma_*_attrs entry (call timing)",
 		 gpuprobe_dma_timed > 0,
+		 IS_ENABLED(CONFIG_KPROBES) ? NULL :
+		 "no kprobes: DMA records are untimed") ||
+	    fill(skb, "kretprobe:failed map_sg (dma_map_sg_attrs, dma_map_sgtable)",
+		 gpuprobe_dma_sg_timed,
 		 IS_ENABLED(CONFIG_KPROBES) ? NULL :
 		 "no kprobes: DMA records are untimed"))
 		return -EMSGSIZE;
@@ -309,6 +422,11 @@ bool gpuprobe_dma_tp_available(void)
 }
 
 u64 gpuprobe_dma_tp_recursion(void)
+{
+	return 0;
+}
+
+u64 gpuprobe_dma_tp_missed(void)
 {
 	return 0;
 }

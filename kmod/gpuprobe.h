@@ -13,6 +13,8 @@
 #include <linux/types.h>
 #include <uapi/linux/gpuprobe.h>
 
+struct device;
+
 #define GPUPROBE_VERSION "0.2.0"
 
 /* Vectors one target can have resolved; MSI-X allows 2048, GPUs use few. */
@@ -29,6 +31,7 @@ struct gpuprobe_target {
 	struct list_head node;
 	struct pci_dev *pdev;		/* reference held */
 	u32 bdf;
+	u32 domain;			/* its IOMMU domain, as last recorded */
 	unsigned int nvec;
 	struct gpuprobe_vector vec[GPUPROBE_MAX_VECTORS];
 };
@@ -100,7 +103,9 @@ void gpuprobe_drain_start(void);
 void gpuprobe_drain_stop(void);
 void gpuprobe_stats(int cpu, struct gpuprobe_cpu_stats *st);
 void gpuprobe_stats_reset(void);
-void gpuprobe_emit_target(u32 bdf, u32 event, u32 nvec);
+void gpuprobe_emit_target(u32 bdf, u32 event, u32 nvec, u32 domain);
+u32 gpuprobe_dev_domain_id(struct device *dev);
+void gpuprobe_targets_emit_domains(u32 mask);
 
 /* hooks.c: tracepoints */
 int gpuprobe_hooks_init(void);

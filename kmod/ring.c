@@ -244,7 +244,7 @@ out:
 }
 
 /* Target life-cycle events, from process context under gpuprobe_lock. */
-void gpuprobe_emit_target(u32 bdf, u32 event, u32 nvec)
+void gpuprobe_emit_target(u32 bdf, u32 event, u32 nvec, u32 domain)
 {
 	struct gpuprobe_rec_target rec = {
 		.hdr.type = GPUPROBE_EV_TARGET,
@@ -253,6 +253,7 @@ void gpuprobe_emit_target(u32 bdf, u32 event, u32 nvec)
 		.bdf = bdf,
 		.event = event,
 		.nvec = nvec,
+		.domain = domain,
 	};
 
 	lockdep_assert_held(&gpuprobe_lock);

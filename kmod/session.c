@@ -106,6 +106,7 @@ int gpuprobe_start(u32 mask, bool summary, u32 owner_portid,
 	spin_unlock_bh(&gpuprobe_owner_lock);
 	gpuprobe_set_owner(owner_portid, owner_net);
 	gpuprobe_running = true;
+	gpuprobe_targets_emit_domains(mask);
 	gpuprobe_drain_start();
 	WRITE_ONCE(gpuprobe_rescanning, true);
 	queue_delayed_work(system_unbound_wq, &gpuprobe_rescan_work,

@@ -243,8 +243,47 @@ static void gpuprobe_target_set_vectors(struct gpuprobe_target *t,
 		return;
 	memcpy(t->vec, vec, nvec * sizeof(*vec));
 	t->nvec = nvec;
-	gpuprobe_emit_target(t->bdf, event, nvec);
+	gpuprobe_emit_target(t->bdf, event, nvec, t->domain);
 	gpuprobe_irqmap_publish();
+}
+
+static u32 gpuprobe_target_domain(const struct gpuprobe_target *t)
+{
+	return gpuprobe_dev_domain_id(&t->pdev->dev);
+}
+
+/* The session records IOMMU events: its readers need the targets' domains. */
+static bool gpuprobe_domains_on;
+
+/*
+ * Which targets share a domain (a VFIO container) is what IOMMU records
+ * cannot say: they name the domain and one target.  A DOMAIN record says
+ * each target's domain, at START (all: changed is false) and when a rescan
+ * finds it changed.  Caller holds gpuprobe_lock.
+ */
+static void gpuprobe_targets_domains(bool changed)
+{
+	struct gpuprobe_target *t;
+	u32 domain;
+
+	lockdep_assert_held(&gpuprobe_lock);
+	if (!gpuprobe_domains_on)
+		return;
+	list_for_each_entry(t, &gpuprobe_targets, node) {
+		domain = gpuprobe_target_domain(t);
+		if (changed && domain == t->domain)
+			continue;
+		t->domain = domain;
+		gpuprobe_emit_target(t->bdf, GPUPROBE_TARGET_DOMAIN, t->nvec,
+				     domain);
+	}
+}
+
+/* At START, once records can be written; only for IOMMU events (mask). */
+void gpuprobe_targets_emit_domains(u32 mask)
+{
+	gpuprobe_domains_on = mask & GPUPROBE_EVMASK(GPUPROBE_EV_IOMMU);
+	gpuprobe_targets_domains(false);
 }
 
 /* After unlink and publish: no probe may still see the device. */
@@ -297,8 +336,10 @@ int gpuprobe_target_add(u32 bdf)
 	else if (gpuprobe_targets_count() >= gpuprobe_targets_max())
 		err = -ENOSPC;
 	if (!err) {
+		t->domain = gpuprobe_target_domain(t);
 		list_add_tail(&t->node, &gpuprobe_targets);
-		gpuprobe_emit_target(bdf, GPUPROBE_TARGET_ADDED, t->nvec);
+		gpuprobe_emit_target(bdf, GPUPROBE_TARGET_ADDED, t->nvec,
+				     t->domain);
 		gpuprobe_irqmap_publish();
 	}
 	mutex_unlock(&gpuprobe_lock);
@@ -313,7 +354,7 @@ int gpuprobe_target_add(u32 bdf)
 static void gpuprobe_target_unlink(struct gpuprobe_target *t)
 {
 	list_del(&t->node);
-	gpuprobe_emit_target(t->bdf, GPUPROBE_TARGET_REMOVED, 0);
+	gpuprobe_emit_target(t->bdf, GPUPROBE_TARGET_REMOVED, 0, t->domain);
 	gpuprobe_irqmap_publish();
 }
 
@@ -475,6 +516,7 @@ void gpuprobe_targets_rescan(void)
 	mutex_lock(&gpuprobe_lock);
 	if (gpuprobe_irqmap_stale)
 		gpuprobe_irqmap_publish();
+	gpuprobe_targets_domains(true);
 	mutex_unlock(&gpuprobe_lock);
 }
 

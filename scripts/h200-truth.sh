@@ -4,7 +4,9 @@
 # Issue 11 ("truthful numbers") on the real H200 passthrough guest, one batch
 # through the device tool (gpuprobe-trace and the tracing libraries prebuilt
 # here in .gpu/, as for scripts/h200-run.sh):
-#   run: bash scripts/h200-truth.sh
+#   run: bash scripts/h200-truth.sh          (everything, about 8 minutes)
+#        bash scripts/h200-truth.sh repeat   (alone/beside and clock checks
+#                                             off/on, alternated twice)
 # (a) a traced CUDA process beside an untraced one on the same GPU: DEVICE
 #     records, which ops are charged; the traced one alone for comparison;
 # (b) OpenCL traced: cl_khr_pci_bus_info on NVIDIA's driver, the clock
@@ -54,67 +56,77 @@ NV_OCL=$(ldconfig -p | awk '/libnvidia-opencl\.so\.1 / { print $NF; exit }')
 echo "${NV_OCL:-libnvidia-opencl.so.1}" >$ICD/nvidia.icd
 export OCL_ICD_VENDORS=$ICD
 
+# traced NAME SECS CMD...: CMD recorded into $R/NAME.trace, the record's
+# output in record-NAME.txt, the report (text and JSON) in report-NAME.*
+traced() {
+	local name=$1 secs=$2
+	shift 2
+	timeout "$secs" "$GPT" record --source tracefs -d $BDF -o "$R/$name.trace" -- "$@" \
+		>"$R/record-$name.txt" 2>&1
+	echo "record exit $?" >>"$R/record-$name.txt"
+	"$GPT" report "$R/$name.trace" >"$R/report-$name.txt" 2>&1
+	"$GPT" report "$R/$name.trace" --json >"$R/report-$name.json" 2>&1
+}
+torch30() { traced "$1" 75 python3 scripts/examples/torch_step.py 30 blocking; }
+
+# beside NAME: the traced torch while an untraced one runs on the same GPU
+beside() {
+	python3 -u scripts/examples/torch_step.py 1000000 blocking >"$R/untraced-$1.txt" 2>&1 &
+	local untraced=$! i0 i1
+	sleep 8		# past its torch import and first steps
+	i0=$(irqs "$BDF")
+	torch30 "$1"
+	i1=$(irqs "$BDF")
+	echo "untraced process ran $(ps -o etimes= -p $untraced 2>/dev/null) s, until killed here" >>"$R/untraced-$1.txt"
+	kill "$untraced"
+	sleep 2
+	kill -9 "$untraced" 2>/dev/null	# SIGINT alone hung here once (device time lost)
+	wait "$untraced" 2>/dev/null
+	echo "GPU interrupts in /proc/interrupts over the traced run (both processes): $((i1 - i0))" >>"$R/record-$1.txt"
+}
+
+if [ "${1:-all}" = repeat ]; then
+	# the two differences of the first run, each pair alternated twice
+	for n in 1 2; do
+		t "alone $n"; torch30 "alone$n"
+		t "beside $n"; beside "beside$n"
+		t "clock checks off $n"; GPUPROBE_CUDA_CLOCK_CHECK=0 torch30 "nocheck$n"
+		t "clock checks on $n"; torch30 "check$n"
+	done
+	t pack
+	grep -E 'synchronisation records|waits|record exit|interrupts' "$R"/report-*.txt "$R"/record-*.txt >"$R/notes.txt" 2>&1
+	tar -C "$OUT" -czf "$OUT/h200-truth-traces.tgz" r/beside1.trace r/alone1.trace 2>/dev/null
+	ls -la "$R"
+	t finished
+	exit 0
+fi
+
 t "c: CUDA probe traced, explain"
-timeout 110 "$GPT" record --source tracefs -d $BDF -o "$R/probe.trace" -- \
-	"$GPT" probe --api cuda --quick -o "$R/probe-traced.json" >"$R/record-probe.txt" 2>&1
-echo "record exit $?" >>"$R/record-probe.txt"
-"$GPT" report "$R/probe.trace" >"$R/report-probe.txt" 2>&1
-"$GPT" report "$R/probe.trace" --json >"$R/report-probe.json" 2>&1
+traced probe 110 "$GPT" probe --api cuda --quick -o "$R/probe-traced.json"
 "$GPT" explain "$R/probe-traced.json" "$R/probe.trace" >"$R/explain.txt" 2>&1
 echo "explain exit $?" >>"$R/explain.txt"
 
 t "a0: traced torch alone"
-timeout 75 "$GPT" record --source tracefs -d $BDF -o "$R/alone.trace" -- \
-	python3 scripts/examples/torch_step.py 30 blocking >"$R/record-alone.txt" 2>&1
-echo "record exit $?" >>"$R/record-alone.txt"
-"$GPT" report "$R/alone.trace" >"$R/report-alone.txt" 2>&1
-"$GPT" report "$R/alone.trace" --json >"$R/report-alone.json" 2>&1
+torch30 alone
 
 t "a1: traced torch alone, CUPTI's driver API records only (GPUPROBE_CUDA_RUNTIME=0)"
-GPUPROBE_CUDA_RUNTIME=0 timeout 75 "$GPT" record --source tracefs -d $BDF -o "$R/driveronly.trace" -- \
-	python3 scripts/examples/torch_step.py 30 blocking >"$R/record-driveronly.txt" 2>&1
-echo "record exit $?" >>"$R/record-driveronly.txt"
-"$GPT" report "$R/driveronly.trace" >"$R/report-driveronly.txt" 2>&1
+GPUPROBE_CUDA_RUNTIME=0 torch30 driveronly
 
 t "a: traced torch beside an untraced torch on the same GPU"
-python3 -u scripts/examples/torch_step.py 1000000 blocking >"$R/untraced.txt" 2>&1 &
-UNTRACED=$!
-sleep 8		# past its torch import and first steps
-I0=$(irqs "$BDF")
-timeout 75 "$GPT" record --source tracefs -d $BDF -o "$R/beside.trace" -- \
-	python3 scripts/examples/torch_step.py 30 blocking >"$R/record-beside.txt" 2>&1
-echo "record exit $?" >>"$R/record-beside.txt"
-I1=$(irqs "$BDF")
-echo "untraced process ran $(ps -o etimes= -p $UNTRACED 2>/dev/null) s, until killed here" >>"$R/untraced.txt"
-kill "$UNTRACED"
-sleep 2
-kill -9 "$UNTRACED" 2>/dev/null	# SIGINT alone hung here once (device time lost)
-wait "$UNTRACED" 2>/dev/null
-echo "GPU interrupts in /proc/interrupts over the traced run (both processes): $((I1 - I0))" >>"$R/record-beside.txt"
-"$GPT" report "$R/beside.trace" >"$R/report-beside.txt" 2>&1
-"$GPT" report "$R/beside.trace" --json >"$R/report-beside.json" 2>&1
+beside beside
 
 t "b: OpenCL probe traced, ocl_app traced"
-timeout 80 "$GPT" record --source tracefs -d $BDF -o "$R/probe-ocl.trace" -- \
-	"$GPT" probe --api opencl --quick -o "$R/probe-ocl-traced.json" >"$R/record-probe-ocl.txt" 2>&1
-echo "record exit $?" >>"$R/record-probe-ocl.txt"
-"$GPT" report "$R/probe-ocl.trace" >"$R/report-probe-ocl.txt" 2>&1
+traced probe-ocl 80 "$GPT" probe --api opencl --quick -o "$R/probe-ocl-traced.json"
 "$GPT" explain "$R/probe-ocl-traced.json" "$R/probe-ocl.trace" >"$R/explain-ocl.txt" 2>&1
 echo "explain exit $?" >>"$R/explain-ocl.txt"
-timeout 45 "$GPT" record --source tracefs -d $BDF -o "$R/app-ocl.trace" -- \
-	.gpu/ocl_app 4194304 >"$R/record-app-ocl.txt" 2>&1
-echo "record exit $?" >>"$R/record-app-ocl.txt"
-"$GPT" report "$R/app-ocl.trace" >"$R/report-app-ocl.txt" 2>&1
+traced app-ocl 45 .gpu/ocl_app 4194304
 
 t "CUDA clock checks off (GPUPROBE_CUDA_CLOCK_CHECK=0): what they cost"
-GPUPROBE_CUDA_CLOCK_CHECK=0 timeout 75 "$GPT" record --source tracefs -d $BDF -o "$R/nocheck.trace" -- \
-	python3 scripts/examples/torch_step.py 30 blocking >"$R/record-nocheck.txt" 2>&1
-echo "record exit $?" >>"$R/record-nocheck.txt"
-"$GPT" report "$R/nocheck.trace" >"$R/report-nocheck.txt" 2>&1
+GPUPROBE_CUDA_CLOCK_CHECK=0 torch30 nocheck
 
 t pack
 grep -E 'gpuprobe \((CUDA|OpenCL)\)|steps|record exit|interrupts' "$R"/record-*.txt >"$R/notes.txt" 2>&1
 tar -C "$OUT" -czf "$OUT/h200-truth-traces.tgz" r/probe.trace r/beside.trace 2>/dev/null
 cp "$R/notes.txt" "$R/explain.txt" "$R/report-beside.txt" "$OUT/" 2>/dev/null
 ls -la "$R"
-t done
+t finished

@@ -86,11 +86,20 @@ if make -s modules-next >"$LOGDIR/knext.log" 2>&1; then
 		-T module_load,genl_info,genl_policy,irq_events,sched_events,dma_events,dma_context,irq_shared,vfio_irq \
 		2>&1 | tee "$LOGDIR/vm-next.log"
 	add_summary vm-next "$LOGDIR/vm-next.log"
+	VM_EDUS=2 VM_TCG_THREAD=single MODDIR="$TOP/build/knext" \
+		VMDIR="$TOP/build/vm-next-edus" scripts/vmtest.sh -q -t 300 \
+		-T vfio_shared 2>&1 | tee "$LOGDIR/vm-next-edus.log"
+	add_summary vm-next-edus "$LOGDIR/vm-next-edus.log"
 elif grep -q "no second kernel" "$LOGDIR/knext.log"; then
 	result "vm_next_kernel" skip "no second kernel in the registry (scripts/deps.sh)"
 else
 	result "module_builds_for_the_second_kernel" fail "(see $LOGDIR/knext.log)"
 fi
+
+tier "tier 3d: QEMU VM with two edu devices (one VFIO container)"
+VM_EDUS=2 VMDIR="$TOP/build/vm-edus" scripts/vmtest.sh -q -t 300 -T vfio_shared \
+	2>&1 | tee "$LOGDIR/vm-edus.log"
+add_summary vm-edus "$LOGDIR/vm-edus.log"
 
 tier "tier 4: the debug kernel (KASAN, KFENCE, UBSAN, lockdep, kmemleak, fault injection)"
 # built from linux-source-6.1 on first use (30-45 min on 2 shared cores), then

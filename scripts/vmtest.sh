@@ -43,6 +43,7 @@ environment:
   VM_EXTRA_FILES  files or directories (space-separated) copied into
                   /gpuprobe/ as well, e.g. the signed modules of
                   scripts/sign-test.sh or an installed package tree
+  VM_EDUS         edu devices in the VM (default 1; vfio_shared needs 2)
 
 examples:
   scripts/vmtest.sh                         # all VM selftests
@@ -200,6 +201,12 @@ APPEND="$APPEND oops=panic panic_on_warn=1 panic=-1 softlockup_panic=1"
 APPEND="$APPEND possible_cpus=128"
 APPEND="$APPEND $EXTRA_APPEND"
 
+# VM_EDUS: more edu devices (vfio_shared puts two into one VFIO container)
+EDUS=()
+for _ in $(seq "${VM_EDUS:-1}"); do
+	EDUS+=(-device edu,dma_mask=0xffffffff)
+done
+
 LOG=$VMDIR/console.log
 echo "vmtest: booting $KVER (log: $LOG, bound ${TIMEOUT}s)" >&2
 set +e
@@ -209,7 +216,7 @@ timeout --foreground -k 5 "$TIMEOUT" \
 	-serial stdio -monitor none \
 	-kernel "$VMLINUZ" -initrd "$INITRD" -append "$APPEND" \
 	-device intel-iommu \
-	-device edu,dma_mask=0xffffffff \
+	"${EDUS[@]}" \
 	-device VGA \
 	-drive file="$NVME_IMG",if=none,id=nvme0,format=raw \
 	-device nvme,serial=gpuprobe0,drive=nvme0 \

@@ -9,6 +9,7 @@ struct dma_tally {
 	uint32_t bdf;			/* the device counted */
 	uint64_t foreign;		/* records of any other device */
 	uint64_t calls[16], bytes[16];	/* by gpuprobe_dma_op */
+	uint64_t nents[16], max_ns[16];	/* segments, longest duration */
 	uint64_t dir[4];		/* map calls by direction */
 	uint64_t zero_duration, no_iommu, addr_zero, untimed;
 	uint64_t iommu_ns;
@@ -35,6 +36,9 @@ static inline void dma_tally_records(struct dma_tally *t, const uint8_t *p,
 			} else if (r->op < 16) {
 				t->calls[r->op]++;
 				t->bytes[r->op] += r->bytes;
+				t->nents[r->op] += r->nents;
+				if (r->duration_ns > t->max_ns[r->op])
+					t->max_ns[r->op] = r->duration_ns;
 				if (r->op == GPUPROBE_DMA_MAP_PAGE && r->dir < 4)
 					t->dir[r->dir]++;
 				if (!r->duration_ns)

@@ -215,6 +215,49 @@ TEST_F(dma, nvme_sg_records_carry_addresses)
 }
 
 /*
+ * A map_sg that fails (N segments of one 64 KiB buffer: more than the edu
+ * device's 32-bit DMA mask, so the IOMMU finds no room) is one record, with
+ * its size and no address, and it leaves nothing behind: a map one second
+ * later is timed from its own entry.  On 6.12 the failure is the
+ * dma_map_sg_err tracepoint, and a call timed from an entry kprobe whose
+ * record never came would lend that entry to the next call (a duration of
+ * over a second).
+ */
+TEST_F(dma, failed_map_sg_recorded_and_released)
+{
+	const unsigned long long segs = 65537, seg = 65536;
+	long long failed = edu_stat(self->edu, "map_sg_failed");
+	char cmd[64];
+
+	ASSERT_GE(failed, 0);
+	snprintf(cmd, sizeof(cmd), "%llu %llu", segs, seg);
+	ASSERT_EQ(0, gp_start(&self->s, DMA_EVENTS));
+	ASSERT_EQ(0, edu_ctl(self->edu, "mapsg", cmd));
+	usleep(1000000);
+	ASSERT_EQ(0, edu_ctl(self->edu, "mapbench", "1 4096"));
+	ASSERT_EQ(0, gp_stop(&self->s));
+	dma_drain(&self->l, &self->t);
+	ASSERT_EQ(failed + 1, edu_stat(self->edu, "map_sg_failed"));
+	TH_LOG("failed map_sg: %llu records, %llu bytes, %llu segments; map_page %llu ns",
+	       (unsigned long long)self->t.calls[GPUPROBE_DMA_MAP_SG],
+	       (unsigned long long)self->t.bytes[GPUPROBE_DMA_MAP_SG],
+	       (unsigned long long)self->t.nents[GPUPROBE_DMA_MAP_SG],
+	       (unsigned long long)self->t.max_ns[GPUPROBE_DMA_MAP_PAGE]);
+	EXPECT_EQ(1, self->t.calls[GPUPROBE_DMA_MAP_SG]);
+	EXPECT_EQ(segs * seg, self->t.bytes[GPUPROBE_DMA_MAP_SG]);
+	EXPECT_EQ(segs, self->t.nents[GPUPROBE_DMA_MAP_SG]);
+	EXPECT_EQ(0, self->t.calls[GPUPROBE_DMA_UNMAP_SG]);
+	EXPECT_EQ(1, self->t.addr_zero);	/* the failed map_sg's */
+	EXPECT_EQ(0, self->t.untimed);
+	EXPECT_EQ(1, self->t.calls[GPUPROBE_DMA_MAP_PAGE]);
+	EXPECT_EQ(1, self->t.calls[GPUPROBE_DMA_UNMAP_PAGE]);
+	EXPECT_LT(self->t.max_ns[GPUPROBE_DMA_MAP_PAGE], 500000000ull);
+	/* only the map_single reached the IOMMU */
+	EXPECT_EQ(1, self->t.iommu[GPUPROBE_IOMMU_MAP]);
+	EXPECT_EQ(0, self->t.foreign);
+}
+
+/*
  * The hook in use follows the kernel: its dma: tracepoints where it has
  * them (6.12+, timed from entry kprobes), else kretprobes (6.1).
  */

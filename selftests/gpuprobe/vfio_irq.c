@@ -14,6 +14,7 @@
 
 #include "kselftest_harness.h"
 #include "dma.h"
+#include "vfio.h"
 
 #define EDU_IRQ_RAISE	0x60
 #define EDU_IRQ_ACK	0x64
@@ -24,63 +25,22 @@ struct vfio_dev {
 	size_t bar_size;
 };
 
-static int sysfs_write(const char *bdf, const char *file, const char *val)
-{
-	char path[160];
-
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/%s", bdf, file);
-	return write_file(path, val);
-}
-
-static int iommu_group(const char *bdf)
-{
-	char path[160], link[256];
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/iommu_group", bdf);
-	n = readlink(path, link, sizeof(link) - 1);
-	if (n < 0)
-		return -1;
-	link[n] = '\0';
-	return atoi(strrchr(link, '/') + 1);
-}
-
-static int vfio_bind(const char *bdf)
-{
-	if (mod_loaded("gpuprobe_edu"))
-		mod_unload("gpuprobe_edu");
-	if (sysfs_write(bdf, "driver_override", "vfio-pci"))
-		return -1;
-	return write_file("/sys/bus/pci/drivers_probe", bdf);
-}
-
-static void vfio_unbind(const char *bdf)
-{
-	sysfs_write(bdf, "driver/unbind", bdf);
-	sysfs_write(bdf, "driver_override", "\n");
-}
-
 /* The VMM pattern, minus guest memory: container, group, device, BAR. */
 static int vfio_open(const char *bdf, struct vfio_dev *v)
 {
-	struct vfio_group_status gs = { .argsz = sizeof(gs) };
 	struct vfio_region_info ri = { .argsz = sizeof(ri),
 				       .index = VFIO_PCI_BAR0_REGION_INDEX };
 	struct vfio_region_info cfg = { .argsz = sizeof(cfg),
 					.index = VFIO_PCI_CONFIG_REGION_INDEX };
-	char path[64];
 	uint16_t cmd;
 
 	v->container = open("/dev/vfio/vfio", O_RDWR);
-	snprintf(path, sizeof(path), "/dev/vfio/%d", iommu_group(bdf));
-	v->group = open(path, O_RDWR);
-	if (v->container < 0 || v->group < 0)
+	if (v->container < 0)
 		return -1;
-	if (ioctl(v->group, VFIO_GROUP_GET_STATUS, &gs) ||
-	    !(gs.flags & VFIO_GROUP_FLAGS_VIABLE))
-		return -2;
-	if (ioctl(v->group, VFIO_GROUP_SET_CONTAINER, &v->container) ||
-	    ioctl(v->container, VFIO_SET_IOMMU, VFIO_TYPE1v2_IOMMU))
+	v->group = vfio_group_join(v->container, bdf);
+	if (v->group < 0)
+		return v->group;
+	if (ioctl(v->container, VFIO_SET_IOMMU, VFIO_TYPE1v2_IOMMU))
 		return -3;
 	v->device = ioctl(v->group, VFIO_GROUP_GET_DEVICE_FD, bdf);
 	if (v->device < 0)

@@ -77,37 +77,50 @@ static inline int write_file(const char *path, const char *s)
 }
 
 /* First PCI function with this vendor:device, as "DDDD:BB:DD.F". */
-static inline int pci_find(unsigned int vendor, unsigned int device,
-			   char *bdf, size_t len)
+/* The nth (from 0) PCI function with this vendor and device id. */
+static inline int pci_find_nth(unsigned int vendor, unsigned int device,
+			       int nth, char *bdf, size_t len)
 {
-	DIR *d = opendir("/sys/bus/pci/devices");
-	struct dirent *e;
+	struct dirent **names;
 	char path[512], v[16], dv[16];
+	int n, i, err = -ENODEV;
 
-	if (!d)
+	n = scandir("/sys/bus/pci/devices", &names, NULL, alphasort);
+	if (n < 0)
 		return -errno;
-	while ((e = readdir(d))) {
-		if (e->d_name[0] == '.')
+	for (i = 0; i < n; i++) {
+		const char *name = names[i]->d_name;
+
+		if (name[0] == '.' || err != -ENODEV)
 			continue;
 		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/vendor",
-			 e->d_name);
+			 name);
 		if (read_file(path, v, sizeof(v)))
 			continue;
 		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/device",
-			 e->d_name);
+			 name);
 		if (read_file(path, dv, sizeof(dv)))
 			continue;
-		if (strtoul(v, NULL, 16) == vendor &&
-		    strtoul(dv, NULL, 16) == device) {
-			if (strlen(e->d_name) >= len)
-				break;
-			memcpy(bdf, e->d_name, strlen(e->d_name) + 1);
-			closedir(d);
-			return 0;
+		if (strtoul(v, NULL, 16) != vendor ||
+		    strtoul(dv, NULL, 16) != device || nth--)
+			continue;
+		if (strlen(name) >= len) {
+			err = -ENAMETOOLONG;
+			continue;
 		}
+		memcpy(bdf, name, strlen(name) + 1);
+		err = 0;
 	}
-	closedir(d);
-	return -ENODEV;
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return err;
+}
+
+static inline int pci_find(unsigned int vendor, unsigned int device,
+			   char *bdf, size_t len)
+{
+	return pci_find_nth(vendor, device, 0, bdf, len);
 }
 
 static inline int edu_find(char *bdf, size_t len)

@@ -220,16 +220,60 @@ static void add_dma(struct agg *a, const struct gpuprobe_rec_dma *r)
 		op->untimed++;
 }
 
+static struct agg_domain *find_domain(struct agg *a, uint32_t domain)
+{
+	struct agg_domain *d;
+
+	for (unsigned int i = 0; i < a->ndomains; i++)
+		if (a->domains[i].domain == domain)
+			return &a->domains[i];
+	if (a->ndomains >= AGG_MAX_DOMAINS)
+		return NULL;
+	d = &a->domains[a->ndomains++];
+	memset(d, 0, sizeof(*d));
+	d->domain = domain;
+	return d;
+}
+
+static void domain_add_target(struct agg_domain *d, uint32_t bdf)
+{
+	for (unsigned int i = 0; i < d->ntargets; i++)
+		if (d->targets[i] == bdf)
+			return;
+	if (d->ntargets < TARGET_MAX)
+		d->targets[d->ntargets++] = bdf;
+}
+
+/*
+ * A domain several targets are in: the record's bdf is only the first of
+ * them (records of older modules, 56 bytes, have no domain and are never
+ * flagged).
+ */
+static bool iommu_shared(const struct gpuprobe_rec_iommu *r)
+{
+	return r->hdr.size >= sizeof(*r) && r->domain &&
+	       (r->hdr.flags & GPUPROBE_IOMMU_SHARED_DOMAIN);
+}
+
 static void add_iommu(struct agg *a, const struct gpuprobe_rec_iommu *r)
 {
 	struct agg_target *t = find_target(a, r->bdf);
+	struct agg_domain *d = NULL;
 	struct agg_iommu_op *op;
 
-	if (!t || r->op >= AGG_IOMMU_OPS || r->op == 0) {
+	if (iommu_shared(r)) {
+		d = find_domain(a, r->domain);
+		if (d) {
+			d->shared = true;
+			domain_add_target(d, r->bdf);
+		}
+	}
+	if ((!t && !d) || (iommu_shared(r) && !d) || r->op >= AGG_IOMMU_OPS ||
+	    r->op == 0) {
 		a->overflow++;
 		return;
 	}
-	op = &t->iommu[r->op];
+	op = d ? &d->iommu[r->op] : &t->iommu[r->op];
 	if (!op->time_ns) {
 		op->time_ns = calloc(1, sizeof(*op->time_ns));
 		if (!op->time_ns) {
@@ -257,14 +301,28 @@ static void add_swiotlb(struct agg *a, const struct gpuprobe_rec_swiotlb *r)
 	t->swiotlb_bytes += r->bytes;
 }
 
+bool agg_target_event_counted(uint32_t event)
+{
+	return event != GPUPROBE_TARGET_DOMAIN;
+}
+
 static void add_target_event(struct agg *a, const struct gpuprobe_rec_target *r)
 {
 	struct agg_target *t = find_target(a, r->bdf);
+	struct agg_domain *d;
 
-	if (t)
-		t->target_events++;
-	else
+	if (!t) {
 		a->overflow++;
+		return;
+	}
+	if (agg_target_event_counted(r->event))
+		t->target_events++;
+	/* which targets share a domain: only these records say */
+	if (r->domain && r->event != GPUPROBE_TARGET_REMOVED) {
+		d = find_domain(a, r->domain);
+		if (d)
+			domain_add_target(d, r->bdf);
+	}
 }
 
 static void note_time(struct agg *a, uint64_t ts)
@@ -353,6 +411,9 @@ void agg_free(struct agg *a)
 		for (unsigned int op = 0; op < AGG_IOMMU_OPS; op++)
 			free(a->targets[i].iommu[op].time_ns);
 	}
+	for (unsigned int i = 0; i < a->ndomains; i++)
+		for (unsigned int op = 0; op < AGG_IOMMU_OPS; op++)
+			free(a->domains[i].iommu[op].time_ns);
 	free(a);
 }
 

@@ -18,6 +18,7 @@
 #define AGG_VECTOR_SLOTS	2048	/* hash slots, power of two */
 #define AGG_DMA_OPS		(GPUPROBE_DMA_UNMAP_RESOURCE + 1)
 #define AGG_IOMMU_OPS		(GPUPROBE_IOMMU_FAULT + 1)
+#define AGG_MAX_DOMAINS		(TARGET_MAX * 2)
 
 struct agg_vector {
 	uint32_t bdf;
@@ -67,6 +68,19 @@ struct agg_target {
 	uint64_t target_events;
 };
 
+/*
+ * An IOMMU domain and the targets in it (module source: TARGET records
+ * carry each target's domain).  The IOMMU work of a domain that several
+ * targets share (a VFIO container) is its own, no single target's.
+ */
+struct agg_domain {
+	uint32_t domain;		/* the module's keyed hash */
+	bool shared;			/* IOMMU records flagged shared */
+	unsigned int ntargets;
+	uint32_t targets[TARGET_MAX];	/* every target seen in it, in order */
+	struct agg_iommu_op iommu[AGG_IOMMU_OPS];	/* shared records */
+};
+
 struct agg {
 	const struct trace_info *info;
 	unsigned int nvectors;
@@ -74,6 +88,8 @@ struct agg {
 	uint16_t vector_slot[AGG_VECTOR_SLOTS];	/* vector index + 1, 0 = empty */
 	unsigned int ntargets;
 	struct agg_target targets[AGG_MAX_TARGETS];
+	unsigned int ndomains;
+	struct agg_domain domains[AGG_MAX_DOMAINS];
 	uint64_t records;
 	uint64_t first_ts, last_ts;
 	uint64_t lost;			/* records the source dropped */
@@ -100,5 +116,7 @@ double agg_duration_s(const struct agg *a);
 const struct target *agg_target_info(const struct agg *a, const struct agg_target *t);
 const char *dma_op_name(unsigned int op);
 const char *iommu_op_name(unsigned int op);
+/* Counted in target_events: bind, unbind, vectors; not DOMAIN reports. */
+bool agg_target_event_counted(uint32_t event);
 
 #endif /* GPUPROBE_AGG_H */

@@ -23,7 +23,6 @@
 #include "util.h"
 
 #define KEV_BLOCK	64		/* events per prefix-sum block */
-#define NAME_SLOTS_MIN	64		/* power of two */
 
 static void keep_app_event(struct attr_builder *ps, const struct gpuprobe_app_event *ev)
 {
@@ -45,7 +44,14 @@ static void keep_app_event(struct attr_builder *ps, const struct gpuprobe_app_ev
 	}
 	if (ev->type == GPUPROBE_APP_API || ev->type == GPUPROBE_APP_SYNC) {
 		at->api_events += ev->type == GPUPROBE_APP_API;
-		at->sync_events += ev->type == GPUPROBE_APP_SYNC;
+		if (ev->type == GPUPROBE_APP_SYNC) {
+			unsigned int k = ev->kind < ATTR_SYNC_KINDS ? ev->kind : GPUPROBE_SYNC_OTHER;
+
+			at->sync_events++;
+			at->syncs_by_kind[k]++;
+			if (ev->end_ns > ev->start_ns)
+				at->sync_ns_by_kind[k] += ev->end_ns - ev->start_ns;
+		}
 		if (ps->nhosts >= ATTR_MAX_APP_EVENTS ||
 		    array_reserve((void **)&ps->hosts, &ps->hosts_cap, ps->nhosts + 1, sizeof(*ev)))
 			at->app_events_dropped++;
@@ -119,6 +125,9 @@ static bool kev_of(const struct gpuprobe_rec_hdr *h, struct kev *k)
 		/* Without a device (tracefs iommu: events) it is nobody's: keep_kernel_event counts it. */
 		if ((io->op != GPUPROBE_IOMMU_MAP && io->op != GPUPROBE_IOMMU_UNMAP) ||
 		    io->bdf == GPUPROBE_BDF_NONE)
+			return false;
+		/* a domain several GPUs share (VFIO): bdf is only the first */
+		if (h->size >= sizeof(*io) && (h->flags & GPUPROBE_IOMMU_SHARED_DOMAIN))
 			return false;
 		k->kind = io->op == GPUPROBE_IOMMU_MAP ? KEV_IOMMU_MAP : KEV_IOMMU_UNMAP;
 		k->key = io->bdf;
@@ -242,7 +251,7 @@ static int find_segments(struct attr_builder *ps)
 	return 0;
 }
 
-static void counts_add(struct attr_counts *d, const struct attr_counts *a, int sign)
+void attr_counts_add(struct attr_counts *d, const struct attr_counts *a, int sign)
 {
 	uint64_t *dp = (uint64_t *)d;
 	const uint64_t *ap = (const uint64_t *)a;
@@ -308,8 +317,8 @@ static void segment_window(const struct attr_builder *ps, const struct kev_segme
 
 	prefix_at(ps, first_at(ps, sg, to), &upto);
 	prefix_at(ps, first_at(ps, sg, from), &before);
-	counts_add(out, &upto, 1);
-	counts_add(out, &before, -1);
+	attr_counts_add(out, &upto, 1);
+	attr_counts_add(out, &before, -1);
 }
 
 /*
@@ -340,7 +349,7 @@ static void window(const struct attr_builder *ps, uint32_t bdf, uint32_t tid, ui
 
 static void counts_sum(struct attr_counts *d, const struct attr_counts *a)
 {
-	counts_add(d, a, 1);
+	attr_counts_add(d, a, 1);
 }
 
 /*
@@ -422,100 +431,6 @@ static int by_start(const void *a, const void *b)
 	return x->ev.start_ns < y->ev.start_ns ? -1 : x->ev.start_ns > y->ev.start_ns;
 }
 
-static uint64_t name_hash(uint8_t api, uint16_t type, const char *name)
-{
-	uint64_t h = 14695981039346656037ull;	/* FNV-1a */
-
-	h = (h ^ api) * 1099511628211ull;
-	h = (h ^ type) * 1099511628211ull;
-	for (; *name; name++)
-		h = (h ^ (unsigned char)*name) * 1099511628211ull;
-	return h;
-}
-
-static bool same_name(const struct attr_name *n, const struct attr_op *op)
-{
-	return n->api == op->ev.api && n->type == op->ev.type &&
-	       !strncmp(n->name, op->ev.name, sizeof(n->name));
-}
-
-/* Double the slot table (load at most 1/2) and re-insert every name. */
-static int grow_name_slots(struct attr_builder *ps)
-{
-	const struct attribution *at = ps->at;
-	size_t slots = ps->name_slots ? 2 * ps->name_slots : NAME_SLOTS_MIN;
-	uint32_t *t = calloc(slots, sizeof(*t));
-
-	if (!t)
-		return -1;
-	for (size_t i = 0; i < at->nnames; i++) {
-		const struct attr_name *n = &at->names[i];
-		size_t s = name_hash(n->api, n->type, n->name) & (slots - 1);
-
-		while (t[s])
-			s = (s + 1) & (slots - 1);
-		t[s] = (uint32_t)i + 1;
-	}
-	free(ps->name_slot);
-	ps->name_slot = t;
-	ps->name_slots = slots;
-	return 0;
-}
-
-/* The totals of op's (api, type, name), created on first use; NULL when out of memory. */
-static struct attr_name *name_slot(struct attr_builder *ps, const struct attr_op *op)
-{
-	struct attribution *at = ps->at;
-	struct attr_name *n;
-	size_t s;
-
-	if (2 * (at->nnames + 1) > ps->name_slots && grow_name_slots(ps))
-		return NULL;
-	s = name_hash(op->ev.api, op->ev.type, op->ev.name) & (ps->name_slots - 1);
-	for (; ps->name_slot[s]; s = (s + 1) & (ps->name_slots - 1))
-		if (same_name(&at->names[ps->name_slot[s] - 1], op))
-			return &at->names[ps->name_slot[s] - 1];
-	if (array_reserve((void **)&at->names, &ps->names_cap, at->nnames + 1, sizeof(*at->names)))
-		return NULL;
-	n = &at->names[at->nnames];
-	memset(n, 0, sizeof(*n));
-	n->api = op->ev.api;
-	n->type = op->ev.type;
-	copy_string(n->name, sizeof(n->name), op->ev.name);
-	ps->name_slot[s] = (uint32_t)++at->nnames;
-	return n;
-}
-
-static int by_device_time(const void *a, const void *b)
-{
-	const struct attr_name *x = a, *y = b;
-
-	return x->device_ns > y->device_ns ? -1 : x->device_ns < y->device_ns;
-}
-
-/* Per-name totals, names found by hash. */
-static void total_by_name(struct attr_builder *ps)
-{
-	struct attribution *at = ps->at;
-
-	for (size_t i = 0; i < at->nops; i++) {
-		const struct attr_op *op = &at->ops[i];
-		struct attr_name *n = name_slot(ps, op);
-
-		if (!n) {
-			at->app_events_dropped++;
-			continue;
-		}
-		n->count++;
-		n->device_ns += op->ev.end_ns - op->ev.start_ns;
-		n->bytes += op->ev.bytes;
-		n->return_ns += op->return_ns ? op->return_ns - op->ev.end_ns : 0;
-		for (int p = 0; p < ATTR_PHASES; p++)
-			counts_add(&n->phase[p], &op->phase[p], 1);
-	}
-	qsort(at->names, at->nnames, sizeof(*at->names), by_device_time);
-}
-
 struct attr_builder *attr_builder_new(uint32_t app_events)
 {
 	struct attr_builder *ps = calloc(1, sizeof(*ps));
@@ -568,7 +483,7 @@ struct attribution *attr_builder_finish(struct attr_builder *ps, uint64_t wall_n
 	}
 	attribute_ops(ps);
 	qsort(at->ops, at->nops, sizeof(*at->ops), by_start);
-	total_by_name(ps);
+	attr_total_by_name(ps);
 	ps->at = NULL;
 	return at;
 }

@@ -87,8 +87,14 @@ struct attr_summary {
 	uint64_t margin_irqs;
 };
 
+#define ATTR_SYNC_KINDS	(GPUPROBE_SYNC_STREAM_WAIT + 1)
+
 struct attribution {
 	uint64_t app_events, api_events, sync_events;
+	/* SYNC records by enum gpuprobe_app_sync kind, and the time they took */
+	uint64_t syncs_by_kind[ATTR_SYNC_KINDS], sync_ns_by_kind[ATTR_SYNC_KINDS];
+	/* SYNC records outside the span of their API call: not waits */
+	uint64_t syncs_outside_call;
 	uint64_t app_events_dropped;		/* past ATTR_MAX_APP_EVENTS */
 	uint64_t kernel_events;			/* inside the windows' span */
 	uint64_t kernel_events_dropped;		/* past ATTR_MAX_KERNEL_EVENTS */

@@ -44,6 +44,12 @@ struct attr_builder {
 	bool keep_kernel;			/* application events may follow */
 };
 
+/* attribute.c */
+void attr_counts_add(struct attr_counts *d, const struct attr_counts *a, int sign);
+
+/* attribute_names.c: per-name totals of the ops, sorted by device time. */
+void attr_total_by_name(struct attr_builder *ps);
+
 /* attribute_match.c: issue calls and their threads, GPUs, clock bounds, waits. */
 void attr_keep_device(struct attr_builder *ps, const struct gpuprobe_app_event *ev);
 void attr_keep_clock(struct attr_builder *ps, const struct gpuprobe_app_event *ev);

@@ -88,15 +88,30 @@ static void find_issue_calls(struct attr_builder *ps)
 		if (!op->issue_ns && hit->start_ns <= op->ev.start_ns)
 			op->issue_ns = hit->start_ns;
 	}
-	/* CUPTI's synchronization records name no thread: their API call does. */
+	/*
+	 * CUPTI's synchronization records name no thread: their API call does.
+	 * A record outside the span of the call whose correlation id it carries
+	 * waited for no call of the application (on the H200, with the GPU
+	 * time-sliced between two processes, CUPTI gave thousands of sub-us
+	 * stream syncs after the call had returned): it is counted, never taken
+	 * as a wait.
+	 */
 	for (size_t h = 0; h < ps->nhosts; h++) {
+		struct gpuprobe_app_event *w = &ps->hosts[h];
 		const struct gpuprobe_app_event *call;
 
-		if (ps->hosts[h].type != GPUPROBE_APP_SYNC || ps->hosts[h].tid)
+		if (w->type != GPUPROBE_APP_SYNC)
 			continue;
-		call = issuing_call(ps, &ps->hosts[h]);
-		if (call)
-			ps->hosts[h].tid = call->tid;
+		call = issuing_call(ps, w);
+		if (!call)
+			continue;
+		if (w->start_ns < call->start_ns || w->end_ns > call->end_ns) {
+			w->flags &= ~GPUPROBE_APPF_BLOCKING;
+			ps->at->syncs_outside_call++;
+			continue;
+		}
+		if (!w->tid)
+			w->tid = call->tid;
 	}
 }
 

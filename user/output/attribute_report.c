@@ -13,6 +13,11 @@
 #define JSON_OPS	10000
 
 static const char *const phase_names[ATTR_PHASES] = { "issue", "run", "return" };
+static const char *const sync_kind_names[ATTR_SYNC_KINDS] = {
+	[GPUPROBE_SYNC_OTHER] = "other", [GPUPROBE_SYNC_DEVICE] = "device",
+	[GPUPROBE_SYNC_STREAM] = "stream", [GPUPROBE_SYNC_EVENT] = "event",
+	[GPUPROBE_SYNC_STREAM_WAIT] = "stream_wait",
+};
 
 const char *attr_type_name(uint16_t type)
 {
@@ -59,9 +64,20 @@ static void text_summary(FILE *out, const struct attribution *at)
 	const struct attr_summary *s = &at->sum;
 	char a[32], b[32], c[32];
 
-	fprintf(out, "\napplication: %" PRIu64 " events (%zu kernels/copies/memsets, %" PRIu64 " API calls, %" PRIu64 " waits); %" PRIu64 " kernel events in their span%s\n",
+	fprintf(out, "\napplication: %" PRIu64 " events (%zu kernels/copies/memsets, %" PRIu64 " API calls, %" PRIu64 " synchronisation records); %" PRIu64 " kernel events in their span%s\n",
 		at->app_events, at->nops, at->api_events, at->sync_events, at->kernel_events,
 		at->kernel_events_dropped ? " (some dropped: table full)" : "");
+	if (at->sync_events) {
+		fprintf(out, "  synchronisation records:");
+		for (unsigned int k = 0; k < ATTR_SYNC_KINDS; k++)
+			if (at->syncs_by_kind[k])
+				fprintf(out, " %s %" PRIu64 " (%s)", sync_kind_names[k], at->syncs_by_kind[k],
+					format_ns(a, FORMAT_NS_LEN, at->sync_ns_by_kind[k]));
+		if (at->syncs_outside_call)
+			fprintf(out, "; %" PRIu64 " outside their API call, not taken as waits",
+				at->syncs_outside_call);
+		fputc('\n', out);
+	}
 	for (unsigned int i = 0; i < at->nnotes; i++)
 		fprintf(out, "  note: %s\n", at->notes[i]);
 	fprintf(out, "  device busy %s; waiting from device end to call return %s in %" PRIu64 " waits\n",
@@ -279,6 +295,17 @@ void attribute_print_json(struct json *j, const struct attribution *at)
 	json_kv_u64(j, "events", at->app_events);
 	json_kv_u64(j, "api_events", at->api_events);
 	json_kv_u64(j, "sync_events", at->sync_events);
+	json_kv_u64(j, "syncs_outside_call", at->syncs_outside_call);
+	json_key(j, "sync_by_kind");
+	json_object_begin(j);
+	for (unsigned int k = 0; k < ATTR_SYNC_KINDS; k++) {
+		json_key(j, sync_kind_names[k]);
+		json_object_begin(j);
+		json_kv_u64(j, "records", at->syncs_by_kind[k]);
+		json_kv_u64(j, "ns", at->sync_ns_by_kind[k]);
+		json_object_end(j);
+	}
+	json_object_end(j);
 	json_kv_u64(j, "kernel_events", at->kernel_events);
 	json_kv_u64(j, "kernel_events_dropped", at->kernel_events_dropped);
 	json_kv_u64(j, "kernel_events_limit", ATTR_MAX_KERNEL_EVENTS);

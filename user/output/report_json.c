@@ -137,14 +137,13 @@ static void json_dma(struct json *j, const struct agg_target *t)
 	json_array_end(j);
 }
 
-static void json_iommu(struct json *j, const struct agg_target *t)
+/* map, unmap: count, bytes, untimed, time_ns; then faults */
+static void json_iommu_ops(struct json *j, const struct agg_iommu_op iommu[AGG_IOMMU_OPS])
 {
 	static const struct hist empty;
 
-	json_key(j, "iommu");
-	json_object_begin(j);
 	for (unsigned int op = GPUPROBE_IOMMU_MAP; op <= GPUPROBE_IOMMU_UNMAP; op++) {
-		const struct agg_iommu_op *io = &t->iommu[op];
+		const struct agg_iommu_op *io = &iommu[op];
 
 		json_key(j, iommu_op_name(op));
 		json_object_begin(j);
@@ -154,8 +153,46 @@ static void json_iommu(struct json *j, const struct agg_target *t)
 		report_json_hist(j, "time_ns", io->time_ns ? io->time_ns : &empty);
 		json_object_end(j);
 	}
-	json_kv_u64(j, "faults", t->iommu[GPUPROBE_IOMMU_FAULT].count);
+	json_kv_u64(j, "faults", iommu[GPUPROBE_IOMMU_FAULT].count);
+}
+
+static void json_iommu(struct json *j, const struct agg_target *t)
+{
+	json_key(j, "iommu");
+	json_object_begin(j);
+	json_iommu_ops(j, t->iommu);
 	json_object_end(j);
+}
+
+/* The domains several targets share, with their IOMMU work. */
+static void json_iommu_domains(struct json *j, const struct agg *a)
+{
+	char name[BDF_STRLEN];
+
+	json_key(j, "iommu_domains");
+	json_array_begin(j);
+	for (unsigned int i = 0; i < a->ndomains; i++) {
+		const struct agg_domain *d = &a->domains[i];
+
+		if (!d->shared)
+			continue;
+		json_object_begin(j);
+		json_kv_u64(j, "domain", d->domain);
+		json_kv_bool(j, "shared", true);
+		json_key(j, "targets");
+		json_array_begin(j);
+		for (unsigned int k = 0; k < d->ntargets; k++) {
+			bdf_format(d->targets[k], name);
+			json_put_string(j, name);
+		}
+		json_array_end(j);
+		json_key(j, "iommu");
+		json_object_begin(j);
+		json_iommu_ops(j, d->iommu);
+		json_object_end(j);
+		json_object_end(j);
+	}
+	json_array_end(j);
 }
 
 static void json_target_identity(struct json *j, const struct agg *a,
@@ -220,6 +257,7 @@ void report_print_json(FILE *out, const char *path, const struct agg *a,
 	json_kv_u64(&j, "version", REPORT_JSON_VERSION);
 	json_trace(&j, path, a);
 	report_json_targets(&j, a);
+	json_iommu_domains(&j, a);
 	json_key(&j, "sched");
 	json_object_begin(&j);
 	json_kv_u64(&j, "wakeups", a->wakeups);

@@ -123,10 +123,10 @@ static void print_dma(FILE *out, const struct agg_target *t)
 	}
 }
 
-static void print_iommu(FILE *out, const struct agg_target *t)
+static void print_iommu(FILE *out, const struct agg_iommu_op iommu[AGG_IOMMU_OPS])
 {
 	for (unsigned int op = GPUPROBE_IOMMU_MAP; op < AGG_IOMMU_OPS; op++) {
-		const struct agg_iommu_op *io = &t->iommu[op];
+		const struct agg_iommu_op *io = &iommu[op];
 		char total[32];
 
 		if (!io->count)
@@ -164,7 +164,7 @@ static void print_target(FILE *out, const struct agg *a, const struct agg_target
 		if (a->vectors[i].bdf == t->bdf)
 			print_vector(out, a, &a->vectors[i]);
 	print_dma(out, t);
-	print_iommu(out, t);
+	print_iommu(out, t->iommu);
 	if (t->swiotlb_bounces)
 		fprintf(out, "  swiotlb bounces: %" PRIu64 " (%" PRIu64 " bytes)\n",
 			t->swiotlb_bounces, t->swiotlb_bytes);
@@ -173,10 +173,27 @@ static void print_target(FILE *out, const struct agg *a, const struct agg_target
 			t->target_events);
 }
 
+/* A domain several targets share: its IOMMU work is none of theirs alone. */
+static void print_domain(FILE *out, const struct agg_domain *d)
+{
+	char name[BDF_STRLEN];
+
+	fprintf(out, "\nIOMMU domain 0x%08x shared by ", d->domain);
+	for (unsigned int i = 0; i < d->ntargets; i++) {
+		bdf_format(d->targets[i], name);
+		fprintf(out, "%s%s", i ? ", " : "", name);
+	}
+	fprintf(out, " (a VFIO container): charged to none of them alone\n");
+	print_iommu(out, d->iommu);
+}
+
 void report_text_targets(FILE *out, const struct agg *a)
 {
 	for (unsigned int i = 0; i < a->ntargets; i++)
 		print_target(out, a, &a->targets[i]);
+	for (unsigned int i = 0; i < a->ndomains; i++)
+		if (a->domains[i].shared)
+			print_domain(out, &a->domains[i]);
 }
 
 void report_print_text(FILE *out, const char *path, const struct agg *a,

@@ -82,8 +82,12 @@ wall=$(field "$best" wall_s)
 base_line=""
 if [ -n "$base_best" ]; then
 	bw=$(field "$base_best" wall_s)
-	base_line="| \`$BENCH_BASELINE report\` (before, best of 3, interleaved with the runs above) | $N | $bw | $(rate "$N" "$bw") | $(field "$base_best" maxrss_kb) | |"
+	base_line="| \`$BENCH_BASELINE report\` (before, best of 3, interleaved with the runs above) | $N | $bw | $(rate "$N" "$bw") | $(field "$base_best" maxrss_kb) | |
+"
 fi
+# hand-written sections from "## History" on are kept across runs
+history=""
+[ -f "$OUT" ] && history=$(sed -n '/^## History/,$p' "$OUT")
 cat >"$OUT" <<MD
 # gpuprobe-trace report: benchmark
 
@@ -97,8 +101,7 @@ Trace: \`tests/gentrace mix $N\`: $N records, 90% irq (8 MSI-X vectors),
 | command | records | wall s | M records/s | peak RSS KiB | bytes/record |
 |---|---|---|---|---|---|
 | \`gpuprobe-trace report\` (best of 3${base_best:+ and 3 more}) | $N | $wall | $(rate "$N" "$wall") | $(field "$best" maxrss_kb) | $(awk -v s="$size" -v n="$N" 'BEGIN { printf "%.1f", s / n }') |
-$base_line
-| \`gpuprobe-trace report --json\` | $N | $(field "$json" wall_s) | $(rate "$N" "$(field "$json" wall_s)") | $(field "$json" maxrss_kb) | |
+$base_line| \`gpuprobe-trace report --json\` | $N | $(field "$json" wall_s) | $(rate "$N" "$(field "$json" wall_s)") | $(field "$json" maxrss_kb) | |
 | \`gpuprobe-trace report\`, 1/10 of the records | $((N / 10)) | $(field "$small" wall_s) | $(rate $((N / 10)) "$(field "$small" wall_s)") | $(field "$small" maxrss_kb) | |
 $tc_line
 
@@ -116,5 +119,7 @@ ${tc_rate:+Ratio: gpuprobe-trace report handles $(awk -v a="$(rate "$N" "$wall")
 The two are not the same work: \`trace-cmd report\` formats every event as
 text, \`gpuprobe-trace report\` aggregates; the ratio says what it costs to
 get a summary from each format, not which parser is faster.
+${history:+
+$history}
 MD
 echo "wrote $OUT"

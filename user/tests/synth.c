@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Synthetic traces for tests and the benchmark. */
+#include <stdlib.h>
 #include <string.h>
 
+#include "cmds.h"
 #include "synth.h"
 #include "util.h"
 
@@ -233,4 +235,23 @@ int synth_write_mix(const char *path, uint64_t n, uint32_t seed)
 	}
 	err |= trace_writer_finish(&w, ts + 1, 0);
 	return err ? -1 : 0;
+}
+
+char *test_report(const char *path, bool json)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	int err;
+
+	if (!out)
+		return NULL;
+	err = report_file(path, json, out);
+	fclose(out);
+	if (err) {
+		fprintf(stderr, "    report %s%s failed\n", json ? "--json " : "", path);
+		free(buf);
+		return NULL;
+	}
+	return buf;
 }

@@ -50,5 +50,7 @@ struct synth_merged {
 
 void synth_merged_defaults(struct synth_merged *o);
 int synth_write_merged(const char *path, const struct synth_merged *o);
+/* report (text, or JSON) of the trace at path into a malloc'ed string; NULL (said on stderr) on error. */
+char *test_report(const char *path, bool json);
 
 #endif /* GPUPROBE_SYNTH_H */

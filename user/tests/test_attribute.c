@@ -151,6 +151,10 @@ static void check_totals(const struct attribution *at)
 	CHECK_EQ_U64(at->nops, 4);
 	CHECK_EQ_U64(at->api_events, 3);
 	CHECK_EQ_U64(at->sync_events, 1);
+	CHECK_EQ_U64(at->syncs_by_kind[GPUPROBE_SYNC_STREAM], 1);
+	CHECK_EQ_U64(at->sync_ns_by_kind[GPUPROBE_SYNC_STREAM], 1500);
+	CHECK_EQ_U64(at->syncs_by_kind[GPUPROBE_SYNC_DEVICE] + at->syncs_by_kind[GPUPROBE_SYNC_EVENT] +
+		     at->syncs_by_kind[GPUPROBE_SYNC_STREAM_WAIT] + at->syncs_by_kind[GPUPROBE_SYNC_OTHER], 0);
 	CHECK_EQ_U64(at->nnotes, 1);
 	CHECK_EQ_U64(at->kernel_events, 6);		/* the irq at 8000 is outside */
 	CHECK_EQ_U64(at->nnames, 3);

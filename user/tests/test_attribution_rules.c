@@ -14,7 +14,8 @@
  *                  and wait; each wait takes its own thread's kernel and
  *                  wake-ups; a stream wait takes its stream's kernel;
  *   clock margin   a CLOCK bound of 100 ns: interrupts within 100 ns of the
- *                  kernel's start or end are ambiguous, in no phase.
+ *                  kernel's start or end are ambiguous, in no phase;
+ *   stray sync     a synchronization record outside its API call is no wait.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -244,6 +245,43 @@ void test_attribution_thread_unknown(void)
 	CHECK_EQ_U64(a->issue_tid, 0);
 	CHECK_EQ_U64(a->return_ns, T0 + 5000);
 	CHECK_EQ_U64(at->sum.waits, 1);
+out:
+	attribution_free(at);
+}
+
+/*
+ * A synchronization record outside the call whose correlation id it carries
+ * (on the H200, with a second process on the GPU, CUPTI gave thousands of
+ * sub-us stream syncs after their call had returned): not a wait.  Thread
+ * 100 waits on stream 7 in cudaStreamSynchronize [1500, 2500] for kA (ends
+ * 2000); a record of the same correlation at [3900, 4100] spans kB's end
+ * (4000, same stream): kB was waited for by nobody.
+ */
+void test_attribution_sync_outside_call(void)
+{
+	static const struct app apps[] = {
+		{ GPUPROBE_APP_API, "cuLaunchKernel", .tid = 100, .corr = 1, .start = 500, .end = 600 },
+		{ GPUPROBE_APP_KERNEL, "kA", .stream = 7, .corr = 1, .start = 1000, .end = 2000 },
+		{ GPUPROBE_APP_API, "cuLaunchKernel", .tid = 100, .corr = 3, .start = 2600, .end = 2700 },
+		{ GPUPROBE_APP_KERNEL, "kB", .stream = 7, .corr = 3, .start = 3000, .end = 4000 },
+		{ GPUPROBE_APP_API, "cudaStreamSynchronize", .tid = 100, .corr = 2,
+		  .flags = GPUPROBE_APPF_BLOCKING, .start = 1500, .end = 2500 },
+		{ GPUPROBE_APP_SYNC, "stream_synchronize", .kind = GPUPROBE_SYNC_STREAM, .stream = 7,
+		  .flags = GPUPROBE_APPF_BLOCKING, .corr = 2, .start = 1600, .end = 2400 },
+		{ GPUPROBE_APP_SYNC, "stream_synchronize", .kind = GPUPROBE_SYNC_STREAM, .stream = 7,
+		  .flags = GPUPROBE_APPF_BLOCKING, .corr = 2, .start = 3900, .end = 4100 },
+	};
+	struct attribution *at = attribute_apps("outside", two_threads_kernel_events, apps,
+						ARRAY_SIZE(apps));
+	const struct attr_op *a = op_named(at, "kA"), *b = op_named(at, "kB");
+
+	if (!a || !b)
+		goto out;
+	CHECK_EQ_U64(a->return_ns, T0 + 2400);
+	CHECK_EQ_U64(b->return_ns, 0);
+	CHECK_EQ_U64(at->sum.waits, 1);
+	CHECK_EQ_U64(at->syncs_outside_call, 1);
+	CHECK_EQ_U64(at->syncs_by_kind[GPUPROBE_SYNC_STREAM], 2);
 out:
 	attribution_free(at);
 }

@@ -88,28 +88,15 @@ void test_percentile_hist_agrees(void)
 	}
 }
 
-static int python_assert(const char *path, const char *assertions)
-{
-	char cmd[2048];
-
-	snprintf(cmd, sizeof(cmd),
-		 "python3 -c 'import json,sys\nraw=open(sys.argv[1],\"rb\").read()\n"
-		 "d=json.loads(raw.decode(\"utf-8\"))\n%s' %s", assertions, path);
-	return system(cmd);
-}
-
 /* Doubles read back bit for bit; integers print as integers; UTF-8 stays UTF-8. */
 void test_json_lossless(void)
 {
 	const char *path = test_tmp_path("lossless.json");
-	FILE *f = fopen(path, "w");
 	struct json j;
+	FILE *f = test_json_begin(&j, path);
 
-	CHECK(f != NULL, "open %s", path);
 	if (!f)
 		return;
-	json_init(&j, f, false);
-	json_object_begin(&j);
 	json_kv_double(&j, "third", 1.0 / 3.0);
 	json_kv_double(&j, "sum", 0.1 + 0.2);
 	json_kv_double(&j, "ns", 38040.0);
@@ -122,7 +109,7 @@ void test_json_lossless(void)
 	json_kv_string(&j, "ctl", "\x7f\x01");
 	json_object_end(&j);
 	fclose(f);
-	CHECK(python_assert(path,
+	CHECK(test_python_json(path,
 		"assert d[\"third\"]==1.0/3.0 and d[\"sum\"]==0.1+0.2, (d[\"third\"], d[\"sum\"])\n"
 		"assert b\"\\\"ns\\\":38040,\" in raw and b\"\\\"big\\\":9007199254740992,\" in raw, raw\n"
 		"assert d[\"u64\"]==18446744073709551615\n"
@@ -144,26 +131,86 @@ void test_report_not_measured(void)
 	struct gpuprobe_rec_dma d;
 	struct trace_writer w;
 	struct trace_info info;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *out;
+	char *buf;
 
 	synth_info(&info);
 	CHECK(trace_writer_open(&w, trace, &info) == 0, "open %s", trace);
 	synth_dma(&d, 1000, GPUPROBE_DMA_MAP_SG, 4096, 1, 0);
 	trace_writer_put(&w, &d.hdr);
 	trace_writer_finish(&w, 5000, 0);
-	out = open_memstream(&buf, &len);
-	CHECK(report_file(trace, false, out) == 0, "text report");
-	fclose(out);
+	buf = test_report(trace, false);
 	CHECK(buf && strstr(buf, "latency (0 of 1 calls timed) not measured") && !strstr(buf, "p50 0 ns"),
 	      "text: %s", buf);
 	free(buf);
-	buf = NULL;
-	out = open_memstream(&buf, &len);
-	CHECK(report_file(trace, true, out) == 0, "json report");
-	fclose(out);
+	buf = test_report(trace, true);
 	CHECK(buf && strstr(buf, "\"untimed\": 1") && strstr(buf, "\"p50\": null"), "json: %s", buf);
 	free(buf);
 	unlink(trace);
+}
+
+/*
+ * A VFIO container holding two targets: every IOMMU map of it is flagged
+ * shared and names only the first target.  The report gives that work to
+ * the domain, with both targets named (from the DOMAIN target records),
+ * and charges none of it to the first target; the second target's own
+ * domain keeps its maps.  (Before, the first target had them all.)
+ */
+void test_report_shared_domain(void)
+{
+	const uint32_t a = SYNTH_GPU_BDF, b = GPUPROBE_BDF(0, 0x02, 0x00);
+	const char *trace = test_tmp_path("shared.trace"), *json = test_tmp_path("shared.json");
+	struct gpuprobe_rec_target tr = {
+		.hdr = { .type = GPUPROBE_EV_TARGET, .size = sizeof(tr), .ts_ns = 900 },
+		.event = GPUPROBE_TARGET_DOMAIN, .domain = 0xabc,
+	};
+	struct gpuprobe_rec_iommu io;
+	struct trace_writer w;
+	struct trace_info info;
+	char *buf;
+	FILE *out;
+
+	synth_info(&info);
+	CHECK(trace_writer_open(&w, trace, &info) == 0, "open %s", trace);
+	tr.bdf = a;
+	trace_writer_put(&w, &tr.hdr);
+	tr.bdf = b;
+	trace_writer_put(&w, &tr.hdr);
+	for (int i = 0; i < 5; i++) {
+		synth_iommu(&io, 1000 + i, a, GPUPROBE_IOMMU_MAP, 4096, 100 + i);
+		io.hdr.flags = GPUPROBE_IOMMU_SHARED_DOMAIN;
+		io.domain = 0xabc;
+		trace_writer_put(&w, &io.hdr);
+		synth_iommu(&io, 2000 + i, a, GPUPROBE_IOMMU_UNMAP, 4096, 50);
+		io.hdr.flags = GPUPROBE_IOMMU_SHARED_DOMAIN;
+		io.domain = 0xabc;
+		trace_writer_put(&w, &io.hdr);
+	}
+	synth_iommu(&io, 3000, b, GPUPROBE_IOMMU_MAP, 8192, 70);
+	io.domain = 0xdef;
+	trace_writer_put(&w, &io.hdr);
+	trace_writer_finish(&w, 5000, 0);
+
+	buf = test_report(trace, false);
+	CHECK(buf && strstr(buf, "IOMMU domain 0x00000abc shared by 0000:01:00.0, 0000:02:00.0") &&
+	      strstr(buf, "IOMMU map   5 calls, 20480 bytes"), "text: %s", buf);
+	free(buf);
+	out = fopen(json, "w");
+	CHECK(out && report_file(trace, true, out) == 0, "report --json failed");
+	if (out)
+		fclose(out);
+	CHECK(test_python_json(json,
+		"t={x[\"bdf\"]:x for x in d[\"targets\"]}\n"
+		"assert t[\"0000:01:00.0\"][\"iommu\"][\"map\"][\"count\"]==0, t[\"0000:01:00.0\"][\"iommu\"]\n"
+		"assert t[\"0000:01:00.0\"][\"iommu\"][\"unmap\"][\"count\"]==0\n"
+		"assert t[\"0000:02:00.0\"][\"iommu\"][\"map\"][\"count\"]==1\n"
+		"assert t[\"0000:02:00.0\"][\"target_events\"]==0\n"
+		"[s]=d[\"iommu_domains\"]\n"
+		"assert s[\"domain\"]==0xabc and s[\"shared\"], s\n"
+		"assert s[\"targets\"]==[\"0000:01:00.0\",\"0000:02:00.0\"], s[\"targets\"]\n"
+		"m=s[\"iommu\"][\"map\"]\n"
+		"assert m[\"count\"]==5 and m[\"bytes\"]==20480 and m[\"time_ns\"][\"sum\"]==510, m\n"
+		"assert s[\"iommu\"][\"unmap\"][\"count\"]==5") == 0,
+	      "python3 rejected %s", json);
+	unlink(trace);
+	unlink(json);
 }

@@ -8,8 +8,6 @@
 #include <string.h>
 
 #include "clocksync.h"
-#include "cmds.h"
-#include "file.h"
 #include "machine.h"
 #include "passthrough.h"
 #include "report.h"
@@ -313,27 +311,18 @@ void test_guest_wrapper_checked(void)
 void test_passthrough_json_shape(void)
 {
 	const char *merged = test_tmp_path("json-merged"), *single = test_tmp_path("json-single");
-	const char *out = test_tmp_path("json-out");
 	struct synth_merged o;
-	size_t len;
 	char *text;
-	FILE *f;
 
 	synth_merged_defaults(&o);
 	CHECK(!synth_write_merged(merged, &o), "merged");
 	CHECK(!synth_write_known(single), "single");
-	f = fopen(out, "w");
-	CHECK(f && !report_file(merged, true, f), "report merged");
-	fclose(f);
-	text = read_whole_file(out, &len);
+	text = test_report(merged, true);
 	CHECK(text && strstr(text, "\"machines\": [") && strstr(text, "\"role\": \"guest\"") &&
 	      strstr(text, "\"irq_paired\": 100") && strstr(text, "\"clock_error_ns\": 5000"),
 	      "merged JSON lacks machines/passthrough");
 	free(text);
-	f = fopen(out, "w");
-	CHECK(f && !report_file(single, true, f), "report single");
-	fclose(f);
-	text = read_whole_file(out, &len);
+	text = test_report(single, true);
 	CHECK(text && !strstr(text, "\"machines\"") && !strstr(text, "\"passthrough\""),
 	      "a single machine's JSON keeps today's shape");
 	free(text);

@@ -325,16 +325,6 @@ static void test_report_maths(void)
 
 /* ---- JSON ---- */
 
-static int python_check(const char *json_path, const char *assertions)
-{
-	char cmd[2048];
-
-	snprintf(cmd, sizeof(cmd),
-		 "python3 -c 'import json,sys\nd=json.load(open(sys.argv[1]))\n%s' %s",
-		 assertions, json_path);
-	return system(cmd);
-}
-
 static void test_report_json_valid(void)
 {
 	const char *trace = test_tmp_path("json.trace"), *json = test_tmp_path("report.json");
@@ -345,7 +335,7 @@ static void test_report_json_valid(void)
 	CHECK(out && report_file(trace, true, out) == 0, "report --json failed");
 	if (out)
 		fclose(out);
-	CHECK(python_check(json,
+	CHECK(test_python_json(json,
 		"t=d[\"targets\"][0]\n"
 		"assert d[\"schema\"]==\"gpuprobe-report\" and d[\"version\"]==1\n"
 		"assert t[\"bdf\"]==\"0000:01:00.0\" and t[\"irq_count\"]==1012, t[\"irq_count\"]\n"
@@ -363,14 +353,11 @@ static void test_report_json_valid(void)
 static void test_json_escaping(void)
 {
 	const char *path = test_tmp_path("escape.json");
-	FILE *f = fopen(path, "w");
 	struct json j;
+	FILE *f = test_json_begin(&j, path);
 
-	CHECK(f != NULL, "open %s", path);
 	if (!f)
 		return;
-	json_init(&j, f, false);
-	json_object_begin(&j);
 	json_kv_string(&j, "quote\"back\\slash", "tab\tnl\nctl\x01 high\xff");
 	json_key(&j, "empty_array");
 	json_array_begin(&j);
@@ -384,7 +371,7 @@ static void test_json_escaping(void)
 	json_array_end(&j);
 	json_object_end(&j);
 	fclose(f);
-	CHECK(python_check(path,
+	CHECK(test_python_json(path,
 		"assert d[\"quote\\\"back\\\\slash\"].startswith(\"tab\\tnl\\nctl\\x01\")\n"
 		"assert d[\"nested\"]==[{}, 18446744073709551615, None] and d[\"empty_array\"]==[]") == 0,
 	      "python3 rejected %s", path);
@@ -394,18 +381,19 @@ static void test_json_escaping(void)
 static void test_report_text_runs(void)
 {
 	const char *trace = test_tmp_path("text.trace");
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *out = open_memstream(&buf, &len);
+	char *buf;
 
 	CHECK(synth_write_known(trace) == 0, "cannot write %s", trace);
-	CHECK(report_file(trace, false, out) == 0, "text report failed");
-	fclose(out);
-	CHECK(buf && strstr(buf, "vector 1 (irq 101, MSI-X): 12 irqs"), "vector line missing:\n%s", buf);
+	buf = test_report(trace, false);
+	CHECK(buf != NULL, "report %s", trace);
+	if (!buf)
+		goto out;
+	CHECK(strstr(buf, "vector 1 (irq 101, MSI-X): 12 irqs"), "vector line missing:\n%s", buf);
 	CHECK(buf && strstr(buf, "kernel counted 10 (/proc/interrupts delta), trace holds 10 in the same window: match"),
 	      "kernel count line missing");
 	CHECK(buf && strstr(buf, "512 -> 1023"), "log2 histogram missing");
 	free(buf);
+out:
 	unlink(trace);
 }
 
@@ -451,6 +439,8 @@ int main(void)
 		  test_attribution_two_threads },
 		{ "attribution: a thread unknown (runtime launches, sync without its call): the process's ops",
 		  test_attribution_thread_unknown },
+		{ "attribution: a sync record outside its API call is not a wait",
+		  test_attribution_sync_outside_call },
 		{ "attribution: clock error bound widens windows, events in the margin ambiguous",
 		  test_attribution_clock_margin },
 		{ "attribution: JSON null where not measured", test_attribution_json_nulls },
@@ -464,6 +454,8 @@ int main(void)
 		{ "report: a latency not measured is 'not measured' / null, never 0 ns",
 		  test_report_not_measured },
 		{ "report: untimed DMA calls counted, not in the latency", test_untimed_dma_not_a_latency },
+		{ "report: a shared IOMMU domain's work is the domain's, not its first target's",
+		  test_report_shared_domain },
 		{ "record: temporary files of killed recorders removed, live and foreign ones kept",
 		  test_stale_temp_files_removed },
 		{ "record: application events merged past cut and corrupt events",

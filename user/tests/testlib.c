@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "json.h"
 #include "testlib.h"
 
 int test_failed_checks;
@@ -56,4 +57,26 @@ const char *test_tmp_path(const char *stem)
 
 	snprintf(p, 256, "%s/gpuprobe-test-%d-%d-%s", dir, (int)getpid(), serial++, stem);
 	return p;
+}
+
+int test_python_json(const char *path, const char *assertions)
+{
+	char cmd[2048];
+
+	snprintf(cmd, sizeof(cmd),
+		 "python3 -c 'import json,sys\nraw=open(sys.argv[1],\"rb\").read()\n"
+		 "d=json.loads(raw.decode(\"utf-8\"))\n%s' %s", assertions, path);
+	return system(cmd);
+}
+
+FILE *test_json_begin(struct json *j, const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	CHECK(f != NULL, "open %s", path);
+	if (!f)
+		return NULL;
+	json_init(j, f, false);
+	json_object_begin(j);
+	return f;
 }

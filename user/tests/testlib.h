@@ -33,4 +33,14 @@ int run_tests(const struct test_case *cases, int n, int *passed);
 /* Temporary file path under $TMPDIR, unique per call. */
 const char *test_tmp_path(const char *stem);
 
+/*
+ * Runs python3 on the JSON file at path with `raw` (its bytes) and `d` (the
+ * parsed document) defined, then the given assertion lines; 0 when they hold.
+ */
+int test_python_json(const char *path, const char *assertions);
+
+struct json;
+/* Opens path for writing and starts a JSON object in it; NULL (a failed check) if it cannot. */
+FILE *test_json_begin(struct json *j, const char *path);
+
 #endif /* GPUPROBE_TESTLIB_H */

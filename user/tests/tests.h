@@ -30,6 +30,7 @@ void test_json_lossless(void);
 void test_attribution_two_gpus(void);
 void test_attribution_two_threads(void);
 void test_attribution_thread_unknown(void);
+void test_attribution_sync_outside_call(void);
 void test_attribution_clock_margin(void);
 void test_attribution_json_nulls(void);
 void test_clockmap_drift(void);
@@ -49,5 +50,6 @@ void test_passthrough_guest_cut(void);
 void test_unknown_types_skipped(void);
 void test_guest_wrapper_checked(void);
 void test_passthrough_json_shape(void);
+void test_report_shared_domain(void);
 
 #endif /* GPUPROBE_TESTS_H */

@@ -92,6 +92,7 @@ enum gpuprobe_target_event {
 	GPUPROBE_TARGET_VECTORS,	/* vectors (re)resolved */
 	GPUPROBE_TARGET_UNBOUND,	/* driver unbound, vectors gone */
 	GPUPROBE_TARGET_REMOVED,	/* device removed or target deleted */
+	GPUPROBE_TARGET_DOMAIN,		/* its IOMMU domain at START, or changed */
 };
 
 struct gpuprobe_rec_target {
@@ -99,7 +100,9 @@ struct gpuprobe_rec_target {
 	__u32 bdf;
 	__u32 event;			/* enum gpuprobe_target_event */
 	__u32 nvec;
-	__u32 reserved;
+	__u32 domain;			/* its IOMMU domain, as in IOMMU records;
+					 * 0: none (older modules: always 0)
+					 */
 };
 
 struct gpuprobe_rec_sched {

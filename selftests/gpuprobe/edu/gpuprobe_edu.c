@@ -16,6 +16,10 @@
  *          fault; nothing reaches memory)
  *   mapbench  write "N SIZE": N dma_map_single()/dma_unmap_single() pairs
  *          of one SIZE buffer, no transfer (the cost of mapping alone)
+ *   mapsg  write "N SIZE": one dma_map_sg() of N segments that all point at
+ *          one SIZE buffer (N at most 131072), unmapped if it succeeded; with
+ *          N * SIZE past the DMA mask the IOMMU has no room: a failed map_sg
+ *          (counted in map_sg_failed), the write still succeeds
  *   stats  read: counters of everything done so far
  *   hold_lock  write MS: hold the device lock for MS milliseconds (at most
  *          10000), as a slow probe or unbind would: what waits for it
@@ -30,6 +34,7 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/pci.h>
+#include <linux/scatterlist.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
 
@@ -80,6 +85,8 @@ struct edu_stats {
 	u64 dma_transfers;
 	u64 verify_failures;
 	u64 dma_faults_requested;
+	u64 map_sg;
+	u64 map_sg_failed;
 };
 
 struct edu_dev {
@@ -407,6 +414,49 @@ static ssize_t edu_mapbench_write(struct file *file, const char __user *ubuf,
 	return err ? err : len;
 }
 
+static ssize_t edu_mapsg_write(struct file *file, const char __user *ubuf,
+			       size_t len, loff_t *ppos)
+{
+	struct edu_dev *edu = file->private_data;
+	struct device *dev = &edu->pdev->dev;
+	struct scatterlist *sg;
+	struct sg_table sgt;
+	unsigned int n, i;
+	char cmd[64];
+	size_t size;
+	void *buf;
+	int ents;
+
+	if (len >= sizeof(cmd))
+		return -EINVAL;
+	if (copy_from_user(cmd, ubuf, len))
+		return -EFAULT;
+	cmd[len] = '\0';
+	if (sscanf(cmd, "%u %zu", &n, &size) != 2 || !n || n > 131072 || !size ||
+	    size > EDU_DMA_MAX_SIZE)
+		return -EINVAL;
+	buf = kmalloc(size, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	if (sg_alloc_table(&sgt, n, GFP_KERNEL)) {
+		kfree(buf);
+		return -ENOMEM;
+	}
+	for_each_sg(sgt.sgl, sg, n, i)
+		sg_set_buf(sg, buf, size);
+	mutex_lock(&edu->lock);
+	ents = dma_map_sg(dev, sgt.sgl, n, DMA_TO_DEVICE);
+	edu->stats.map_sg++;
+	if (ents > 0)
+		dma_unmap_sg(dev, sgt.sgl, n, DMA_TO_DEVICE);
+	else
+		edu->stats.map_sg_failed++;
+	mutex_unlock(&edu->lock);
+	sg_free_table(&sgt);
+	kfree(buf);
+	return len;
+}
+
 static ssize_t edu_stats_read(struct file *file, char __user *ubuf,
 			      size_t len, loff_t *ppos)
 {
@@ -425,11 +475,13 @@ static ssize_t edu_stats_read(struct file *file, char __user *ubuf,
 		      "irq %d\nirq_raised %llu\nirq_handled %llu\ndma_irqs %llu\n"
 		      "dma_maps %llu\ndma_unmaps %llu\ndma_bytes_to_device %llu\n"
 		      "dma_bytes_from_device %llu\ndma_transfers %llu\n"
-		      "verify_failures %llu\ndma_faults_requested %llu\n",
+		      "verify_failures %llu\ndma_faults_requested %llu\n"
+		      "map_sg %llu\nmap_sg_failed %llu\n",
 		      edu->irq, s.irq_raised, s.irq_handled, s.dma_irqs,
 		      s.dma_maps, s.dma_unmaps, s.dma_bytes_to_device,
 		      s.dma_bytes_from_device, s.dma_transfers,
-		      s.verify_failures, s.dma_faults_requested);
+		      s.verify_failures, s.dma_faults_requested,
+		      s.map_sg, s.map_sg_failed);
 	return simple_read_from_buffer(ubuf, len, ppos, out, n);
 }
 
@@ -476,6 +528,13 @@ static const struct file_operations edu_dma_fops = {
 	.owner = THIS_MODULE,
 	.open = simple_open,
 	.write = edu_dma_write,
+	.llseek = noop_llseek,
+};
+
+static const struct file_operations edu_mapsg_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = edu_mapsg_write,
 	.llseek = noop_llseek,
 };
 
@@ -564,6 +623,7 @@ static int edu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	debugfs_create_file("dma", 0200, edu->dir, edu, &edu_dma_fops);
 	debugfs_create_file("mapbench", 0200, edu->dir, edu,
 			    &edu_mapbench_fops);
+	debugfs_create_file("mapsg", 0200, edu->dir, edu, &edu_mapsg_fops);
 	debugfs_create_file("stats", 0400, edu->dir, edu, &edu_stats_fops);
 	debugfs_create_file("hold_lock", 0200, edu->dir, edu,
 			    &edu_hold_lock_fops);
