@@ -157,6 +157,7 @@ for i in $(seq 100); do	# the trace is in place once both sides record
 	sleep 0.1
 done
 sleep 0.5
+child=$(pgrep -P $VICTIM | head -1)	# the agent's `record` child
 kill -KILL $VICTIM
 wait $rec
 rc=$?
@@ -166,7 +167,10 @@ check "report reads it: complete false, the guest's part marked lost" \
 	[ "$(json "$T/killed.trace" "d['trace']['complete'] == False and d['machines'][1]['link_lost'] == True")" = True ]
 check "the host's own records are all there (its irq counts match the kernel's)" \
 	[ "$(json "$T/killed.trace" "all(v['kernel_count']['match'] for v in d['targets'][0]['vectors'] if v['kernel_count'])")" = True ]
-sleep 1	# the orphaned guest recording ends on its parent's death (SIGINT) and removes its instance
-check "no tracefs instance left behind" sh -c "[ -z \"\$(ls $TRACING/instances | grep '^gpuprobe-' )\" ]"
+# the orphaned guest recording ends on its parent's death (SIGINT) and removes
+# its instances (this run's only: other runs may be recording beside us)
+for i in $(seq 50); do kill -0 "${child:-0}" 2>/dev/null || break; sleep 0.1; done
+check "the agent's recording ended with it, its tracefs instances removed (pid ${child:-none})" \
+	sh -c "[ -n '$child' ] && ! kill -0 '$child' 2>/dev/null && [ -z \"\$(ls $TRACING/instances | grep '^gpuprobe-$child')\" ]"
 [ "$FAILED" -eq 0 ] || cat "$T/report.err" "$T/killed.err" 2>/dev/null
 finish
