@@ -16,7 +16,7 @@ _gpuprobe_trace()
 	local cur prev words cword
 	_init_completion -s || return
 
-	local cmds="info record report export explain probe compare version"
+	local cmds="info record report export explain probe compare agent version"
 	local i cmd="" dashdash=0
 	for ((i = 1; i < cword; i++)); do
 		if [ -z "$cmd" ] && [[ ${words[i]} != -* ]]; then
@@ -43,8 +43,18 @@ _gpuprobe_trace()
 		COMPREPLY=($(compgen -W "$(_gpuprobe_trace_bdfs)" -- "$cur"))
 		__ltrim_colon_completions "$cur"
 		return ;;
-	-s | --source)
+	-s | --source | --guest-source)
 		COMPREPLY=($(compgen -W "auto module tracefs" -- "$cur"))
+		return ;;
+	--guest | -l | --listen)
+		COMPREPLY=($(compgen -W "vsock: tcp:" -- "$cur"))
+		compopt -o nospace
+		return ;;
+	--guest-target | --guest-command | --guest-timeout | --timeout | -t | --token | \
+	--test-clock-offset | --test-clock-drift)
+		return ;;
+	-T | --token-file)
+		_filedir
 		return ;;
 	--api)
 		COMPREPLY=($(compgen -W "cuda opencl all" -- "$cur"))
@@ -62,7 +72,9 @@ _gpuprobe_trace()
 	local opts=""
 	case $cmd in
 	info) opts="-d --device --json" ;;
-	record) opts="-d --device -o --output -s --source -D --duration -q --quiet --no-inject --inject-dir --" ;;
+	record) opts="-d --device -o --output -s --source -D --duration -q --quiet --no-inject --inject-dir
+		--guest --guest-target --guest-source --guest-command --guest-timeout --token --token-file --" ;;
+	agent) opts="-l --listen -T --token-file -t --token --once --timeout -q --quiet" ;;
 	report) opts="--json" ;;
 	export) opts="--perfetto --csv" ;;
 	explain) opts="-d --device --json -o --output" ;;

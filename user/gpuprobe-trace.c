@@ -35,9 +35,12 @@ static const struct subcommand subcommands[] = {
 		"  gpuprobe-trace info -d 0000:00:06.0 --json\n",
 	},
 	{
-		"record", cmd_record, "record a trace while a command runs",
+		"record", cmd_record, "record a trace while a command runs (host and guest with --guest)",
 		"usage: gpuprobe-trace record [-d BDF]... [-o FILE] [--source auto|module|tracefs]\n"
 		"                             [--duration SEC] [-- CMD ARGS...]\n"
+		"       gpuprobe-trace record --guest vsock:CID[:PORT]|tcp:HOST:PORT --token-file FILE\n"
+		"                             [--guest-target BDF]... [--guest-source SRC]\n"
+		"                             [--guest-command CMD] [host options] [-- CMD ARGS...]\n"
 		"\n"
 		"Records interrupts (handler entry + duration), DMA-API calls, IOMMU maps,\n"
 		"faults and swiotlb bounces of the target devices into FILE. With CMD it\n"
@@ -53,6 +56,18 @@ static const struct subcommand subcommands[] = {
 		"      --inject-dir DIR libgpuprobe_cupti.so / libgpuprobe_opencl.so are in DIR\n"
 		"                       (default: next to this binary, or ../inject)\n"
 		"\n"
+		"Host and guest in one file (the guest runs `gpuprobe-trace agent`):\n"
+		"      --guest ADDR       the agent: vsock:CID[:PORT] (QEMU guest-cid=CID, port\n"
+		"                         5999) or tcp:HOST:PORT; the guest records as `record`\n"
+		"                         would there, its records and clock offset, drift and\n"
+		"                         error bound (two-way exchanges) go into FILE\n"
+		"      --token-file FILE  the secret shared with the agent (or --token STRING)\n"
+		"      --guest-target BDF the device as the guest sees it (repeatable)\n"
+		"      --guest-source SRC the guest's source: auto, module or tracefs\n"
+		"      --guest-command CMD  run CMD (sh -c) in the guest while recording; with\n"
+		"                         no host CMD and no --duration the recording ends with it\n"
+		"      --guest-timeout SEC  how long the agent may stay silent (default 10)\n"
+		"\n"
 		"CMD's CUDA work (CUPTI, through CUDA_INJECTION64_PATH) and OpenCL work (an\n"
 		"ICD loader layer, through OPENCL_LAYERS) is recorded too, on the same clock,\n"
 		"and merged into FILE; `report` attributes interrupts and DMA to it.\n"
@@ -60,7 +75,9 @@ static const struct subcommand subcommands[] = {
 		"EXAMPLES\n"
 		"  gpuprobe-trace record -d 0000:00:06.0 -- python3 train.py\n"
 		"  gpuprobe-trace record --source tracefs --duration 10 -o idle.trace\n"
-		"  gpuprobe-trace record -d 00:02.0 -- dd if=/dev/zero of=f bs=4k count=100 oflag=direct\n",
+		"  gpuprobe-trace record -d 00:02.0 -- dd if=/dev/zero of=f bs=4k count=100 oflag=direct\n"
+		"  gpuprobe-trace record -d 0000:3b:00.0 --guest vsock:3 --token-file /etc/gpuprobe.token \\\n"
+		"      --guest-target 0000:00:06.0 --guest-command 'python3 train.py' -o vm.trace\n",
 	},
 	{
 		"report", cmd_report, "summarise a trace file",
@@ -119,6 +136,36 @@ static const struct subcommand subcommands[] = {
 		"  gpuprobe-trace explain probe.json probe.trace\n"
 		"  gpuprobe-trace explain probe.json probe.trace -o probe-explained.json\n"
 		"  gpuprobe-trace compare host-explained.json guest-explained.json\n",
+	},
+	{
+		"agent", cmd_agent, "in a guest: record for the host's `record --guest`",
+		"usage: gpuprobe-trace agent [--listen vsock[:CID][:PORT]|tcp:ADDR:PORT]\n"
+		"                            --token-file FILE | --token STRING [--once] [--timeout SEC]\n"
+		"\n"
+		"Runs in the guest of a GPU passthrough VM and waits for the host's\n"
+		"`gpuprobe-trace record --guest`: it checks the host holds the shared token\n"
+		"(HMAC challenge-response, both ways; the token is never sent), records this\n"
+		"machine as `record` would with the source, targets and command the host\n"
+		"names, answers clock exchanges, and sends the trace back. One session at a\n"
+		"time; a wrong token, a malformed or oversized message, or a peer silent\n"
+		"past the timeout is refused and the agent waits for the next. Needs root,\n"
+		"as record does. Documentation/passthrough.md has the whole recipe.\n"
+		"\n"
+		"  -l, --listen ADDR    vsock (default: any CID, port 5999), vsock::PORT, or\n"
+		"                       tcp:ADDR:PORT where there is no vsock\n"
+		"  -T, --token-file FILE  the shared secret (its first line); -t, --token STRING\n"
+		"      --once           exit after one session (its status: 0 when it ran to its end)\n"
+		"      --timeout SEC    a peer silent for SEC inside the handshake or a message,\n"
+		"                       or a host silent for SEC while recording (it sends clock\n"
+		"                       exchanges every second), ends the session (default 10)\n"
+		"  -q, --quiet          no session log on stderr\n"
+		"      --test-clock-offset NS, --test-clock-drift PPM\n"
+		"                       tests only: skew the clock the agent reports\n"
+		"\n"
+		"EXAMPLES\n"
+		"  head -c 32 /dev/urandom | base64 > /etc/gpuprobe.token   # same file on both\n"
+		"  sudo gpuprobe-trace agent --token-file /etc/gpuprobe.token\n"
+		"  sudo gpuprobe-trace agent --listen tcp:0.0.0.0:5999 --token-file /etc/gpuprobe.token\n",
 	},
 	{ "probe", cmd_probe, PROBE_SUMMARY, PROBE_USAGE }, { "compare", cmd_compare, COMPARE_SUMMARY, COMPARE_USAGE },
 };

@@ -10,6 +10,7 @@
 
 #include "cmds.h"
 #include "export.h"
+#include "passthrough.h"
 #include "tracefile.h"
 #include "util.h"
 
@@ -20,9 +21,40 @@ static int finish_output(FILE *out)
 	return fclose(out);
 }
 
+/* A merged trace's host and guest lined up (a first read of the file); NULL otherwise. */
+static struct passthrough *line_up(const char *trace_path)
+{
+	const struct gpuprobe_rec_hdr *rec;
+	struct trace_info *info = malloc(sizeof(*info));
+	struct passthrough *pt = passthrough_new();
+	struct trace_reader r;
+
+	if (!info || !pt || trace_reader_open(&r, trace_path, info)) {
+		if (info && pt)
+			trace_reader_close(&r);
+		free(info);
+		passthrough_free(pt);
+		return NULL;
+	}
+	while (trace_reader_next(&r, &rec) > 0) {
+		passthrough_add(pt, rec);
+		if (!pt->merged)	/* the first record says: single machine, nothing to do */
+			break;
+	}
+	trace_reader_close(&r);
+	free(info);
+	if (!pt->merged) {
+		passthrough_free(pt);
+		return NULL;
+	}
+	passthrough_finish(pt);
+	return pt;
+}
+
 static int export_file(const char *trace_path, const char *out_path,
 		       const struct export_writer *writer)
 {
+	struct passthrough *pt = NULL;
 	const struct gpuprobe_rec_hdr *rec;
 	struct trace_info *info = malloc(sizeof(*info));
 	struct trace_reader r;
@@ -43,7 +75,9 @@ static int export_file(const char *trace_path, const char *out_path,
 		errorf("cannot create %s: %m", out_path);
 		goto out_close;
 	}
-	state = writer->begin(out, info);
+	if (writer == &perfetto_writer)
+		pt = line_up(trace_path);
+	state = writer->begin(out, info, pt);
 	if (state) {
 		while ((n = trace_reader_next(&r, &rec)) > 0)
 			writer->record(state, rec);
@@ -65,6 +99,7 @@ static int export_file(const char *trace_path, const char *out_path,
 out_close:
 	trace_reader_close(&r);
 out_free:
+	passthrough_free(pt);
 	free(info);
 	return ret;
 }

@@ -19,6 +19,8 @@
 
 #include "appinject.h"
 #include "cmds.h"
+#include "guest_link.h"
+#include "protocol.h"
 #include "source.h"
 #include "tracefile.h"
 #include "util.h"
@@ -39,6 +41,7 @@ struct record_options {
 	bool no_inject;
 	const char *inject_dir;
 	char **command;		/* NULL-terminated, or NULL */
+	struct guest_options guest;	/* --guest: address set */
 };
 
 struct recorder {
@@ -54,6 +57,8 @@ struct recorder {
 	bool status_line;
 	bool source_stopped;
 	struct app_inject app;
+	struct guest_link *guest;	/* record --guest */
+	bool guest_incomplete;		/* its trace was cut: no end record for ours */
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -132,12 +137,22 @@ static int parse_record_options(int argc, char **argv, struct record_options *o)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "no-inject", no_argument, NULL, 'N' },
 		{ "inject-dir", required_argument, NULL, 'I' },
+		{ "guest", required_argument, NULL, 'G' },
+		{ "guest-target", required_argument, NULL, 'g' },
+		{ "guest-source", required_argument, NULL, 'S' },
+		{ "guest-command", required_argument, NULL, 'C' },
+		{ "guest-timeout", required_argument, NULL, 'W' },
+		{ "token", required_argument, NULL, 't' },
+		{ "token-file", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
+	enum source_choice guest_source;
+	double secs;
 	int c;
 
 	o->output = "gpuprobe.trace";
+	o->guest.timeout_ms = REMOTE_DEFAULT_TIMEOUT_MS;
 	while ((c = getopt_long(argc, argv, "+d:o:s:D:qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
@@ -168,6 +183,36 @@ static int parse_record_options(int argc, char **argv, struct record_options *o)
 		case 'I':
 			o->inject_dir = optarg;
 			break;
+		case 'G':
+			o->guest.address = optarg;
+			break;
+		case 'g':
+			if (device_arg_add(o->guest.targets, &o->guest.ntargets, optarg))
+				return 2;
+			break;
+		case 'S':
+			if (parse_source(optarg, &guest_source)) {
+				errorf("unknown --guest-source '%s': use auto, module or tracefs", optarg);
+				return 2;
+			}
+			o->guest.source = optarg;
+			break;
+		case 'C':
+			o->guest.command = optarg;
+			break;
+		case 'W':
+			if (parse_seconds(optarg, &secs) || secs > 3600) {
+				errorf("--guest-timeout wants seconds (0 < SEC <= 3600), not '%s'", optarg);
+				return 2;
+			}
+			o->guest.timeout_ms = (int)(secs * 1000);
+			break;
+		case 't':
+			o->guest.token = optarg;
+			break;
+		case 'T':
+			o->guest.token_file = optarg;
+			break;
 		case 'h':
 			usage_of("record", stdout);
 			return 0;
@@ -177,6 +222,12 @@ static int parse_record_options(int argc, char **argv, struct record_options *o)
 		}
 	}
 	o->command = optind < argc ? argv + optind : NULL;
+	if (!o->guest.address && (o->guest.ntargets || o->guest.source || o->guest.command ||
+				  o->guest.token || o->guest.token_file)) {
+		errorf("--guest-target, --guest-source, --guest-command and --token need --guest ADDRESS");
+		return 2;
+	}
+	o->guest.quiet = o->quiet;
 	return -1;
 }
 
@@ -284,6 +335,10 @@ static bool time_to_stop(struct recorder *r, uint64_t deadline_ns)
 		return true;
 	if (r->have_workload && workload_poll(&r->workload))
 		return true;
+	/* only the guest runs a command: its end is the recording's */
+	if (r->guest && r->opts.guest.command && !r->have_workload && !deadline_ns &&
+	    guest_link_ended(r->guest))
+		return true;
 	return deadline_ns && mono_now_ns() >= deadline_ns;
 }
 
@@ -313,6 +368,8 @@ static void record_loop(struct recorder *r, uint64_t start_ns)
 			continue;
 		}
 		r->src_ops->poll(r->src, POLL_MS, &sink);
+		if (r->guest)
+			guest_link_pump(r->guest, &sink);
 		/* On disk every POLL_MS: a killed recording loses at most that much. */
 		if (!r->write_errno && fflush(r->writer.file))
 			write_failed(r);
@@ -331,7 +388,8 @@ static int start_recording(struct recorder *r, uint64_t *start_ns)
 	r->info.start_ns = *start_ns;
 	r->info.start_realtime_ns = realtime_now_ns();
 	r->info.app_events = r->app.active ? TRACEFILE_APP_EXPECTED : TRACEFILE_APP_NONE;
-	if (trace_writer_header(&r->writer, &r->info)) {
+	if (trace_writer_header(&r->writer, &r->info) ||
+	    (r->guest && guest_link_put_host(&r->info, r->cfg.sink))) {
 		errorf("cannot write %s: %s", r->opts.output, strerror(errno));
 		return -1;
 	}
@@ -340,6 +398,10 @@ static int start_recording(struct recorder *r, uint64_t *start_ns)
 		return -1;
 	}
 	snapshot_irq_counts(r, IRQ_COUNT_START);
+	if (r->guest && guest_link_start(r->guest, r->cfg.sink)) {
+		stop_source(r);
+		return -1;
+	}
 	/* The source runs and the header is on disk: from now on a cut file is readable. */
 	if (trace_writer_publish(&r->writer)) {
 		errorf("cannot put the trace in place as %s: %s", r->opts.output, strerror(errno));
@@ -373,7 +435,15 @@ static int finish_recording(struct recorder *r)
 		else
 			app_inject_merge(&r->app, &r->writer, r->opts.quiet);
 	}
-	if (r->write_errno) {
+	if (r->guest && !r->write_errno) {
+		int merged = guest_link_finish(r->guest, &sink);
+
+		r->guest_incomplete = merged != 0;
+		if (merged > 0)
+			errorf("the guest's part of %s is incomplete: the file is written without its end record, so readers mark it incomplete",
+			       r->opts.output);
+	}
+	if (r->write_errno || r->guest_incomplete) {
 		trace_writer_close_incomplete(&r->writer);
 	} else if (trace_writer_finish(&r->writer, stop_ns, status)) {
 		r->write_errno = errno ? errno : EIO;
@@ -386,7 +456,7 @@ static int finish_recording(struct recorder *r)
 			progname, (unsigned long long)records, (unsigned long long)c.lost,
 			(double)(stop_ns - r->info.start_ns) / 1e9, r->src_ops->name,
 			r->opts.output);
-	return r->write_errno ? -1 : 0;
+	return r->write_errno || r->guest_incomplete ? -1 : 0;
 }
 
 static int open_source(struct recorder *r)
@@ -449,11 +519,16 @@ int cmd_record(int argc, char **argv)
 	}
 	if (prepare(r))
 		goto out_free;
+	if (r->opts.guest.address) {
+		r->guest = guest_link_open(&r->opts.guest);
+		if (!r->guest)
+			goto err_remove_output;
+	}
 	install_signals();
 	if (r->opts.command) {
 		if (!r->opts.no_inject)
 			app_inject_setup(&r->app, r->opts.inject_dir, r->opts.quiet);
-		if (workload_spawn(&r->workload, r->opts.command)) {
+		if (workload_spawn(&r->workload, r->opts.command, !strcmp(r->opts.output, "-"))) {
 			errorf("cannot start '%s': %s", r->opts.command[0], strerror(errno));
 			goto err_remove_output;
 		}
@@ -469,6 +544,8 @@ int cmd_record(int argc, char **argv)
 	r->src_ops->close(r->src);
 	if (!ret && r->have_workload)
 		ret = workload_exit_code(&r->workload);
+	else if (!ret && r->guest && r->opts.guest.command)
+		ret = guest_link_exit_status(r->guest) > 0 ? guest_link_exit_status(r->guest) : 0;
 	goto out_free;
 
 err_close_source:
@@ -480,6 +557,7 @@ err_remove_output:
 	app_inject_discard(&r->app);
 	trace_writer_abort(&r->writer);	/* the temporary file; an older trace stays */
 out_free:
+	guest_link_free(r->guest);
 	free(r);
 	return ret;
 }

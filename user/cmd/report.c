@@ -12,6 +12,7 @@
 #include "agg.h"
 #include "attribute.h"
 #include "cmds.h"
+#include "passthrough.h"
 #include "report.h"
 #include "util.h"
 
@@ -29,6 +30,7 @@ int report_file(const char *path, bool json, FILE *out)
 	const struct gpuprobe_rec_hdr *rec;
 	struct attribution *at = NULL;
 	struct attr_builder *ab = NULL;
+	struct passthrough *pt = NULL;
 	struct trace_reader r;
 	struct trace_info *info;
 	struct agg *a = NULL;
@@ -47,13 +49,15 @@ int report_file(const char *path, bool json, FILE *out)
 	}
 	a = agg_new(info);
 	ab = attr_builder_new(info->app_events);
-	if (!a || !ab) {
+	pt = passthrough_new();
+	if (!a || !ab || !pt) {
 		errorf("out of memory");
 		goto out_close;
 	}
 	keep_kernel = attr_builder_keeps_kernel(ab);
 	while ((n = trace_reader_next(&r, &rec)) > 0) {
 		agg_add(a, rec);
+		passthrough_add(pt, rec);
 		if (keep_kernel || rec->type == TRACEFILE_REC_APP)
 			attr_builder_add(ab, rec);
 	}
@@ -64,18 +68,20 @@ int report_file(const char *path, bool json, FILE *out)
 	if (r.truncated)
 		warnf("%s", r.warning);
 	agg_finish(a, &r);
+	passthrough_finish(pt);
 	at = attr_builder_finish(ab, wall_ns(&r, info, a), err, sizeof(err));
 	if (!at && err[0])
 		warnf("no attribution: %s", err);
 	if (json)
-		report_print_json(out, path, a, at);
+		report_print_json(out, path, a, at, pt);
 	else
-		report_print_text(out, path, a, at);
+		report_print_text(out, path, a, at, pt);
 	ret = 0;
 out_close:
 	trace_reader_close(&r);
 	attribution_free(at);
 	attr_builder_free(ab);
+	passthrough_free(pt);
 	agg_free(a);
 	free(info);
 	return ret;

@@ -36,6 +36,11 @@ enum tracefile_record_type {
 	TRACEFILE_REC_END = 0x8002,		/* struct tracefile_rec_end */
 	TRACEFILE_REC_APP = 0x8003,		/* struct tracefile_rec_app */
 	TRACEFILE_REC_VECTOR = 0x8004,		/* struct tracefile_rec_vector */
+	/* host and guest in one file (Documentation/passthrough.md) */
+	TRACEFILE_REC_KVM_INJECT = 0x8005,	/* struct tracefile_rec_kvm_inject */
+	TRACEFILE_REC_MACHINE = 0x8006,		/* struct tracefile_rec_machine */
+	TRACEFILE_REC_GUEST = 0x8007,		/* struct tracefile_rec_guest */
+	TRACEFILE_REC_CLOCK_SYNC = 0x8008,	/* struct tracefile_rec_clock_sync */
 };
 
 /*
@@ -100,6 +105,91 @@ struct tracefile_rec_end {
 struct tracefile_rec_app {
 	struct gpuprobe_rec_hdr hdr;	/* ts_ns = ev.start_ns */
 	struct gpuprobe_app_event ev;
+};
+
+/*
+ * KVM delivering an interrupt into a vCPU, recorded on the host (host
+ * clock).  Owned by the nested-KVM work (branch nested): this is the
+ * placeholder both sides agreed on; readers use it when present and pair
+ * without it otherwise.
+ */
+struct tracefile_rec_kvm_inject {
+	struct gpuprobe_rec_hdr hdr;	/* ts_ns = injection, cpu = host cpu */
+	uint32_t host_irq;		/* the vfio-msi irq whose eventfd fired; 0 unknown */
+	uint32_t guest_vector;		/* the vector injected into the guest */
+	uint32_t vcpu;
+	uint32_t vmm_pid;		/* the QEMU (VMM) process */
+};
+
+enum tracefile_machine_role {
+	MACHINE_ROLE_HOST = 1,
+	MACHINE_ROLE_GUEST = 2,
+};
+
+/* tracefile_rec_machine.flags */
+#define MACHINE_COMPLETE	(1 << 0)	/* its recording ended with an end record */
+#define MACHINE_LOST		(1 << 1)	/* the link to it broke before the end */
+
+/*
+ * One machine of a merged trace (record --guest): machine 0 is the host
+ * (the file header describes it), 1 the guest.  ntargets struct
+ * tracefile_target, each followed by its vectors, follow as in the file
+ * header.  Only merged traces hold these records.
+ */
+struct tracefile_rec_machine {
+	struct gpuprobe_rec_hdr hdr;	/* ts_ns = host time of writing */
+	uint32_t machine;
+	uint32_t role;			/* enum tracefile_machine_role */
+	uint32_t source;		/* enum tracefile_source of its recording */
+	uint32_t ntargets;
+	uint64_t start_ns;		/* its CLOCK_MONOTONIC at its start */
+	uint64_t start_realtime_ns;
+	char host[64];
+	char kernel_release[72];
+	char tool_version[24];
+	char address[48];		/* how the host reached it: "tcp:10.0.0.2:5999" */
+	uint32_t flags;			/* MACHINE_* */
+	int32_t exit_status;		/* its recording's (the guest command's) */
+	uint64_t records;		/* its records carried in this file */
+	uint64_t stop_ns;		/* its clock: its end record's time; 0 when none */
+};
+
+/*
+ * A guest's record, byte for byte with its raw guest timestamp, after a
+ * small header; hdr.ts_ns is that time on the host clock through the
+ * clock-sync fit written when the file was made (readers may refit).
+ */
+struct tracefile_rec_guest {
+	struct gpuprobe_rec_hdr hdr;	/* ts_ns: host clock; cpu: the inner record's */
+	uint32_t machine;
+	uint32_t reserved;
+	/* struct gpuprobe_rec_hdr and the rest of the guest's record follow */
+};
+
+#define TRACEFILE_REC_MAX_SIZE		65528u	/* hdr.size is 16 bits, a multiple of 8 */
+#define TRACEFILE_GUEST_MAX_INNER	(TRACEFILE_REC_MAX_SIZE - sizeof(struct tracefile_rec_guest))
+
+enum clock_sync_kind {
+	CLOCK_SYNC_BURST = 1,	/* the best of a burst of two-way exchanges */
+	CLOCK_SYNC_FIT = 2,	/* the whole session: offset, drift, bound */
+};
+
+/*
+ * Guest clock against host clock: offset = guest - host.  A burst: the
+ * exchange with the shortest round trip (host t1, guest t2, host t3),
+ * offset t2 - (t1 + t3) / 2, error_ns (t3 - t1) / 2, hdr.ts_ns (t1 + t3)
+ * / 2.  A fit: offset at hdr.ts_ns, drift in parts per billion, error_ns
+ * the largest burst bound (Documentation/passthrough.md).
+ */
+struct tracefile_rec_clock_sync {
+	struct gpuprobe_rec_hdr hdr;
+	uint32_t machine;
+	uint16_t kind;			/* enum clock_sync_kind */
+	uint16_t samples;		/* exchanges in the burst, bursts in the fit */
+	int64_t offset_ns;
+	uint64_t error_ns;
+	int64_t drift_ppb;		/* fit only */
+	uint64_t guest_ns;		/* burst: t2 of the best exchange */
 };
 
 struct tracefile_header_fixed {

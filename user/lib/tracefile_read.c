@@ -219,6 +219,12 @@ static int check_record(struct trace_reader *r, const struct gpuprobe_rec_hdr *h
 				   off, h->type, min, h->size);
 	if (h->cpu >= TRACEFILE_MAX_CPUS)
 		return reader_fail(r, "corrupt record at offset %" PRIu64 ": cpu %u", off, h->cpu);
+	if (h->type == TRACEFILE_REC_GUEST &&
+	    ((const struct gpuprobe_rec_hdr *)((const struct tracefile_rec_guest *)h + 1))->size !=
+	    h->size - sizeof(struct tracefile_rec_guest))
+		return reader_fail(r, "corrupt guest record at offset %" PRIu64 ": the record it carries says %u bytes, it has %zu",
+				   off, ((const struct gpuprobe_rec_hdr *)((const struct tracefile_rec_guest *)h + 1))->size,
+				   h->size - sizeof(struct tracefile_rec_guest));
 	if (h->type == TRACEFILE_REC_END &&
 	    ((const struct tracefile_rec_end *)h)->records != r->records)
 		return reader_fail(r, "end record at offset %" PRIu64 " counts %" PRIu64 " records, the file holds %" PRIu64,

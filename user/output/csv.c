@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * `export --csv`: one row per record, one column per field any record type
- * has; a field the type lacks is 0 (or empty, for bdf).
+ * has; a field the type lacks is 0 (or empty, for bdf).  A merged trace's
+ * guest records are rows of their own type with "guest_" before it.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "agg.h"
 #include "export.h"
+#include "machine.h"
 #include "tracefile.h"
 #include "util.h"
 
@@ -74,15 +76,21 @@ static void csv_fill(const struct gpuprobe_rec_hdr *h, struct csv_row *c, char *
 	}
 }
 
+/* A guest's record (merged traces): "guest_irq", ..., its time on the host clock. */
 static void csv_record(void *state, const struct gpuprobe_rec_hdr *h)
 {
+	const struct gpuprobe_rec_hdr *fields = h;
+	char bdf[BDF_STRLEN], type[40];
 	FILE *out = state;
-	char bdf[BDF_STRLEN];
 	struct csv_row c;
 
-	csv_fill(h, &c, bdf);
+	if (h->type == TRACEFILE_REC_GUEST)
+		fields = guest_record_inner((const struct tracefile_rec_guest *)h);
+	snprintf(type, sizeof(type), "%s%s", fields == h ? "" : "guest_",
+		 tracefile_record_type_name(fields->type));
+	csv_fill(fields, &c, bdf);
 	fprintf(out, "%s,%llu,%u,%u,%s,%llu,%llu,%llu,%llu,%llu,%llu,%llu,0x%llx,0x%llx,%llu,%llu,%llu,%llu\n",
-		tracefile_record_type_name(h->type), (unsigned long long)h->ts_ns, h->cpu, h->flags, c.bdf,
+		type, (unsigned long long)h->ts_ns, h->cpu, fields->flags, c.bdf,
 		(unsigned long long)c.irq, (unsigned long long)c.vector,
 		(unsigned long long)c.duration, (unsigned long long)c.op,
 		(unsigned long long)c.dir, (unsigned long long)c.bytes,
@@ -92,9 +100,10 @@ static void csv_record(void *state, const struct gpuprobe_rec_hdr *h)
 		(unsigned long long)c.target_cpu);
 }
 
-static void *csv_begin(FILE *out, const struct trace_info *info)
+static void *csv_begin(FILE *out, const struct trace_info *info, const struct passthrough *pt)
 {
 	(void)info;
+	(void)pt;
 	fputs(csv_header, out);
 	return out;
 }

@@ -9,11 +9,15 @@
 
 #include <stdio.h>
 
+#include "passthrough.h"
 #include "tracefile.h"
 
 struct export_writer {
-	/* The writer's state, NULL when out of memory. */
-	void *(*begin)(FILE *out, const struct trace_info *info);
+	/*
+	 * The writer's state, NULL when out of memory.  pt: host and guest
+	 * lined up (a merged trace, read once before), else NULL.
+	 */
+	void *(*begin)(FILE *out, const struct trace_info *info, const struct passthrough *pt);
 	void (*record)(void *state, const struct gpuprobe_rec_hdr *rec);
 	/* Closes the document and frees the state; out stays open. */
 	void (*end)(void *state);

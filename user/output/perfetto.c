@@ -7,14 +7,21 @@
  * process with one thread per vector, plus "DMA" and "IOMMU" threads.
  * Timestamps stay absolute CLOCK_MONOTONIC, so other monotonic traces
  * (CUPTI, OpenCL mapped to host time) line up.
+ *
+ * A merged trace (record --guest): the guest's tracks are processes of
+ * their own, PID_GUEST_OFFSET above the host's, its times on the host clock
+ * through the file's clock fit, and a flow arrow goes from each host
+ * interrupt to the guest interrupt it became.
  */
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "agg.h"
 #include "attribute.h"
 #include "export.h"
 #include "json.h"
+#include "machine.h"
 #include "tracefile.h"
 #include "util.h"
 
@@ -28,10 +35,14 @@
 #define TID_VECTOR_BASE		100
 #define MAX_NAMED_TRACKS	4096
 #define TRACK_SLOTS		(2 * MAX_NAMED_TRACKS)	/* power of two */
+#define PID_GUEST_OFFSET	1000
 
 struct exporter {
 	FILE *out;
-	const struct trace_info *info;
+	const struct trace_info *info;		/* of the machine whose record is written */
+	const struct trace_info *host_info;
+	const struct passthrough *pt;
+	int pid_offset;				/* PID_GUEST_OFFSET while writing a guest's record */
 	bool first_event;
 	/* tracks already named, (pid << 32 | tid) + 1 by hash; 0 = empty slot */
 	unsigned int ntracks;
@@ -54,8 +65,8 @@ static int target_pid(const struct exporter *e, uint32_t bdf)
 {
 	for (unsigned int i = 0; i < e->info->targets.count; i++)
 		if (e->info->targets.t[i].bdf == bdf)
-			return PID_TARGET_BASE + (int)i;
-	return PID_TARGET_BASE + TARGET_MAX;	/* unattributed or unknown */
+			return e->pid_offset + PID_TARGET_BASE + (int)i;
+	return e->pid_offset + PID_TARGET_BASE + TARGET_MAX;	/* unattributed or unknown */
 }
 
 static void name_process(struct exporter *e, int pid, const char *name, int sort)
@@ -107,10 +118,10 @@ static void perfetto_irq(struct exporter *e, const struct gpuprobe_rec_irq *r)
 	char name[32];
 
 	snprintf(name, sizeof(name), "irq %u", r->irq);
-	use_track(e, PID_CPUS, r->hdr.cpu, "CPU", r->hdr.cpu);
+	use_track(e, e->pid_offset + PID_CPUS, r->hdr.cpu, "CPU", r->hdr.cpu);
 	use_track(e, pid, tid, "vector", (int)r->vector);
 	for (int pass = 0; pass < 2; pass++) {
-		complete_event(e, pass ? pid : PID_CPUS, pass ? tid : r->hdr.cpu, "irq", name,
+		complete_event(e, pass ? pid : e->pid_offset + PID_CPUS, pass ? tid : r->hdr.cpu, "irq", name,
 			       r->hdr.ts_ns, r->duration_ns);
 		fprintf(e->out, ",\"args\":{\"vector\":%u,\"handled\":%s}}", r->vector,
 			r->hdr.flags & GPUPROBE_IRQ_HANDLED ? "true" : "false");
@@ -141,10 +152,10 @@ static void perfetto_iommu(struct exporter *e, const struct gpuprobe_rec_iommu *
 static void perfetto_instant(struct exporter *e, const struct gpuprobe_rec_hdr *h,
 			     const char *name, const char *scope)
 {
-	use_track(e, PID_CPUS, h->cpu, "CPU", h->cpu);
+	use_track(e, e->pid_offset + PID_CPUS, h->cpu, "CPU", h->cpu);
 	begin_event(e);
 	fprintf(e->out, "{\"ph\":\"i\",\"s\":\"%s\",\"pid\":%d,\"tid\":%u,\"cat\":\"%s\",\"name\":\"%s\",\"ts\":",
-		scope, PID_CPUS, h->cpu, tracefile_record_type_name(h->type), name);
+		scope, e->pid_offset + PID_CPUS, h->cpu, tracefile_record_type_name(h->type), name);
 	print_us(e->out, h->ts_ns);
 	fputs("}", e->out);
 }
@@ -153,13 +164,13 @@ static void perfetto_instant(struct exporter *e, const struct gpuprobe_rec_hdr *
 static void perfetto_app(struct exporter *e, const struct tracefile_rec_app *r)
 {
 	const struct gpuprobe_app_event *ev = &r->ev;
-	int pid = ev->api == GPUPROBE_APP_OPENCL ? PID_OPENCL : PID_CUDA;
+	int pid = e->pid_offset + (ev->api == GPUPROBE_APP_OPENCL ? PID_OPENCL : PID_CUDA);
 	bool host = ev->type >= GPUPROBE_APP_SYNC;
 	int tid = host ? TID_HOST_BASE + (int)(ev->tid % TID_HOST_BASE) : (int)ev->stream;
 
 	if (ev->type >= GPUPROBE_APP_NOTE)	/* notes, device maps, clock points: no time span */
 		return;
-	use_track(e, pid, tid, host ? "thread" : pid == PID_CUDA ? "stream" : "queue",
+	use_track(e, pid, tid, host ? "thread" : ev->api != GPUPROBE_APP_OPENCL ? "stream" : "queue",
 		  host ? (int)ev->tid : (int)ev->stream);
 	begin_event(e);
 	fprintf(e->out, "{\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"cat\":\"%s\",\"name\":",
@@ -174,11 +185,50 @@ static void perfetto_app(struct exporter *e, const struct tracefile_rec_app *r)
 		(uint64_t)ev->correlation, ev->pid);
 }
 
+static void perfetto_record(void *state, const struct gpuprobe_rec_hdr *h);
+
+/*
+ * A guest's record: its times moved to the host clock (the fit of the
+ * report, else the writer's), drawn on the guest's processes.
+ */
+static void perfetto_guest(struct exporter *e, const struct tracefile_rec_guest *g)
+{
+	static unsigned char buf[TRACEFILE_REC_MAX_SIZE];
+	const struct gpuprobe_rec_hdr *in = guest_record_inner(g);
+	struct gpuprobe_rec_hdr *copy = (void *)buf;
+	uint64_t host = g->hdr.ts_ns;
+	int64_t delta;
+
+	if (!e->pt || !e->pt->guest || g->machine != MACHINE_GUEST)
+		return;
+	if (e->pt->have_fit)
+		clock_guest_to_host(&e->pt->fit, in->ts_ns, &host);
+	delta = (int64_t)(host - in->ts_ns);
+	memcpy(buf, in, in->size);
+	copy->ts_ns += (uint64_t)delta;
+	if (copy->type == TRACEFILE_REC_APP && copy->size >= sizeof(struct tracefile_rec_app)) {
+		struct gpuprobe_app_event *ev = &((struct tracefile_rec_app *)buf)->ev;
+
+		ev->start_ns += (uint64_t)delta;
+		ev->end_ns += (uint64_t)delta;
+		if (ev->queued_ns)
+			ev->queued_ns += (uint64_t)delta;
+	}
+	e->info = &e->pt->guest->info;
+	e->pid_offset = PID_GUEST_OFFSET;
+	perfetto_record(e, copy);
+	e->info = e->host_info;
+	e->pid_offset = 0;
+}
+
 static void perfetto_record(void *state, const struct gpuprobe_rec_hdr *h)
 {
 	struct exporter *e = state;
 
 	switch (h->type) {
+	case TRACEFILE_REC_GUEST:
+		perfetto_guest(e, (const struct tracefile_rec_guest *)h);
+		break;
 	case TRACEFILE_REC_APP:
 		perfetto_app(e, (const struct tracefile_rec_app *)h);
 		break;
@@ -202,35 +252,77 @@ static void perfetto_record(void *state, const struct gpuprobe_rec_hdr *h)
 	}
 }
 
-static void *perfetto_begin(FILE *out, const struct trace_info *info)
+/* One machine's processes; prefix "" for a single machine's trace (names as ever). */
+static void name_machine(struct exporter *e, const struct trace_info *info, int offset,
+			 const char *prefix)
+{
+	char name[160];
+
+	snprintf(name, sizeof(name), "%sCPUs", prefix);
+	name_process(e, offset + PID_CPUS, name, offset);
+	snprintf(name, sizeof(name), "%sCUDA (CUPTI)", prefix);
+	name_process(e, offset + PID_CUDA, name, offset + 1);
+	snprintf(name, sizeof(name), "%sOpenCL", prefix);
+	name_process(e, offset + PID_OPENCL, name, offset + 1);
+	for (unsigned int i = 0; i < info->targets.count; i++) {
+		const struct target *t = &info->targets.t[i];
+
+		snprintf(name, sizeof(name), "%s%s %04x:%04x %s", prefix, t->name, t->vendor,
+			 t->device, t->driver);
+		name_process(e, offset + PID_TARGET_BASE + (int)i, name, offset + 1 + (int)i);
+	}
+	snprintf(name, sizeof(name), "%sunattributed", prefix);
+	name_process(e, offset + PID_TARGET_BASE + TARGET_MAX, name, offset + 1000);
+}
+
+static void *perfetto_begin(FILE *out, const struct trace_info *info, const struct passthrough *pt)
 {
 	struct exporter *e = calloc(1, sizeof(*e));
 
 	if (!e)
 		return NULL;
 	e->out = out;
-	e->info = info;
+	e->info = e->host_info = info;
+	e->pt = pt && pt->merged && pt->guest ? pt : NULL;
 	fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", e->out);
 	e->first_event = true;
-	name_process(e, PID_CPUS, "CPUs", 0);
-	name_process(e, PID_CUDA, "CUDA (CUPTI)", 1);
-	name_process(e, PID_OPENCL, "OpenCL", 1);
-	for (unsigned int i = 0; i < e->info->targets.count; i++) {
-		char name[96];
-		const struct target *t = &e->info->targets.t[i];
+	if (e->pt) {
+		char prefix[96];
 
-		snprintf(name, sizeof(name), "%s %04x:%04x %s", t->name, t->vendor, t->device,
-			 t->driver);
-		name_process(e, PID_TARGET_BASE + (int)i, name, 1 + (int)i);
+		snprintf(prefix, sizeof(prefix), "host %s: ", info->host);
+		name_machine(e, info, 0, prefix);
+		snprintf(prefix, sizeof(prefix), "guest %s: ", pt->guest->info.host);
+		name_machine(e, &pt->guest->info, PID_GUEST_OFFSET, prefix);
+	} else {
+		name_machine(e, info, 0, "");
 	}
-	name_process(e, PID_TARGET_BASE + TARGET_MAX, "unattributed", 1000);
 	return e;
+}
+
+/* Host interrupt -> the guest interrupt it became, as flow arrows between the CPU slices. */
+static void perfetto_flows(struct exporter *e)
+{
+	for (uint64_t i = 0; e->pt && e->pt->pairs && i < e->pt->irq_paired; i++) {
+		const struct pt_pair *p = &e->pt->pairs[i];
+
+		begin_event(e);
+		fprintf(e->out, "{\"ph\":\"s\",\"id\":%" PRIu64 ",\"pid\":%d,\"tid\":%u,\"cat\":\"passthrough\",\"name\":\"msi to guest\",\"ts\":",
+			i + 1, PID_CPUS, p->host_cpu);
+		print_us(e->out, p->host_ts);
+		fputs("}", e->out);
+		begin_event(e);
+		fprintf(e->out, "{\"ph\":\"f\",\"bp\":\"e\",\"id\":%" PRIu64 ",\"pid\":%d,\"tid\":%u,\"cat\":\"passthrough\",\"name\":\"msi to guest\",\"ts\":",
+			i + 1, PID_GUEST_OFFSET + PID_CPUS, p->guest_cpu);
+		print_us(e->out, p->guest_ts);
+		fputs("}", e->out);
+	}
 }
 
 static void perfetto_end(void *state)
 {
 	struct exporter *e = state;
 
+	perfetto_flows(e);
 	fputs("\n]}\n", e->out);
 	free(e);
 }

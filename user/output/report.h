@@ -7,13 +7,27 @@
 
 #include "agg.h"
 #include "attribute.h"
+#include "json.h"
+#include "passthrough.h"
 
 #define REPORT_JSON_VERSION	1
 
-/* at: the attribution, NULL when the trace holds no application events. */
+/*
+ * at: the attribution, NULL when the trace holds no application events;
+ * pt: host and guest, NULL (or not merged) for a single machine's trace.
+ */
 void report_print_json(FILE *out, const char *path, const struct agg *a,
-		       const struct attribution *at);
+		       const struct attribution *at, const struct passthrough *pt);
 void report_print_text(FILE *out, const char *path, const struct agg *a,
-		       const struct attribution *at);
+		       const struct attribution *at, const struct passthrough *pt);
+
+/* Shared with passthrough_report.c: a histogram, and a machine's "targets" member. */
+void report_json_hist(struct json *j, const char *key, const struct hist *h);
+void report_json_targets(struct json *j, const struct agg *a);
+void report_text_targets(FILE *out, const struct agg *a);
+
+/* passthrough_report.c */
+void passthrough_print_text(FILE *out, const struct passthrough *pt);
+void passthrough_print_json(struct json *j, const struct passthrough *pt, const struct agg *host);
 
 #endif /* GPUPROBE_REPORT_H */

@@ -6,7 +6,7 @@
 #include "json.h"
 #include "report.h"
 
-static void json_hist(struct json *j, const char *key, const struct hist *h)
+void report_json_hist(struct json *j, const char *key, const struct hist *h)
 {
 	uint64_t slots[HIST_LOG2_SLOTS];
 
@@ -110,7 +110,7 @@ static void json_vector(struct json *j, const struct agg *a, const struct agg_ve
 	json_kv_u64(j, "first_ns", v->first_ts);
 	json_kv_u64(j, "last_ns", v->last_ts);
 	json_kernel_count(j, v);
-	json_hist(j, "handler_ns", v->handler_ns);
+	report_json_hist(j, "handler_ns", v->handler_ns);
 	json_object_end(j);
 }
 
@@ -131,7 +131,7 @@ static void json_dma(struct json *j, const struct agg_target *t)
 		json_kv_u64(j, "iommu_calls", d->iommu_calls);
 		json_kv_u64(j, "iommu_ns", d->iommu_ns);
 		json_kv_u64(j, "untimed", d->untimed);
-		json_hist(j, "latency_ns", &d->latency_ns);
+		report_json_hist(j, "latency_ns", &d->latency_ns);
 		json_object_end(j);
 	}
 	json_array_end(j);
@@ -150,7 +150,7 @@ static void json_iommu_ops(struct json *j, const struct agg_iommu_op iommu[AGG_I
 		json_kv_u64(j, "count", io->count);
 		json_kv_u64(j, "bytes", io->bytes);
 		json_kv_u64(j, "untimed", io->untimed);
-		json_hist(j, "time_ns", io->time_ns ? io->time_ns : &empty);
+		report_json_hist(j, "time_ns", io->time_ns ? io->time_ns : &empty);
 		json_object_end(j);
 	}
 	json_kv_u64(j, "faults", iommu[GPUPROBE_IOMMU_FAULT].count);
@@ -237,8 +237,17 @@ static void json_target(struct json *j, const struct agg *a, const struct agg_ta
 	json_object_end(j);
 }
 
+void report_json_targets(struct json *j, const struct agg *a)
+{
+	json_key(j, "targets");
+	json_array_begin(j);
+	for (unsigned int i = 0; i < a->ntargets; i++)
+		json_target(j, a, &a->targets[i]);
+	json_array_end(j);
+}
+
 void report_print_json(FILE *out, const char *path, const struct agg *a,
-		       const struct attribution *at)
+		       const struct attribution *at, const struct passthrough *pt)
 {
 	struct json j;
 
@@ -247,11 +256,7 @@ void report_print_json(FILE *out, const char *path, const struct agg *a,
 	json_kv_string(&j, "schema", "gpuprobe-report");
 	json_kv_u64(&j, "version", REPORT_JSON_VERSION);
 	json_trace(&j, path, a);
-	json_key(&j, "targets");
-	json_array_begin(&j);
-	for (unsigned int i = 0; i < a->ntargets; i++)
-		json_target(&j, a, &a->targets[i]);
-	json_array_end(&j);
+	report_json_targets(&j, a);
 	json_iommu_domains(&j, a);
 	json_key(&j, "sched");
 	json_object_begin(&j);
@@ -266,5 +271,7 @@ void report_print_json(FILE *out, const char *path, const struct agg *a,
 	json_object_end(&j);
 	if (at)
 		attribute_print_json(&j, at);
+	if (pt && pt->merged)
+		passthrough_print_json(&j, pt, a);
 	json_object_end(&j);
 }

@@ -187,18 +187,31 @@ static void print_domain(FILE *out, const struct agg_domain *d)
 	print_iommu(out, d->iommu);
 }
 
-void report_print_text(FILE *out, const char *path, const struct agg *a,
-		       const struct attribution *at)
+void report_text_targets(FILE *out, const struct agg *a)
 {
-	print_trace_summary(out, path, a);
 	for (unsigned int i = 0; i < a->ntargets; i++)
 		print_target(out, a, &a->targets[i]);
 	for (unsigned int i = 0; i < a->ndomains; i++)
 		if (a->domains[i].shared)
 			print_domain(out, &a->domains[i]);
+}
+
+void report_print_text(FILE *out, const char *path, const struct agg *a,
+		       const struct attribution *at, const struct passthrough *pt)
+{
+	print_trace_summary(out, path, a);
+	report_text_targets(out, a);
 	if (a->wakeups || a->switches)
 		fprintf(out, "\nscheduler: %" PRIu64 " wakeups, %" PRIu64 " switches of the workload\n",
 			a->wakeups, a->switches);
 	if (at)
 		attribute_print_text(out, at);
+	if (pt && pt->merged) {
+		fprintf(out, "\nguest %s (kernel %s, source %s): %" PRIu64 " records\n",
+			pt->guest->info.host, pt->guest->info.kernel_release,
+			tracefile_source_name(pt->guest->info.source), pt->guest_agg ? pt->guest_agg->records : 0);
+		if (pt->guest_agg)
+			report_text_targets(out, pt->guest_agg);
+		passthrough_print_text(out, pt);
+	}
 }

@@ -6,7 +6,7 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 GEN="$(dirname "$0")/gentrace"
 
-for cmd in info record report export; do
+for cmd in info record report export agent; do
 	out=$("$GPT" "$cmd" --help 2>&1)
 	check "$cmd --help exits 0 with EXAMPLES" \
 		sh -c '[ $? -eq 0 ] && printf "%s" "$1" | grep -q EXAMPLES' _ "$out"
@@ -32,6 +32,30 @@ assert {\"CPU 0\", \"CPU 1\", \"vector 0\", \"vector 1\", \"DMA\", \"IOMMU\"} <=
 check "export --csv: header + one row per record" sh -c \
 	'"$1" export "$2" --csv "$3/r.csv" && [ "$(wc -l <"$3/r.csv")" -eq 1059 ] &&
 	 [ "$(grep -c "^irq," "$3/r.csv")" -eq 1012 ]' _ "$GPT" "$T/known.trace" "$T"
+"$GEN" merged "$T/merged.trace" drop=3
+"$GPT" report "$T/merged.trace" >"$T/merged.txt"
+check "report on a host + guest trace: the passthrough section, stages and the clock bound" sh -c \
+	"grep -q '99 paired, 1 host unpaired, 0 guest unpaired' '$T/merged.txt' &&
+	 grep -q 'error bound +-5.00us' '$T/merged.txt' && grep -q 'guest handler -> thread wake' '$T/merged.txt'"
+"$GPT" export "$T/merged.trace" --perfetto "$T/merged.json"
+check "export --perfetto of a host + guest trace: guest processes, 99 flows" python3 -c "
+import json, sys
+ev = json.load(open(sys.argv[1]))['traceEvents']
+procs = [e['args']['name'] for e in ev if e.get('name') == 'process_name']
+assert any(p.startswith('host synthetic-host: ') for p in procs) and any(p.startswith('guest synthetic-guest: ') for p in procs), procs
+assert sum(1 for e in ev if e['ph'] == 's') == 99 and sum(1 for e in ev if e['ph'] == 'f') == 99
+assert sum(1 for e in ev if e['ph'] == 'X' and e['cat'] == 'irq' and e['pid'] > 1000) == 2 * 99
+" "$T/merged.json"
+"$GPT" record --guest-target 0000:00:06.0 >/dev/null 2>"$T/g.err"
+check "record --guest-target without --guest: exit 2, says why" sh -c "[ $? -eq 2 ] && grep -q 'need --guest' '$T/g.err'"
+"$GPT" agent --listen tcp:127.0.0.1:1 >/dev/null 2>"$T/a.err"
+check "agent without a token: exit 1, says how to make one" sh -c "[ $? -eq 1 ] && grep -q 'no token.*--token-file' '$T/a.err'"
+echo short >"$T/short.token"
+"$GPT" agent --token-file "$T/short.token" >/dev/null 2>"$T/a.err"
+check "agent with a token under 8 characters: exit 1" sh -c "[ $? -eq 1 ] && grep -q 'shorter than 8' '$T/a.err'"
+echo "0123456789abcdef" >"$T/tok"
+"$GPT" agent --token-file "$T/tok" --listen udp:1.2.3.4:5 >/dev/null 2>"$T/a.err"
+check "agent with a bad address: exit 1, names the forms" sh -c "[ $? -eq 1 ] && grep -q 'bad address.*tcp:ADDR:PORT' '$T/a.err'"
 head -c 1000 "$T/known.trace" >"$T/short.trace"
 "$GPT" export "$T/short.trace" --csv "$T/short.csv" 2>"$T/short.err"
 check "export of a truncated file: exit 0, rows up to the cut, a warning naming the offset" sh -c \

@@ -13,12 +13,46 @@ void usage_of(const char *cmd, FILE *out)
 	(void)out;
 }
 
+/* gentrace merged FILE [n=N] [drop=K] [offset_error=NS] [bound=NS] [drift_ppb=D] [maps=M] [inject] [cut] */
+static int merged(int argc, char **argv)
+{
+	struct synth_merged o;
+
+	synth_merged_defaults(&o);
+	for (int i = 3; i < argc; i++) {
+		const char *a = argv[i], *eq = strchr(a, '=');
+		long long v = eq ? strtoll(eq + 1, NULL, 0) : 0;
+
+		if (!strncmp(a, "n=", 2))
+			o.n = (uint32_t)v;
+		else if (!strncmp(a, "drop=", 5))
+			o.drop_guest = (uint32_t)v;
+		else if (!strncmp(a, "offset_error=", 13))
+			o.offset_error_ns = v;
+		else if (!strncmp(a, "bound=", 6))
+			o.bound_ns = (uint64_t)v;
+		else if (!strncmp(a, "drift_ppb=", 10))
+			o.drift_ppb = v;
+		else if (!strncmp(a, "maps=", 5))
+			o.maps = (uint32_t)v;
+		else if (!strcmp(a, "inject"))
+			o.injections = true;
+		else if (!strcmp(a, "cut"))
+			o.guest_cut = true;
+		else
+			return 2;
+	}
+	return synth_write_merged(argv[2], &o) ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc >= 3 && !strcmp(argv[1], "merged"))
+		return merged(argc, argv);
 	if (argc == 3 && !strcmp(argv[1], "known"))
 		return synth_write_known(argv[2]) ? 1 : 0;
 	if (argc == 4 && !strcmp(argv[1], "mix"))
 		return synth_write_mix(argv[3], strtoull(argv[2], NULL, 0), 42) ? 1 : 0;
-	fprintf(stderr, "usage: gentrace known FILE | gentrace mix NRECORDS FILE\n");
+	fprintf(stderr, "usage: gentrace known FILE | gentrace mix NRECORDS FILE | gentrace merged FILE [n=N] [drop=K] [offset_error=NS] [bound=NS] [drift_ppb=D] [maps=M] [inject] [cut]\n");
 	return 2;
 }

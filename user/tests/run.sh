@@ -34,6 +34,7 @@ run_suite netlink-request ./test_netlink
 run_suite cli ./cli.sh
 run_suite native-tracefs ./native_tracefs.sh
 run_suite never-lose ./never_lose.sh
+run_suite agent ./agent.sh
 run_suite json-inputs ./json_inputs.sh
 run_suite probe ./probe.sh
 run_suite inject ./inject.sh

@@ -33,6 +33,23 @@ int synth_write_known(const char *path);
 /* n records in a realistic mix (irq-heavy), for fuzzing and benchmarks. */
 int synth_write_mix(const char *path, uint64_t n, uint32_t seed);
 
+/* A host + guest trace (synth_merged.c): n host interrupts spacing_ns apart. */
+struct synth_merged {
+	uint32_t n;
+	uint64_t spacing_ns;
+	uint64_t latency_ns;		/* host handler entry -> guest handler entry */
+	int64_t offset_ns;		/* the guest's clock - the host's */
+	int64_t drift_ppb;		/* ... and how it moves */
+	int64_t offset_error_ns;	/* what the clock bursts get wrong */
+	uint64_t bound_ns;		/* their error bound */
+	uint32_t drop_guest;		/* this guest interrupt is missing; UINT32_MAX: none */
+	uint32_t maps;			/* guest DMA maps, each with one host IOMMU map */
+	bool injections;		/* KVM injection records on the host */
+	bool guest_cut;			/* the guest's trace ends without its end record */
+};
+
+void synth_merged_defaults(struct synth_merged *o);
+int synth_write_merged(const char *path, const struct synth_merged *o);
 /* report (text, or JSON) of the trace at path into a malloc'ed string; NULL (said on stderr) on error. */
 char *test_report(const char *path, bool json);
 

@@ -460,7 +460,28 @@ int main(void)
 		  test_stale_temp_files_removed },
 		{ "record: application events merged past cut and corrupt events",
 		  test_app_merge_resyncs },
-	};
+			{ "clock sync: known offset and drift fitted within the bound; guest times map back",
+		  test_clock_fit_known_offset_drift },
+		{ "clock sync: no exchange, no mapping (clocks never assumed equal)", test_clock_never_compared },
+		{ "passthrough: N host and N guest interrupts at known offsets: N paired, 0 unpaired",
+		  test_passthrough_pairs_exact },
+		{ "passthrough: one guest interrupt missing: N-1 paired, 1 host unpaired (the right one)",
+		  test_passthrough_one_guest_irq_missing },
+		{ "passthrough: a clock offset wrong beyond its bound: order violations counted, not all paired",
+		  test_passthrough_wrong_offset_counted },
+		{ "passthrough: a bound wider than the spacing: paired by order, counted ambiguous",
+		  test_passthrough_wide_bound_by_order },
+		{ "passthrough: through KVM injection records: host -> injection -> guest",
+		  test_passthrough_through_injections },
+		{ "passthrough: guest DMA maps with the host maps they caused (drifting clock)",
+		  test_passthrough_dma_maps },
+		{ "passthrough: a guest cut short: host file incomplete, guest marked lost",
+		  test_passthrough_guest_cut },
+		{ "reader: record types it does not know are skipped and counted", test_unknown_types_skipped },
+		{ "reader: a guest wrapper whose record disagrees with it is refused", test_guest_wrapper_checked },
+		{ "report --json: machines[] and passthrough for merged traces only",
+		  test_passthrough_json_shape },
+};
 	int passed = 0, failed;
 
 	failed = run_tests(cases, (int)(sizeof(cases) / sizeof(cases[0])), &passed);

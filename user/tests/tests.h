@@ -38,6 +38,18 @@ void test_attribution_clock_all_streams(void);
 void test_cudaclock_bracket(void);
 void test_cudaclock_pci_bus_id(void);
 void test_report_not_measured(void);
+void test_clock_fit_known_offset_drift(void);
+void test_clock_never_compared(void);
+void test_passthrough_pairs_exact(void);
+void test_passthrough_one_guest_irq_missing(void);
+void test_passthrough_wrong_offset_counted(void);
+void test_passthrough_through_injections(void);
+void test_passthrough_wide_bound_by_order(void);
+void test_passthrough_dma_maps(void);
+void test_passthrough_guest_cut(void);
+void test_unknown_types_skipped(void);
+void test_guest_wrapper_checked(void);
+void test_passthrough_json_shape(void);
 void test_report_shared_domain(void);
 
 #endif /* GPUPROBE_TESTS_H */

@@ -14,10 +14,13 @@
 
 volatile sig_atomic_t workload_hurry;
 
-static void child_run(int go_fd, char *const argv[])
+static void child_run(int go_fd, char *const argv[], bool stdout_to_stderr)
 {
 	char go;
 
+	/* the trace goes to stdout (-o -): the command's output must not land in it */
+	if (stdout_to_stderr)
+		dup2(STDERR_FILENO, STDOUT_FILENO);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGCHLD, SIG_DFL);
@@ -31,7 +34,7 @@ static void child_run(int go_fd, char *const argv[])
 	_exit(errno == ENOENT ? 127 : 126);
 }
 
-int workload_spawn(struct workload *w, char *const argv[])
+int workload_spawn(struct workload *w, char *const argv[], bool stdout_to_stderr)
 {
 	int fds[2];
 
@@ -47,7 +50,7 @@ int workload_spawn(struct workload *w, char *const argv[])
 	}
 	if (w->pid == 0) {
 		close(fds[1]);
-		child_run(fds[0], argv);
+		child_run(fds[0], argv, stdout_to_stderr);
 	}
 	close(fds[0]);
 	w->go_fd = fds[1];

@@ -17,7 +17,8 @@ struct workload {
 	int status;		/* waitpid status once exited */
 };
 
-int workload_spawn(struct workload *w, char *const argv[]);
+/* stdout_to_stderr: the trace is written to stdout, keep the command's output out of it. */
+int workload_spawn(struct workload *w, char *const argv[], bool stdout_to_stderr);
 void workload_release(struct workload *w);
 /* Reap without blocking; true once it has exited. */
 bool workload_poll(struct workload *w);

@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Collecting a merged trace's host and guest events for the pairing
+ * (passthrough_pair.c).  A single-machine file has no machine record and
+ * costs nothing here: the first record of a merged file is the host's
+ * machine record, and nothing is kept before it.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "passthrough.h"
+#include "util.h"
+
+struct passthrough *passthrough_new(void)
+{
+	struct passthrough *pt = calloc(1, sizeof(*pt));
+
+	if (pt)
+		clock_fit_init(&pt->fit);
+	return pt;
+}
+
+static void push(struct passthrough *pt, struct pt_array *a, uint64_t raw, uint64_t duration,
+		 uint32_t irq, uint32_t cpu)
+{
+	if (a->n == a->cap) {
+		uint32_t cap = a->cap ? 2 * a->cap : 1024;
+		struct pt_event *e;
+
+		if (a->n >= PT_MAX_EVENTS || !(e = realloc(a->e, cap * sizeof(*e)))) {
+			pt->dropped++;
+			return;
+		}
+		a->e = e;
+		a->cap = cap;
+	}
+	a->e[a->n++] = (struct pt_event){ .ts = raw, .raw = raw, .duration = duration,
+					  .irq = irq, .cpu = cpu, .pair = -1, .next = -1 };
+}
+
+static struct machine_desc *new_guest(struct passthrough *pt)
+{
+	struct machine_desc *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	m->machine = MACHINE_GUEST;
+	m->role = MACHINE_ROLE_GUEST;
+	m->exit_status = -1;
+	pt->guest = m;
+	pt->guest_agg = agg_new(&m->info);
+	return m;
+}
+
+static void add_machine(struct passthrough *pt, const struct tracefile_rec_machine *rec)
+{
+	struct machine_desc *m;
+	char err[160];
+
+	if (rec->role == MACHINE_ROLE_HOST && !pt->host) {
+		m = pt->host = calloc(1, sizeof(*m));
+	} else if (rec->role == MACHINE_ROLE_GUEST && !pt->guest_agg) {
+		m = pt->guest = calloc(1, sizeof(*m));
+	} else {
+		return;	/* a second guest: this tool pairs one */
+	}
+	if (!m)
+		return;
+	pt->merged = true;
+	if (machine_record_decode(rec, m, err, sizeof(err)))
+		warnf("%s", err);
+	if (m->role == MACHINE_ROLE_GUEST)
+		pt->guest_agg = agg_new(&m->info);
+}
+
+static bool is_map(uint16_t op)
+{
+	return op == GPUPROBE_DMA_MAP_PAGE || op == GPUPROBE_DMA_MAP_SG ||
+	       op == GPUPROBE_DMA_MAP_RESOURCE;
+}
+
+static void add_guest(struct passthrough *pt, const struct tracefile_rec_guest *g)
+{
+	const struct gpuprobe_rec_hdr *in = guest_record_inner(g);
+
+	if (g->machine != MACHINE_GUEST)
+		return;
+	if (!pt->guest_agg && !new_guest(pt))
+		return;
+	if (pt->guest_agg)
+		agg_add(pt->guest_agg, in);
+	switch (in->type) {
+	case GPUPROBE_EV_IRQ: {
+		const struct gpuprobe_rec_irq *irq = (const void *)in;
+
+		if (in->size >= sizeof(*irq))
+			push(pt, &pt->guest_irq, in->ts_ns, irq->duration_ns, irq->irq, in->cpu);
+		break;
+	}
+	case GPUPROBE_EV_WAKEUP:
+		push(pt, &pt->guest_wake, in->ts_ns, 0, 0, in->cpu);
+		break;
+	case GPUPROBE_EV_DMA: {
+		const struct gpuprobe_rec_dma *d = (const void *)in;
+
+		if (in->size >= sizeof(*d) && is_map(d->op))
+			push(pt, &pt->guest_map, in->ts_ns, d->duration_ns, (uint32_t)d->bytes, in->cpu);
+		break;
+	}
+	}
+}
+
+static void add_clock(struct passthrough *pt, const struct tracefile_rec_clock_sync *c)
+{
+	struct clock_point p = {
+		.host_ns = c->hdr.ts_ns, .guest_ns = c->guest_ns,
+		.offset_ns = c->offset_ns, .error_ns = c->error_ns,
+	};
+
+	/* the fit record is the writer's summary: the points are refitted here */
+	if (c->machine == MACHINE_GUEST && c->kind == CLOCK_SYNC_BURST)
+		clock_fit_add(&pt->fit, &p);
+}
+
+void passthrough_add(struct passthrough *pt, const struct gpuprobe_rec_hdr *rec)
+{
+	if (rec->type == TRACEFILE_REC_MACHINE) {
+		add_machine(pt, (const struct tracefile_rec_machine *)rec);
+		return;
+	}
+	if (!pt->merged)
+		return;
+	switch (rec->type) {
+	case GPUPROBE_EV_IRQ: {
+		const struct gpuprobe_rec_irq *irq = (const void *)rec;
+
+		push(pt, &pt->host_irq, rec->ts_ns, irq->duration_ns, irq->irq, rec->cpu);
+		break;
+	}
+	case GPUPROBE_EV_IOMMU: {
+		const struct gpuprobe_rec_iommu *io = (const void *)rec;
+
+		if (io->op != GPUPROBE_IOMMU_MAP)
+			break;
+		if (io->bdf == GPUPROBE_BDF_NONE)
+			pt->host_maps_unattributed++;
+		push(pt, &pt->host_map, rec->ts_ns, io->duration_ns, (uint32_t)io->size, rec->cpu);
+		break;
+	}
+	case TRACEFILE_REC_KVM_INJECT: {
+		const struct tracefile_rec_kvm_inject *k = (const void *)rec;
+
+		push(pt, &pt->inject, rec->ts_ns, 0, k->host_irq, rec->cpu);
+		break;
+	}
+	case TRACEFILE_REC_GUEST:
+		add_guest(pt, (const struct tracefile_rec_guest *)rec);
+		break;
+	case TRACEFILE_REC_CLOCK_SYNC:
+		add_clock(pt, (const struct tracefile_rec_clock_sync *)rec);
+		break;
+	}
+}
+
+/* The guest's numbers end as its own file's would have (complete, stop, exit status). */
+static void finish_guest_agg(struct passthrough *pt)
+{
+	struct trace_reader *fake = calloc(1, sizeof(*fake));
+
+	if (!fake || !pt->guest_agg) {
+		free(fake);
+		return;
+	}
+	fake->seen_end = pt->guest->flags & MACHINE_COMPLETE;
+	fake->end.hdr.ts_ns = pt->guest->stop_ns;
+	fake->end.exit_status = pt->guest->exit_status;
+	agg_finish(pt->guest_agg, fake);
+	free(fake);
+}
+
+void passthrough_free(struct passthrough *pt)
+{
+	if (!pt)
+		return;
+	struct pt_array *arrays[] = { &pt->host_irq, &pt->inject, &pt->guest_irq,
+				      &pt->guest_wake, &pt->guest_map, &pt->host_map };
+
+	for (size_t i = 0; i < ARRAY_SIZE(arrays); i++)
+		free(arrays[i]->e);
+	agg_free(pt->guest_agg);
+	free(pt->host);
+	free(pt->guest);
+	free(pt->pairs);
+	free(pt);
+}
+
+void passthrough_finish(struct passthrough *pt)
+{
+	if (!pt->merged)
+		return;
+	if (!pt->guest)
+		new_guest(pt);
+	finish_guest_agg(pt);
+	clock_fit_solve(&pt->fit);
+	pt->have_fit = pt->fit.npoints > 0;
+	passthrough_pair_irqs(pt);
+}

@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The host + guest part of `report` (merged traces only): the machines, the
+ * clock alignment and its bound, and the interrupt path stage by stage,
+ * as text and as the "machines" and "passthrough" JSON members
+ * (Documentation/report-json.md).
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "format.h"
+#include "json.h"
+#include "passthrough.h"
+#include "report.h"
+
+struct stage {
+	const char *name;
+	const char *key;	/* its JSON member */
+	const struct hist *h;
+	bool in_chain;		/* adds up with the others to host entry -> guest wake */
+};
+
+static unsigned int stages_of(const struct passthrough *pt, struct stage *s)
+{
+	unsigned int n = 0;
+
+	s[n++] = (struct stage){ "host handler (vfio-msi)", "host_handler_ns", &pt->host_handler_ns, false };
+	if (pt->host_to_inject_ns.count) {
+		s[n++] = (struct stage){ "host handler -> KVM injection", "host_to_inject_ns",
+					 &pt->host_to_inject_ns, true };
+		s[n++] = (struct stage){ "KVM injection -> guest handler", "inject_to_guest_ns",
+					 &pt->inject_to_guest_ns, true };
+	} else {
+		s[n++] = (struct stage){ "host handler -> guest handler", "host_to_guest_ns",
+					 &pt->host_to_guest_ns, true };
+	}
+	s[n++] = (struct stage){ "guest handler", "guest_handler_ns", &pt->guest_handler_ns, false };
+	s[n++] = (struct stage){ "guest handler -> thread wake", "guest_handler_to_wake_ns",
+				 &pt->guest_handler_to_wake_ns, true };
+	return n;
+}
+
+static const char *yes_no_lost(const struct machine_desc *m)
+{
+	if (m->flags & MACHINE_COMPLETE)
+		return "complete";
+	return m->flags & MACHINE_LOST ? "INCOMPLETE (the link broke)" : "INCOMPLETE";
+}
+
+static void print_clock(FILE *out, const struct passthrough *pt)
+{
+	char off[FORMAT_NS_LEN], err[FORMAT_NS_LEN], res[FORMAT_NS_LEN];
+
+	if (!pt->have_fit) {
+		fprintf(out, "  clock: NOT aligned: %s\n", pt->note);
+		return;
+	}
+	fprintf(out, "  clock: guest - host = %s, drift %.3f ppm, error bound +-%s (%u exchange bursts; fit residual %s)\n",
+		format_ns(off, sizeof(off), (double)pt->fit.offset_ns), (double)pt->fit.drift_ppb / 1000.0,
+		format_ns(err, sizeof(err), (double)pt->fit.error_ns), pt->fit.npoints,
+		format_ns(res, sizeof(res), (double)pt->fit.residual_ns));
+}
+
+void passthrough_print_text(FILE *out, const struct passthrough *pt)
+{
+	struct stage s[6];
+	unsigned int n = stages_of(pt, s);
+	uint64_t chain = 0;
+	const struct machine_desc *g = pt->guest;
+
+	fprintf(out, "\npassthrough: guest %s at %s, kernel %s, source %s, %s\n", g->info.host,
+		g->address[0] ? g->address : "?", g->info.kernel_release,
+		tracefile_source_name(g->info.source), yes_no_lost(g));
+	print_clock(out, pt);
+	fprintf(out, "  interrupts: %u host, %u guest: %" PRIu64 " paired, %" PRIu64 " host unpaired, %" PRIu64 " guest unpaired%s\n",
+		pt->host_irq.n, pt->guest_irq.n, pt->irq_paired, pt->irq_unpaired_host,
+		pt->irq_unpaired_guest, pt->inject.n ? ", through KVM injection records" : "");
+	if (pt->note[0] && pt->have_fit)
+		fprintf(out, "  %s: %s\n", pt->order_violations ? "WARNING" : "note", pt->note);
+	for (unsigned int i = 0; i < n; i++)
+		if (s[i].in_chain)
+			chain += s[i].h->sum;
+	fprintf(out, "  %-32s %8s %10s %10s %10s %7s\n", "stage", "count", "p50", "p99", "max", "share");
+	for (unsigned int i = 0; i < n; i++) {
+		char p50[FORMAT_NS_LEN], p99[FORMAT_NS_LEN], max[FORMAT_NS_LEN];
+		const struct hist *h = s[i].h;
+
+		if (!h->count) {
+			fprintf(out, "  %-32s %8s %10s\n", s[i].name, "0", "not measured");
+			continue;
+		}
+		fprintf(out, "  %-32s %8" PRIu64 " %10s %10s %10s", s[i].name, h->count,
+			format_ns(p50, sizeof(p50), (double)hist_percentile(h, 50)),
+			format_ns(p99, sizeof(p99), (double)hist_percentile(h, 99)),
+			format_ns(max, sizeof(max), (double)h->max));
+		if (s[i].in_chain && chain)
+			fprintf(out, " %6.1f%%", 100.0 * (double)h->sum / (double)chain);
+		fputc('\n', out);
+	}
+	fprintf(out, "  (share: of host handler entry -> guest thread wake, summed over the pairs)\n");
+	if (pt->guest_map.n || pt->vfio_map_ns.count) {
+		char p50[FORMAT_NS_LEN], p99[FORMAT_NS_LEN];
+
+		fprintf(out, "  guest DMA maps: %u, %" PRIu64 " with the host IOMMU map they caused", pt->guest_map.n,
+			pt->dma_paired);
+		if (pt->vfio_map_ns.count)
+			fprintf(out, ": guest call -> host map done p50 %s p99 %s",
+				format_ns(p50, sizeof(p50), (double)hist_percentile(&pt->vfio_map_ns, 50)),
+				format_ns(p99, sizeof(p99), (double)hist_percentile(&pt->vfio_map_ns, 99)));
+		fputc('\n', out);
+	}
+}
+
+static void json_machine(struct json *j, const struct machine_desc *m, const struct agg *a,
+			 const char *role)
+{
+	json_object_begin(j);
+	json_kv_string(j, "role", role);
+	json_kv_string(j, "host", m->info.host);
+	json_kv_string(j, "kernel_release", m->info.kernel_release);
+	json_kv_string(j, "source", tracefile_source_name(m->info.source));
+	json_kv_string(j, "address", m->address);
+	json_kv_u64(j, "start_ns", m->info.start_ns);
+	if (m->role == MACHINE_ROLE_GUEST) {
+		json_kv_bool(j, "complete", m->flags & MACHINE_COMPLETE);
+		json_kv_bool(j, "link_lost", m->flags & MACHINE_LOST);
+		json_kv_u64(j, "records", m->records);
+		json_key(j, "exit_status");
+		if (m->exit_status >= 0)
+			json_i64(j, m->exit_status);
+		else
+			json_put_null(j);
+	}
+	report_json_targets(j, a);
+	json_object_end(j);
+}
+
+static void json_clock(struct json *j, const struct passthrough *pt)
+{
+	json_key(j, "clock");
+	if (!pt->have_fit) {
+		json_put_null(j);
+		return;
+	}
+	json_object_begin(j);
+	json_kv_i64(j, "offset_ns", pt->fit.offset_ns);
+	json_kv_u64(j, "at_ns", pt->fit.ref_host_ns);
+	json_kv_i64(j, "drift_ppb", pt->fit.drift_ppb);
+	json_kv_u64(j, "error_ns", pt->fit.error_ns);
+	json_kv_u64(j, "residual_ns", pt->fit.residual_ns);
+	json_kv_u64(j, "bursts", pt->fit.npoints);
+	json_object_end(j);
+}
+
+void passthrough_print_json(struct json *j, const struct passthrough *pt, const struct agg *host)
+{
+	json_key(j, "machines");
+	json_array_begin(j);
+	if (pt->host)
+		json_machine(j, pt->host, host, "host");
+	json_machine(j, pt->guest, pt->guest_agg, "guest");
+	json_array_end(j);
+
+	json_key(j, "passthrough");
+	json_object_begin(j);
+	json_kv_u64(j, "irq_paired", pt->irq_paired);
+	json_kv_u64(j, "irq_unpaired_host", pt->irq_unpaired_host);
+	json_kv_u64(j, "irq_unpaired_guest", pt->irq_unpaired_guest);
+	json_kv_u64(j, "order_violations", pt->order_violations);
+	json_kv_u64(j, "early_within_bound", pt->early_within_bound);
+	json_kv_u64(j, "ambiguous", pt->ambiguous);
+	json_kv_u64(j, "host_irqs", pt->host_irq.n);
+	json_kv_u64(j, "guest_irqs", pt->guest_irq.n);
+	json_kv_u64(j, "kvm_injections", pt->inject.n);
+	json_key(j, "clock_error_ns");
+	if (pt->have_fit)
+		json_u64(j, pt->fit.error_ns);
+	else
+		json_put_null(j);
+	json_clock(j, pt);
+	report_json_hist(j, "host_to_guest_ns", &pt->host_to_guest_ns);
+	report_json_hist(j, "guest_handler_to_wake_ns", &pt->guest_handler_to_wake_ns);
+	report_json_hist(j, "host_handler_ns", &pt->host_handler_ns);
+	report_json_hist(j, "host_to_inject_ns", &pt->host_to_inject_ns);
+	report_json_hist(j, "inject_to_guest_ns", &pt->inject_to_guest_ns);
+	report_json_hist(j, "guest_handler_ns", &pt->guest_handler_ns);
+	json_kv_u64(j, "guest_dma_maps", pt->guest_map.n);
+	json_kv_u64(j, "dma_paired", pt->dma_paired);
+	json_kv_u64(j, "dma_unpaired_guest", pt->dma_unpaired_guest);
+	json_kv_u64(j, "host_maps_unattributed", pt->host_maps_unattributed);
+	report_json_hist(j, "vfio_map_ns", &pt->vfio_map_ns);
+	json_kv_u64(j, "events_dropped", pt->dropped);
+	json_kv_string(j, "note", pt->note);
+	json_object_end(j);
+}

@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Synthetic host + guest traces (record --guest's format), built the way
+ * record builds them: the host's records and clock bursts, then the
+ * guest's own trace file merged in by guest_merge().
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "guest_merge.h"
+#include "machine.h"
+#include "synth.h"
+#include "util.h"
+
+#define HOST_T0		2000000000ull	/* first host interrupt */
+#define HANDLER_NS	2000
+#define INJECT_NS	4000		/* host handler entry -> KVM injection */
+#define WAKE_NS		3000		/* guest handler entry -> wake-up */
+#define MAP_CALL_NS	50000		/* a guest map call; its host map 10 us in */
+
+static int put_writer(void *ctx, const struct gpuprobe_rec_hdr *rec)
+{
+	return trace_writer_put(ctx, rec);
+}
+
+/* The guest's clock at host time h. */
+static uint64_t guest_clock(const struct synth_merged *o, uint64_t h)
+{
+	double drift = (double)o->drift_ppb / 1e9 * (double)(int64_t)(h - HOST_T0);
+
+	return h + (uint64_t)o->offset_ns + (uint64_t)(int64_t)drift;
+}
+
+static int put_host_machine(struct trace_writer *w, const struct trace_info *info)
+{
+	static unsigned char buf[TRACEFILE_REC_MAX_SIZE];
+	struct machine_desc *m = calloc(1, sizeof(*m));
+	size_t len;
+
+	if (!m)
+		return -1;
+	m->role = MACHINE_ROLE_HOST;
+	m->exit_status = -1;
+	m->info = *info;
+	m->info.targets.count = 0;
+	len = machine_record_build(m, buf, sizeof(buf));
+	free(m);
+	return len ? trace_writer_put(w, (const void *)buf) : -1;
+}
+
+/* Bursts at start, every 100 interrupts and at the end; the recorded offset is off by offset_error_ns. */
+static int put_bursts(const struct synth_merged *o, struct trace_writer *w, struct clock_fit *fit)
+{
+	uint64_t end = HOST_T0 + (uint64_t)o->n * o->spacing_ns;
+
+	clock_fit_init(fit);
+	for (uint64_t h = HOST_T0 - 1000000; ; h += 100 * o->spacing_ns) {
+		struct tracefile_rec_clock_sync rec = {
+			.hdr = { .type = TRACEFILE_REC_CLOCK_SYNC, .size = sizeof(rec) },
+			.machine = MACHINE_GUEST, .kind = CLOCK_SYNC_BURST, .samples = 8,
+			.error_ns = o->bound_ns,
+		};
+		struct clock_point p;
+
+		if (h > end + 1000000)
+			h = end + 1000000;
+		p.host_ns = h;
+		p.guest_ns = guest_clock(o, h);
+		p.offset_ns = (int64_t)(p.guest_ns - h) + o->offset_error_ns;
+		p.error_ns = o->bound_ns;
+		rec.hdr.ts_ns = h;
+		rec.offset_ns = p.offset_ns;
+		rec.guest_ns = p.guest_ns;
+		clock_fit_add(fit, &p);
+		if (trace_writer_put(w, &rec.hdr))
+			return -1;
+		if (h == end + 1000000)
+			return 0;
+	}
+}
+
+static int put_host(const struct synth_merged *o, struct trace_writer *w)
+{
+	int err = 0;
+
+	for (uint32_t i = 0; i < o->n; i++) {
+		uint64_t t = HOST_T0 + (uint64_t)i * o->spacing_ns;
+		struct gpuprobe_rec_irq irq;
+
+		synth_irq(&irq, t, 0, 0, HANDLER_NS, true);
+		irq.hdr.flags |= GPUPROBE_IRQ_VFIO;
+		err |= trace_writer_put(w, &irq.hdr);
+		if (o->injections) {
+			struct tracefile_rec_kvm_inject k = {
+				.hdr = { .type = TRACEFILE_REC_KVM_INJECT, .size = sizeof(k),
+					 .cpu = 1, .ts_ns = t + INJECT_NS },
+				.host_irq = irq.irq, .guest_vector = 0x41, .vcpu = 0, .vmm_pid = 4242,
+			};
+
+			err |= trace_writer_put(w, &k.hdr);
+		}
+	}
+	for (uint32_t i = 0; i < o->maps; i++) {
+		struct gpuprobe_rec_iommu io;
+
+		synth_iommu(&io, HOST_T0 + (uint64_t)i * o->spacing_ns + o->spacing_ns / 2 + 10000,
+			    SYNTH_GPU_BDF, GPUPROBE_IOMMU_MAP, 4096, 8000);
+		err |= trace_writer_put(w, &io.hdr);
+	}
+	return err;
+}
+
+/* The guest's own trace file, as its agent's `record -o -` would have sent it. */
+static FILE *guest_trace(const struct synth_merged *o)
+{
+	struct trace_info *info = malloc(sizeof(*info));
+	struct trace_writer w;
+	FILE *f = tmpfile();
+	int err = 0;
+
+	if (!info || !f)
+		goto fail;
+	synth_info(info);
+	copy_string(info->host, sizeof(info->host), "synthetic-guest");
+	info->start_ns = guest_clock(o, HOST_T0 - 2000000);
+	info->targets.t[0].bdf = SYNTH_GPU_BDF;
+	memset(&w, 0, sizeof(w));
+	w.file = f;
+	err |= trace_writer_header(&w, info);
+	for (uint32_t i = 0; i < o->n; i++) {
+		uint64_t g = guest_clock(o, HOST_T0 + (uint64_t)i * o->spacing_ns + o->latency_ns);
+		struct gpuprobe_rec_irq irq;
+		struct gpuprobe_rec_sched wake = {
+			.hdr = { .type = GPUPROBE_EV_WAKEUP, .size = sizeof(wake), .ts_ns = g + WAKE_NS },
+			.pid = 100, .tgid = 100,
+		};
+
+		if (i == o->drop_guest)
+			continue;
+		synth_irq(&irq, g, 0, 0, HANDLER_NS, true);
+		err |= trace_writer_put(&w, &irq.hdr);
+		err |= trace_writer_put(&w, &wake.hdr);
+	}
+	for (uint32_t i = 0; i < o->maps; i++) {
+		struct gpuprobe_rec_dma d;
+
+		synth_dma(&d, guest_clock(o, HOST_T0 + (uint64_t)i * o->spacing_ns + o->spacing_ns / 2),
+			  GPUPROBE_DMA_MAP_PAGE, 4096, 1, MAP_CALL_NS);
+		err |= trace_writer_put(&w, &d.hdr);
+	}
+	if (!o->guest_cut)
+		err |= trace_writer_put(&w, &(struct tracefile_rec_end){
+			.hdr = { .type = TRACEFILE_REC_END, .size = sizeof(struct tracefile_rec_end),
+				 .ts_ns = guest_clock(o, HOST_T0 + (uint64_t)o->n * o->spacing_ns) },
+			.records = w.records, .exit_status = 0 }.hdr);
+	if (err || fflush(f))
+		goto fail;
+	rewind(f);
+	free(info);
+	return f;
+fail:
+	if (f)
+		fclose(f);
+	free(info);
+	return NULL;
+}
+
+void synth_merged_defaults(struct synth_merged *o)
+{
+	*o = (struct synth_merged){
+		.n = 100, .spacing_ns = 1000000, .latency_ns = 20000,
+		.offset_ns = 123456789, .bound_ns = 5000, .drop_guest = UINT32_MAX,
+	};
+}
+
+int synth_write_merged(const char *path, const struct synth_merged *o)
+{
+	struct trace_info *info = malloc(sizeof(*info));
+	struct clock_fit *fit = malloc(sizeof(*fit));
+	const struct record_sink sink = { put_writer, NULL };
+	struct guest_merge_input in = { .address = "tcp:192.0.2.1:5999", .exit_status = 0 };
+	struct trace_writer w;
+	int ret = -1, merged;
+
+	if (!info || !fit)
+		goto out;
+	synth_info(info);
+	if (trace_writer_open(&w, path, info))
+		goto out;
+	((struct record_sink *)&sink)->ctx = &w;
+	if (put_host_machine(&w, info) || put_bursts(o, &w, fit) || put_host(o, &w))
+		goto out_abort;
+	in.spool = guest_trace(o);
+	in.fit = fit;
+	in.link_lost = o->guest_cut;
+	if (!in.spool)
+		goto out_abort;
+	merged = guest_merge(&in, &sink);
+	if (merged < 0)
+		goto out_abort;
+	if (merged == 0)
+		ret = trace_writer_finish(&w, HOST_T0 + (uint64_t)o->n * o->spacing_ns + 2000000, -1);
+	else
+		ret = trace_writer_close_incomplete(&w);
+	goto out;
+out_abort:
+	trace_writer_abort(&w);
+out:
+	free(info);
+	free(fit);
+	return ret;
+}
