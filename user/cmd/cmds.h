@@ -13,6 +13,7 @@ int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
 
 /* Print a subcommand's --help text (main.c holds them all). */
 void usage_of(const char *cmd, FILE *out);
