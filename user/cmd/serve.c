@@ -184,6 +184,28 @@ static void read_source(struct serve *s, int timeout_ms)
 	s->next_retry_ns = mono_now_ns() + SERVE_RETRY_MS * 1000000ull;
 }
 
+/*
+ * A vector's kernel count and the time to cut at: two reads that agree, the
+ * time taken between them.  An interrupt counted by the first read had its
+ * handler entered before that time, one the second did not count enters
+ * after it; two reads that differ (an interrupt in between) are taken again.
+ */
+static int kernel_count_at(uint32_t irq, uint64_t *count, uint64_t *at)
+{
+	uint64_t again;
+
+	for (int tries = 0; tries < 16; tries++) {
+		if (irq_kernel_count("/sys", irq, count))
+			return -1;
+		*at = mono_now_ns();
+		if (irq_kernel_count("/sys", irq, &again))
+			return -1;
+		if (again == *count)
+			break;
+	}
+	return 0;
+}
+
 /* The kernel's count of each vector, then the source drained past it. */
 static void cut(struct serve *s)
 {
@@ -193,9 +215,8 @@ static void cut(struct serve *s)
 		for (uint32_t j = 0; j < t->nvec; j++) {
 			uint64_t count, at;
 
-			if (irq_kernel_count("/sys", t->vec[j].irq, &count))
+			if (kernel_count_at(t->vec[j].irq, &count, &at))
 				continue;
-			at = mono_now_ns();
 			pthread_mutex_lock(&s->lock);
 			metrics_kernel_count(&s->m, t->bdf, t->vec[j].index, t->vec[j].irq, count, at);
 			pthread_mutex_unlock(&s->lock);

@@ -57,9 +57,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 
 	(void)version;
 	(void)upload_data;
-	(void)upload_size;
 	if (!*state) {		/* first call: headers only; answer on the second */
 		*state = s;
+		return MHD_YES;
+	}
+	if (*upload_size) {	/* a body: ignored, then refused */
+		*upload_size = 0;
 		return MHD_YES;
 	}
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))

@@ -460,6 +460,11 @@ int main(void)
 		  test_stale_temp_files_removed },
 		{ "record: application events merged past cut and corrupt events",
 		  test_app_merge_resyncs },
+		{ "serve: interrupts counted up to the kernel count's cut, later ones at the next",
+		  test_metrics_cut_consistent },
+		{ "serve: a reloaded module's summaries add to the totals", test_metrics_summary_reload },
+		{ "serve: Prometheus exposition (buckets, _sum in seconds, escaped labels)",
+		  test_metrics_exposition },
 	};
 	int passed = 0, failed;
 

@@ -39,5 +39,8 @@ void test_cudaclock_bracket(void);
 void test_cudaclock_pci_bus_id(void);
 void test_report_not_measured(void);
 void test_report_shared_domain(void);
+void test_metrics_cut_consistent(void);
+void test_metrics_summary_reload(void);
+void test_metrics_exposition(void);
 
 #endif /* GPUPROBE_TESTS_H */
