@@ -78,16 +78,24 @@ static const struct subcommand subcommands[] = {
 		"  gpuprobe-trace report run1.trace --json | jq '.targets[0].irq_count'\n",
 	},
 	{
-		"export", cmd_export, "convert a trace to Perfetto JSON or CSV",
-		"usage: gpuprobe-trace export FILE --perfetto OUT.json | --csv OUT.csv\n"
+		"export", cmd_export, "convert a trace to Perfetto (JSON or protobuf) or CSV",
+		"usage: gpuprobe-trace export FILE --perfetto OUT.json | --perfetto-proto OUT.pftrace |\n"
+		"                             --csv OUT.csv\n"
 		"\n"
 		"  --perfetto OUT   Chrome trace-event JSON: one track per CPU and per vector,\n"
 		"                   interrupt handlers as complete events, DMA and IOMMU spans;\n"
 		"                   open it in https://ui.perfetto.dev\n"
+		"  --perfetto-proto OUT\n"
+		"                   native Perfetto protobuf trace (TrackEvent): per-CPU interrupt\n"
+		"                   tracks, DMA/IOMMU spans on async lanes, CUDA/OpenCL stream and\n"
+		"                   thread tracks with demangled kernel names, flows interrupt ->\n"
+		"                   wake-up -> the wait it ended, a CLOCK_MONOTONIC ClockSnapshot so\n"
+		"                   it merges with a Perfetto/ftrace trace of the same run\n"
 		"  --csv OUT        one row per record\n"
 		"\n"
 		"EXAMPLES\n"
 		"  gpuprobe-trace export gpuprobe.trace --perfetto trace.json\n"
+		"  gpuprobe-trace export gpuprobe.trace --perfetto-proto trace.pftrace\n"
 		"  gpuprobe-trace export gpuprobe.trace --csv records.csv\n",
 	},
 	{

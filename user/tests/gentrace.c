@@ -17,8 +17,10 @@ int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "known"))
 		return synth_write_known(argv[2]) ? 1 : 0;
+	if (argc == 3 && !strcmp(argv[1], "flows"))
+		return synth_write_flows(argv[2]) ? 1 : 0;
 	if (argc == 4 && !strcmp(argv[1], "mix"))
 		return synth_write_mix(argv[3], strtoull(argv[2], NULL, 0), 42) ? 1 : 0;
-	fprintf(stderr, "usage: gentrace known FILE | gentrace mix NRECORDS FILE\n");
+	fprintf(stderr, "usage: gentrace known FILE | gentrace flows FILE | gentrace mix NRECORDS FILE\n");
 	return 2;
 }
