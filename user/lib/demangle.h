@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#define DEMANGLED_LEN	512	/* room for a demangled name */
+
 /*
  * name demangled into buf (cut to size); name itself, unchanged, when it is
  * not a mangled C++ name or cannot be demangled (a name cut short).

@@ -3,7 +3,7 @@
  * `export --perfetto-proto`: a native Perfetto trace (protos/perfetto/trace/
  * trace.proto: Trace of TracePackets with TrackDescriptors and TrackEvents),
  * written with lib/pbenc.c, no Perfetto SDK.  Layout and flows:
- * Documentation/trace-format.md, "Perfetto protobuf export".
+ * Documentation/fleet.md, "Native Perfetto export".
  *
  *  - one sequence (trusted_packet_sequence_id 1), interned event names and
  *    categories, every packet on BUILTIN_CLOCK_MONOTONIC (the trace's

@@ -116,5 +116,17 @@ check("the waits the wake-ups fell in end flows 1 and 2", sync_f == [[ids[0]], [
 open(sys.argv[2], "w").write(f"{passes} {fails}\n")
 PY
 read -r p f <"$T/counts" || { p=0; f=1; }
+
+# the text report and JSON name the kernel the same way; JSON keeps CUPTI's name
+DEMANGLED='void MatrixMulCUDA<32>(float*, float*, float*, int, int)'
+check "report (text): the kernel demangled" sh -c "\"$GPT\" report '$T/flows.trace' | grep -qF '$DEMANGLED'"
+"$GPT" report "$T/flows.trace" --json >"$T/report.json"
+check "report --json: name demangled, CUPTI's mangled name beside it" python3 -c "
+import json; d = json.load(open('$T/report.json'))['app']
+ops = [(o['name'], o['mangled']) for o in d['ops']]
+names = {n['name']: n['mangled'] for n in d['names']}
+assert ops == [('$DEMANGLED', '_Z13MatrixMulCUDAILi32EEvPfS0_S0_ii')], ops
+assert names == {'$DEMANGLED': '_Z13MatrixMulCUDAILi32EEvPfS0_S0_ii'}, names
+"
 PASSED=$((PASSED + p)); FAILED=$((FAILED + f))
 finish

@@ -60,6 +60,15 @@ scrape_configs:
     static_configs:
       - targets: ['127.0.0.1:$SERVE_PORT']
 EOF
+python3 - "$(dirname "$0")/../../Documentation/grafana-gpuprobe.json" >"$T/dash.rules.yml" <<'PY'
+import json, sys
+print("groups:\n- name: dashboard\n  rules:")
+for n, t in enumerate(t for p in json.load(open(sys.argv[1]))["panels"] for t in p["targets"]):
+    e = t["expr"].replace("$bdf", ".*").replace("$role", ".*")
+    print(f"  - record: dashboard:expr{n}\n    expr: {json.dumps(e)}")
+PY
+check "every Grafana dashboard query is valid PromQL (promtool check rules)" \
+	sh -c "promtool check rules '$T/dash.rules.yml' >/dev/null"
 check "promtool check config" sh -c "promtool check config '$T/prometheus.yml' >/dev/null"
 prometheus --config.file="$T/prometheus.yml" --storage.tsdb.path="$T/tsdb" \
 	--web.listen-address="127.0.0.1:$PROM_PORT" --log.level=warn 2>"$T/prom.err" &
