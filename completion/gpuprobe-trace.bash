@@ -16,7 +16,7 @@ _gpuprobe_trace()
 	local cur prev words cword
 	_init_completion -s || return
 
-	local cmds="info record report export explain probe compare agent version"
+	local cmds="info record report export explain probe compare agent serve version"
 	local i cmd="" dashdash=0
 	for ((i = 1; i < cword; i++)); do
 		if [ -z "$cmd" ] && [[ ${words[i]} != -* ]]; then
@@ -59,12 +59,19 @@ _gpuprobe_trace()
 	--api)
 		COMPREPLY=($(compgen -W "cuda opencl all" -- "$cur"))
 		return ;;
-	-D | --duration)
+	-D | --duration | -p | --pid)
+		return ;;
+	-l | --listen)
+		COMPREPLY=($(compgen -W "127.0.0.1:9477 [::1]:9477" -- "$cur"))
+		__ltrim_colon_completions "$cur"
+		return ;;
+	-r | --role)
+		COMPREPLY=($(compgen -W "host guest auto" -- "$cur"))
 		return ;;
 	--inject-dir)
 		_filedir -d
 		return ;;
-	-o | --output | --perfetto | --csv)
+	-o | --output | --perfetto | --perfetto-proto | --csv)
 		_filedir
 		return ;;
 	esac
@@ -76,10 +83,11 @@ _gpuprobe_trace()
 		--guest --guest-target --guest-source --guest-command --guest-timeout --token --token-file --" ;;
 	agent) opts="-l --listen -T --token-file -t --token --once --timeout -q --quiet" ;;
 	report) opts="--json" ;;
-	export) opts="--perfetto --csv" ;;
+	export) opts="--perfetto --perfetto-proto --csv" ;;
 	explain) opts="-d --device --json -o --output" ;;
 	probe) opts="--api --json --quick -o --output" ;;
 	compare) opts="--json" ;;
+	serve) opts="-d --device -l --listen -s --source -r --role -p --pid -q --quiet" ;;
 	*) return ;;
 	esac
 	if [[ $cur == -* ]]; then

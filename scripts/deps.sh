@@ -4,7 +4,8 @@
 # Idempotent: does nothing when everything is present.
 set -eu
 
-PKGS="build-essential pkg-config rsync qemu-system-x86 linux-image-amd64
+PKGS="build-essential pkg-config rsync libmicrohttpd-dev prometheus
+protobuf-compiler libiberty-dev qemu-system-x86 linux-image-amd64
 linux-headers-amd64 linux-source-6.1 linux-source-6.12 python3-jsonschema
 flex bison libelf-dev bc libssl-dev busybox-static cpio kmod xz-utils
 python3-yaml libnl-genl-3-dev libtracefs-dev libtraceevent-dev trace-cmd python3

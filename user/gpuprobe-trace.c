@@ -95,16 +95,24 @@ static const struct subcommand subcommands[] = {
 		"  gpuprobe-trace report run1.trace --json | jq '.targets[0].irq_count'\n",
 	},
 	{
-		"export", cmd_export, "convert a trace to Perfetto JSON or CSV",
-		"usage: gpuprobe-trace export FILE --perfetto OUT.json | --csv OUT.csv\n"
+		"export", cmd_export, "convert a trace to Perfetto (JSON or protobuf) or CSV",
+		"usage: gpuprobe-trace export FILE --perfetto OUT.json | --perfetto-proto OUT.pftrace |\n"
+		"                             --csv OUT.csv\n"
 		"\n"
 		"  --perfetto OUT   Chrome trace-event JSON: one track per CPU and per vector,\n"
 		"                   interrupt handlers as complete events, DMA and IOMMU spans;\n"
 		"                   open it in https://ui.perfetto.dev\n"
+		"  --perfetto-proto OUT\n"
+		"                   native Perfetto protobuf trace (TrackEvent): per-CPU interrupt\n"
+		"                   tracks, DMA/IOMMU spans on async lanes, CUDA/OpenCL stream and\n"
+		"                   thread tracks with demangled kernel names, flows interrupt ->\n"
+		"                   wake-up -> the wait it ended, a CLOCK_MONOTONIC ClockSnapshot so\n"
+		"                   it merges with a Perfetto/ftrace trace of the same run\n"
 		"  --csv OUT        one row per record\n"
 		"\n"
 		"EXAMPLES\n"
 		"  gpuprobe-trace export gpuprobe.trace --perfetto trace.json\n"
+		"  gpuprobe-trace export gpuprobe.trace --perfetto-proto trace.pftrace\n"
 		"  gpuprobe-trace export gpuprobe.trace --csv records.csv\n",
 	},
 	{
@@ -166,6 +174,52 @@ static const struct subcommand subcommands[] = {
 		"  head -c 32 /dev/urandom | base64 > /etc/gpuprobe.token   # same file on both\n"
 		"  sudo gpuprobe-trace agent --token-file /etc/gpuprobe.token\n"
 		"  sudo gpuprobe-trace agent --listen tcp:0.0.0.0:5999 --token-file /etc/gpuprobe.token\n",
+	},
+	{
+		"serve", cmd_serve, "Prometheus exporter: interrupt, DMA and IOMMU metrics over HTTP",
+		"usage: gpuprobe-trace serve [-d BDF]... [--listen ADDR:PORT] [--source auto|module|tracefs]\n"
+		"                            [--role host|guest|auto] [--pid PID] [-q]\n"
+		"\n"
+		"Runs until SIGINT/SIGTERM and serves the targets' metrics at\n"
+		"http://ADDR:PORT/metrics in the Prometheus text format: per target (labels\n"
+		"bdf, driver, role) interrupt counts beside the kernel's own count read in\n"
+		"the same scrape, handler-time histograms, and with the tracefs source DMA-API\n"
+		"calls/bytes/latency, IOMMU maps/faults, swiotlb bounces, wake-up latency;\n"
+		"drops and the source's health (gpuprobe_source_up) for both.\n"
+		"\n"
+		"Sources: the module in summary mode (histograms summed in the kernel, nothing\n"
+		"exported per event: interrupts only), or tracefs (every event read and added\n"
+		"to running totals in fixed tables: memory does not grow). If the module is\n"
+		"unloaded, a session of another tool holds it, or the tracefs instance goes,\n"
+		"serve says so (gpuprobe_source_up 0), retries every 2 s and counts the\n"
+		"reconnection; totals carry over. A device unbound keeps its totals\n"
+		"(gpuprobe_target_bound 0) and its new vectors are picked up when it binds.\n"
+		"\n"
+		"Starting needs root (CAP_NET_ADMIN for the module, tracefs for tracefs);\n"
+		"scraping needs nothing: it is plain HTTP, on loopback unless --listen says\n"
+		"otherwise (the metrics hold no addresses, but do not expose it beyond the\n"
+		"host without a proxy that authenticates).\n"
+		"\n"
+		"  -d, --device BDF        target PCI function (repeatable; default: display devices)\n"
+		"  -l, --listen ADDR:PORT  where to listen (default 127.0.0.1:9477; [::1]:9477 for IPv6)\n"
+		"  -s, --source SRC        auto (module if loaded, else tracefs), module (wait for it)\n"
+		"                          or tracefs\n"
+		"  -r, --role ROLE         the role label: host, guest, or auto (host when a target is\n"
+		"                          bound to vfio-pci or the CPU is not virtual, else guest)\n"
+		"  -p, --pid PID           follow PID's wake-ups (tracefs): wake-up latency histogram\n"
+		"  -q, --quiet             no messages on stderr but errors\n"
+		"\n"
+		"Metric names, PromQL examples and the Grafana dashboard:\n"
+		"Documentation/fleet.md, Documentation/grafana-gpuprobe.json.\n"
+		"\n"
+		"EXAMPLES\n"
+		"  sudo gpuprobe-trace serve -d 0000:00:06.0 &\n"
+		"  curl -s 127.0.0.1:9477/metrics | grep gpuprobe_interrupts_total\n"
+		"  sudo gpuprobe-trace serve --source tracefs -d 00:02.0 --listen 127.0.0.1:9100\n"
+		"  # prometheus.yml: scrape_configs: [{job_name: gpuprobe,\n"
+		"  #   static_configs: [{targets: ['127.0.0.1:9477']}]}]\n"
+		"  # PromQL: rate(gpuprobe_interrupts_total[1m]);\n"
+		"  #   histogram_quantile(0.99, rate(gpuprobe_interrupt_handler_duration_seconds_bucket[5m]))\n",
 	},
 	{ "probe", cmd_probe, PROBE_SUMMARY, PROBE_USAGE }, { "compare", cmd_compare, COMPARE_SUMMARY, COMPARE_USAGE },
 };

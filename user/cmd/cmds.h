@@ -14,6 +14,7 @@ int cmd_report(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
 int cmd_agent(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
 
 /* Print a subcommand's --help text (main.c holds them all). */
 void usage_of(const char *cmd, FILE *out);
@@ -24,6 +25,7 @@ int report_file(const char *path, bool json, FILE *out);
 /* export.c */
 int export_perfetto(const char *trace_path, const char *out_path);
 int export_csv(const char *trace_path, const char *out_path);
+int export_perfetto_proto(const char *trace_path, const char *out_path);
 
 /* info.c: why the module cannot be used (it is not registered). */
 void explain_module_absent(char *buf, size_t size);

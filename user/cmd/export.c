@@ -60,7 +60,7 @@ static int export_file(const char *trace_path, const char *out_path,
 	struct trace_reader r;
 	void *state;
 	FILE *out;
-	int n = -1, ret = 1;
+	int n = 0, ret = 1;
 
 	if (!info) {
 		errorf("out of memory");
@@ -78,8 +78,16 @@ static int export_file(const char *trace_path, const char *out_path,
 	if (writer == &perfetto_writer)
 		pt = line_up(trace_path);
 	state = writer->begin(out, info, pt);
-	if (state) {
+	if (state && writer->prepass) {
 		while ((n = trace_reader_next(&r, &rec)) > 0)
+			writer->prepass(state, rec);
+		trace_reader_close(&r);
+		if (n < 0 || trace_reader_open(&r, trace_path, info))
+			n = -1;
+		writer->between(state);
+	}
+	if (state) {
+		while (n >= 0 && (n = trace_reader_next(&r, &rec)) > 0)
 			writer->record(state, rec);
 		writer->end(state);
 	}
@@ -109,6 +117,11 @@ int export_perfetto(const char *trace_path, const char *out_path)
 	return export_file(trace_path, out_path, &perfetto_writer);
 }
 
+int export_perfetto_proto(const char *trace_path, const char *out_path)
+{
+	return export_file(trace_path, out_path, &perfetto_proto_writer);
+}
+
 int export_csv(const char *trace_path, const char *out_path)
 {
 	return export_file(trace_path, out_path, &csv_writer);
@@ -119,19 +132,23 @@ int cmd_export(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "perfetto", required_argument, NULL, 'p' },
 		{ "csv", required_argument, NULL, 'c' },
+		{ "perfetto-proto", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	const char *perfetto = NULL, *csv = NULL;
+	const char *perfetto = NULL, *csv = NULL, *proto = NULL;
 	int c, ret = 0;
 
-	while ((c = getopt_long(argc, argv, "p:c:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:c:P:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			perfetto = optarg;
 			break;
 		case 'c':
 			csv = optarg;
+			break;
+		case 'P':
+			proto = optarg;
 			break;
 		case 'h':
 			usage_of("export", stdout);
@@ -141,12 +158,14 @@ int cmd_export(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (argc - optind != 1 || (!perfetto && !csv)) {
-		errorf("export needs one trace file and --perfetto OUT.json and/or --csv OUT.csv: see gpuprobe-trace export --help");
+	if (argc - optind != 1 || (!perfetto && !csv && !proto)) {
+		errorf("export needs one trace file and --perfetto OUT.json, --perfetto-proto OUT.pftrace and/or --csv OUT.csv: see gpuprobe-trace export --help");
 		return 2;
 	}
 	if (perfetto)
 		ret = export_perfetto(argv[optind], perfetto);
+	if (!ret && proto)
+		ret = export_perfetto_proto(argv[optind], proto);
 	if (!ret && csv)
 		ret = export_csv(argv[optind], csv);
 	return ret;

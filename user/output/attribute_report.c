@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "attribute.h"
+#include "demangle.h"
 #include "format.h"
 #include "cmds.h"
 #include "target.h"
@@ -125,9 +126,11 @@ static void text_names(FILE *out, const struct attribution *at)
 	fprintf(out, "  per name (largest device time first):\n");
 	for (size_t i = 0; i < at->nnames; i++) {
 		const struct attr_name *n = &at->names[i];
+		char shown[DEMANGLED_LEN];
 
 		fprintf(out, "    %-6s %-6s %-40s x%-6" PRIu64 " device %s, %" PRIu64 " B, return wait %s\n",
-			attr_api_name(n->api), attr_type_name(n->type), n->name, n->count,
+			attr_api_name(n->api), attr_type_name(n->type),
+			demangle_name(n->name, shown, sizeof(shown)), n->count,
 			format_ns(a, FORMAT_NS_LEN, n->device_ns), n->bytes, format_ns(b, FORMAT_NS_LEN, n->return_ns));
 		for (int p = 0; p < ATTR_PHASES; p++) {
 			fprintf(out, "        %-6s ", phase_names[p]);
@@ -145,13 +148,14 @@ static void text_ops(FILE *out, const struct attribution *at)
 	fprintf(out, "  first %zu of %zu in device order (run phase; return: after device end):\n", n, at->nops);
 	for (size_t i = 0; i < n; i++) {
 		const struct attr_op *op = &at->ops[i];
+		char shown[DEMANGLED_LEN];
 
 		if (op->return_ns)
 			format_ns(b, FORMAT_NS_LEN, op->return_ns - op->ev.end_ns);
 		else
 			copy_string(b, sizeof(b), "(not waited)");
 		fprintf(out, "    %-6s %-30.30s %s%s %" PRIu64 " B dur %s ret +%s: ",
-			attr_type_name(op->ev.type), op->ev.name,
+			attr_type_name(op->ev.type), demangle_name(op->ev.name, shown, sizeof(shown)),
 			op->ev.type == GPUPROBE_APP_MEMCPY ? attr_copy_name(op->ev.kind) : "",
 			op->ev.flags & GPUPROBE_APPF_PINNED ? " pinned" :
 			op->ev.flags & GPUPROBE_APPF_PAGEABLE ? " pageable" : "",
@@ -246,12 +250,28 @@ static void json_summary(struct json *j, const struct attribution *at)
 	json_object_end(j);
 }
 
+/*
+ * "name" as people read it (C++ kernel names demangled, as Nsight Systems
+ * shows them), "mangled" the name CUPTI reported when it was mangled, else null.
+ */
+static void json_name(struct json *j, const char *name)
+{
+	char shown[DEMANGLED_LEN];
+
+	json_kv_string(j, "name", demangle_name(name, shown, sizeof(shown)));
+	json_key(j, "mangled");
+	if (name_is_mangled(name))
+		json_put_string(j, name);
+	else
+		json_put_null(j);
+}
+
 static void json_op(struct json *j, const struct attr_op *op)
 {
 	json_object_begin(j);
 	json_kv_string(j, "api", attr_api_name(op->ev.api));
 	json_kv_string(j, "type", attr_type_name(op->ev.type));
-	json_kv_string(j, "name", op->ev.name);
+	json_name(j, op->ev.name);
 	json_kv_string(j, "direction", op->ev.type == GPUPROBE_APP_MEMCPY ?
 		       attr_copy_name(op->ev.kind) : "");
 	json_kv_bool(j, "pinned", op->ev.flags & GPUPROBE_APPF_PINNED);
@@ -361,7 +381,7 @@ void attribute_print_json(struct json *j, const struct attribution *at)
 		json_object_begin(j);
 		json_kv_string(j, "api", attr_api_name(n->api));
 		json_kv_string(j, "type", attr_type_name(n->type));
-		json_kv_string(j, "name", n->name);
+		json_name(j, n->name);
 		json_kv_u64(j, "count", n->count);
 		json_kv_u64(j, "device_ns", n->device_ns);
 		json_kv_u64(j, "bytes", n->bytes);

@@ -51,8 +51,11 @@ int main(int argc, char **argv)
 		return merged(argc, argv);
 	if (argc == 3 && !strcmp(argv[1], "known"))
 		return synth_write_known(argv[2]) ? 1 : 0;
+	if (argc == 3 && !strcmp(argv[1], "flows"))
+		return synth_write_flows(argv[2]) ? 1 : 0;
 	if (argc == 4 && !strcmp(argv[1], "mix"))
 		return synth_write_mix(argv[3], strtoull(argv[2], NULL, 0), 42) ? 1 : 0;
-	fprintf(stderr, "usage: gentrace known FILE | gentrace mix NRECORDS FILE | gentrace merged FILE [n=N] [drop=K] [offset_error=NS] [bound=NS] [drift_ppb=D] [maps=M] [inject] [cut]\n");
+	fprintf(stderr, "usage: gentrace known FILE | gentrace flows FILE | gentrace mix NRECORDS FILE |\n"
+		"       gentrace merged FILE [n=N] [drop=K] [offset_error=NS] [bound=NS] [drift_ppb=D] [maps=M] [inject] [cut]\n");
 	return 2;
 }

@@ -255,3 +255,71 @@ char *test_report(const char *path, bool json)
 	}
 	return buf;
 }
+
+static int put_flow_app(struct trace_writer *w, uint16_t type, uint32_t tid, uint32_t stream,
+			uint64_t start, uint64_t end, const char *name)
+{
+	struct tracefile_rec_app r = {
+		.hdr = { .type = TRACEFILE_REC_APP, .size = sizeof(r), .ts_ns = start },
+		.ev = { .magic = GPUPROBE_APP_MAGIC, .version = GPUPROBE_APP_VERSION,
+			.api = GPUPROBE_APP_CUDA, .size = sizeof(r.ev), .type = type,
+			.pid = SYNTH_FLOW_TID, .tid = tid, .stream = stream,
+			.start_ns = start, .end_ns = end },
+	};
+
+	copy_string(r.ev.name, sizeof(r.ev.name), name);
+	return trace_writer_put(w, &r.hdr);
+}
+
+/*
+ * The Perfetto export's trace (tests/perfetto_proto.sh): three interrupts on
+ * CPU 0 each followed 5 us after its handler's end by a wake-up of
+ * SYNTH_FLOW_TID, the first two inside that thread's waits (flows irq ->
+ * wake-up -> wait), the third outside any (the flow ends at the wake-up); a
+ * fourth interrupt nobody wakes after; two overlapping DMA calls (two
+ * lanes); a mangled kernel on stream 7 and an API call.
+ */
+int synth_write_flows(const char *path)
+{
+	static struct trace_info info;
+	const uint64_t t0 = 1000000000ull;
+	struct gpuprobe_rec_dma d;
+	struct gpuprobe_rec_irq q;
+	struct trace_writer w;
+	int err = 0;
+
+	synth_info(&info);
+	if (trace_writer_open(&w, path, &info))
+		return -1;
+	for (int k = 0; k < 4; k++) {
+		uint64_t ts = t0 + 1000000ull * (uint64_t)(k + 1);
+		struct gpuprobe_rec_sched s = {
+			.hdr = { .type = GPUPROBE_EV_WAKEUP, .size = sizeof(s), .cpu = 0,
+				 .ts_ns = ts + 2000 + 5000 },
+			.pid = SYNTH_FLOW_TID, .tgid = SYNTH_FLOW_TID, .target_cpu = 1,
+		};
+
+		synth_irq(&q, ts, 0, 0, 2000, true);
+		err |= trace_writer_put(&w, &q.hdr);
+		if (k < 3)
+			err |= trace_writer_put(&w, &s.hdr);
+	}
+	synth_dma(&d, t0 + 100000, GPUPROBE_DMA_MAP_SG, 1 << 20, 16, 50000);
+	err |= trace_writer_put(&w, &d.hdr);
+	synth_dma(&d, t0 + 120000, GPUPROBE_DMA_MAP_SG, 4096, 1, 10000);
+	err |= trace_writer_put(&w, &d.hdr);
+	synth_dma(&d, t0 + 200000, GPUPROBE_DMA_UNMAP_SG, 1 << 20, 16, 8000);
+	err |= trace_writer_put(&w, &d.hdr);
+	err |= put_flow_app(&w, GPUPROBE_APP_KERNEL, 0, 7, t0 + 500000, t0 + 990000,
+			    SYNTH_FLOW_KERNEL);
+	err |= put_flow_app(&w, GPUPROBE_APP_API, SYNTH_FLOW_TID, 0, t0 + 400000, t0 + 410000,
+			    "cuLaunchKernel");
+	for (int k = 0; k < 2; k++) {
+		uint64_t ts = t0 + 1000000ull * (uint64_t)(k + 1);
+
+		err |= put_flow_app(&w, GPUPROBE_APP_SYNC, SYNTH_FLOW_TID, 0, ts - 100000,
+				    ts + 30000, "cuStreamSynchronize");
+	}
+	err |= trace_writer_finish(&w, t0 + 6000000, 0);
+	return err ? -1 : 0;
+}

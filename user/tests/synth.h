@@ -30,6 +30,11 @@ void synth_irq_count(struct tracefile_rec_irq_count *r, uint64_t ts, uint32_t ir
  */
 int synth_write_known(const char *path);
 
+/* The Perfetto export's trace: flows, lanes, a mangled kernel (synth.c says which). */
+#define SYNTH_FLOW_TID		4242
+#define SYNTH_FLOW_KERNEL	"_Z13MatrixMulCUDAILi32EEvPfS0_S0_ii"
+int synth_write_flows(const char *path);
+
 /* n records in a realistic mix (irq-heavy), for fuzzing and benchmarks. */
 int synth_write_mix(const char *path, uint64_t n, uint32_t seed);
 

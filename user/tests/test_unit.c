@@ -481,7 +481,12 @@ int main(void)
 		{ "reader: a guest wrapper whose record disagrees with it is refused", test_guest_wrapper_checked },
 		{ "report --json: machines[] and passthrough for merged traces only",
 		  test_passthrough_json_shape },
-};
+		{ "serve: interrupts counted up to the kernel count's cut, later ones at the next",
+		  test_metrics_cut_consistent },
+		{ "serve: a reloaded module's summaries add to the totals", test_metrics_summary_reload },
+		{ "serve: Prometheus exposition (buckets, _sum in seconds, escaped labels)",
+		  test_metrics_exposition },
+	};
 	int passed = 0, failed;
 
 	failed = run_tests(cases, (int)(sizeof(cases) / sizeof(cases[0])), &passed);

@@ -51,5 +51,8 @@ void test_unknown_types_skipped(void);
 void test_guest_wrapper_checked(void);
 void test_passthrough_json_shape(void);
 void test_report_shared_domain(void);
+void test_metrics_cut_consistent(void);
+void test_metrics_summary_reload(void);
+void test_metrics_exposition(void);
 
 #endif /* GPUPROBE_TESTS_H */

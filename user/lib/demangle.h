@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * C++ symbol names as people read them (demangle.c, libiberty's
+ * cplus_demangle): CUPTI reports CUDA kernels mangled
+ * ("_Z13MatrixMulCUDAILi32EEvPfS0_S0_ii"); Nsight Systems shows
+ * "void MatrixMulCUDA<32>(float*, float*, float*, int, int)".
+ */
+#ifndef GPUPROBE_DEMANGLE_H
+#define GPUPROBE_DEMANGLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define DEMANGLED_LEN	512	/* room for a demangled name */
+
+/*
+ * name demangled into buf (cut to size); name itself, unchanged, when it is
+ * not a mangled C++ name or cannot be demangled (a name cut short).
+ */
+const char *demangle_name(const char *name, char *buf, size_t size);
+/* Whether name looks mangled (Itanium C++ ABI: starts with _Z). */
+bool name_is_mangled(const char *name);
+
+#endif /* GPUPROBE_DEMANGLE_H */

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-2.0
+/* serve's running totals (analysis/metrics.c) and their exposition (output/prometheus.c). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "metrics.h"
+#include "prometheus.h"
+#include "testlib.h"
+#include "tests.h"
+
+static void one_target(struct target_set *set)
+{
+	memset(set, 0, sizeof(*set));
+	set->count = 1;
+	set->t[0].bdf = GPUPROBE_BDF(0, 6, 0);
+	strcpy(set->t[0].name, "0000:00:06.0");
+	strcpy(set->t[0].driver, "nvidia");
+	set->t[0].nvec = 1;
+	set->t[0].vec[0] = (struct target_vector){ .index = 0, .irq = 40 };
+}
+
+static void put_irq(struct metrics *m, uint64_t ts)
+{
+	struct gpuprobe_rec_irq r = {
+		.hdr = { .type = GPUPROBE_EV_IRQ, .size = sizeof(r), .ts_ns = ts },
+		.bdf = GPUPROBE_BDF(0, 6, 0), .irq = 40, .vector = 0, .duration_ns = 3000,
+	};
+
+	metrics_add_record(m, &r.hdr);
+}
+
+/*
+ * Records up to a cut count in it, later ones at the next cut; records
+ * before the first cut (the baseline) never count.
+ */
+void test_metrics_cut_consistent(void)
+{
+	static struct target_set set;
+	struct metrics m;
+
+	one_target(&set);
+	CHECK(!metrics_init(&m, &set, "guest", "tracefs"), "metrics_init");
+	put_irq(&m, 50);			/* before any cut: not counted */
+	metrics_kernel_count(&m, set.t[0].bdf, 0, 40, 1000, 100);	/* baseline */
+	put_irq(&m, 90);			/* before the baseline */
+	put_irq(&m, 150);
+	put_irq(&m, 160);
+	metrics_kernel_count(&m, set.t[0].bdf, 0, 40, 1002, 200);
+	put_irq(&m, 210);			/* read in the drain, after the cut */
+	CHECK_EQ_U64(m.t[0].vec[0].interrupts, 2);
+	CHECK_EQ_U64(m.t[0].vec[0].kernel_now - m.t[0].vec[0].kernel_base, 2);
+	CHECK_EQ_U64(m.t[0].vec[0].ahead, 1);
+	metrics_kernel_count(&m, set.t[0].bdf, 0, 40, 1003, 300);
+	CHECK_EQ_U64(m.t[0].vec[0].interrupts, 3);
+	CHECK_EQ_U64(m.t[0].vec[0].handler.count, 5);	/* the histogram has them all */
+	/* rebound: a new irq number carries the old count over */
+	metrics_kernel_count(&m, set.t[0].bdf, 0, 41, 7, 400);
+	metrics_kernel_count(&m, set.t[0].bdf, 0, 41, 9, 500);
+	CHECK_EQ_U64(m.t[0].vec[0].kernel_carried + m.t[0].vec[0].kernel_now -
+		     m.t[0].vec[0].kernel_base, 5);
+	metrics_free(&m);
+}
+
+/* A reloaded module's summaries start at 0: the totals carry over. */
+void test_metrics_summary_reload(void)
+{
+	static struct target_set set;
+	uint64_t b[METRICS_LOG2_BUCKETS] = { 0 };
+	struct metrics m;
+
+	one_target(&set);
+	CHECK(!metrics_init(&m, &set, "guest", "module"), "metrics_init");
+	b[12] = 10;
+	metrics_add_summary(&m, set.t[0].bdf, 0, b);
+	b[12] = 25;
+	metrics_add_summary(&m, set.t[0].bdf, 0, b);
+	CHECK_EQ_U64(m.t[0].vec[0].interrupts, 25);
+	b[12] = 4;			/* a new session */
+	metrics_add_summary(&m, set.t[0].bdf, 0, b);
+	CHECK_EQ_U64(m.t[0].vec[0].interrupts, 29);
+	CHECK_EQ_U64(m.t[0].vec[0].handler.bucket[12], 29);
+	metrics_free(&m);
+}
+
+/* The text exposition: families, cumulative buckets, escaped labels. */
+void test_metrics_exposition(void)
+{
+	static struct target_set set;
+	struct metrics m;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	one_target(&set);
+	strcpy(set.t[0].driver, "we\"ird");
+	CHECK(!metrics_init(&m, &set, "host", "tracefs"), "metrics_init");
+	m.detailed = true;
+	metrics_kernel_count(&m, set.t[0].bdf, 0, 40, 0, 100);
+	put_irq(&m, 150);
+	metrics_kernel_count(&m, set.t[0].bdf, 0, 40, 1, 200);
+	out = open_memstream(&text, &len);
+	prometheus_write(out, &m, "0.1");
+	fclose(out);
+	CHECK(strstr(text, "gpuprobe_interrupts_total{bdf=\"0000:00:06.0\",driver=\"we\\\"ird\",role=\"host\",vector=\"0\"} 1\n"),
+	      "interrupts_total sample:\n%s", text);
+	/* 3000 ns: not in le=2.048us, in le=4.096us and everything above */
+	CHECK(strstr(text, "le=\"2.048e-06\"} 0\n") && strstr(text, "le=\"4.096e-06\"} 1\n"),
+	      "cumulative buckets");
+	CHECK(strstr(text, "gpuprobe_interrupt_handler_duration_seconds_sum{bdf=\"0000:00:06.0\",driver=\"we\\\"ird\",role=\"host\",vector=\"0\"} 0.000003000\n"),
+	      "exact _sum in seconds");
+	CHECK(strstr(text, "# TYPE gpuprobe_dma_call_duration_seconds histogram\n"), "DMA family");
+	free(text);
+	metrics_free(&m);
+}
