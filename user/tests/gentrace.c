@@ -15,6 +15,11 @@ void usage_of(const char *cmd, FILE *out)
 
 int main(int argc, char **argv)
 {
+	/* GENTRACE_ZSTD=LEVEL: format version 2 (compressed chunks) */
+	const char *level = getenv("GENTRACE_ZSTD");
+
+	if (level)
+		synth_set_compression(atoi(level), 0);
 	if (argc == 3 && !strcmp(argv[1], "known"))
 		return synth_write_known(argv[2]) ? 1 : 0;
 	if (argc == 4 && !strcmp(argv[1], "mix"))

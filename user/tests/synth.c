@@ -160,6 +160,34 @@ static int put_misc(struct trace_writer *w)
 	return err;
 }
 
+static int synth_level;			/* 0: version 1 */
+static uint64_t synth_flush_every;	/* records per chunk at most (0: as big as fits) */
+
+void synth_set_compression(int level, uint64_t flush_every)
+{
+	synth_level = level;
+	synth_flush_every = flush_every;
+}
+
+static int synth_open(struct trace_writer *w, const char *path, const struct trace_info *info)
+{
+	if (trace_writer_create(w, path))
+		return -1;
+	if (trace_writer_compress(w, synth_level) || trace_writer_header(w, info)) {
+		trace_writer_abort(w);
+		return -1;
+	}
+	return 0;
+}
+
+/* Like the recorder's flush every 100 ms: chunk boundaries for the tests. */
+static int synth_tick(struct trace_writer *w)
+{
+	if (synth_flush_every && w->records % synth_flush_every == 0)
+		return trace_writer_flush(w);
+	return 0;
+}
+
 int synth_write_known(const char *path)
 {
 	static struct trace_info info;
@@ -169,7 +197,7 @@ int synth_write_known(const char *path)
 	int err = 0;
 
 	synth_info(&info);
-	if (trace_writer_open(&w, path, &info))
+	if (synth_open(&w, path, &info))
 		return -1;
 	synth_irq_count(&c, 1000000100ull, 100, IRQ_COUNT_START, 5000);
 	err |= trace_writer_put(&w, &c.hdr);
@@ -227,11 +255,11 @@ int synth_write_mix(const char *path, uint64_t n, uint32_t seed)
 
 	synth_info(&info);
 	info.app_events = TRACEFILE_APP_NONE;	/* kernel records only */
-	if (trace_writer_open(&w, path, &info))
+	if (synth_open(&w, path, &info))
 		return -1;
 	for (uint64_t i = 0; i < n && !err; i++) {
 		ts += 1 + xorshift32(&rng) % 20000;
-		err |= put_mixed_record(&w, ts, &rng);
+		err |= put_mixed_record(&w, ts, &rng) | synth_tick(&w);
 	}
 	err |= trace_writer_finish(&w, ts + 1, 0);
 	return err ? -1 : 0;

@@ -25,6 +25,12 @@ void synth_irq_count(struct tracefile_rec_irq_count *r, uint64_t ts, uint32_t ir
 		     uint32_t phase, uint64_t count);
 
 /*
+ * The writers below write format version 2 at zstd level `level` (0:
+ * version 1), ending a chunk every flush_every records (0: when full).
+ */
+void synth_set_compression(int level, uint64_t flush_every);
+
+/*
  * The report test's trace, whose exact totals are listed in
  * tests/test_unit.c (test_report_maths).  Returns 0 on success.
  */
