@@ -24,6 +24,10 @@ int main(int argc, char **argv)
 		return synth_write_known(argv[2]) ? 1 : 0;
 	if (argc == 4 && !strcmp(argv[1], "mix"))
 		return synth_write_mix(argv[3], strtoull(argv[2], NULL, 0), 42) ? 1 : 0;
-	fprintf(stderr, "usage: gentrace known FILE | gentrace mix NRECORDS FILE\n");
+	if (argc == 5 && !strcmp(argv[1], "app"))
+		return synth_write_app(argv[4], strtoull(argv[2], NULL, 0),
+				       strtoull(argv[3], NULL, 0), 42) ? 1 : 0;
+	fprintf(stderr, "usage: gentrace known FILE | gentrace mix NRECORDS FILE | gentrace app NKERNEL NAPP FILE\n"
+		"  GENTRACE_ZSTD=LEVEL: format version 2 (-1 compact, 1-19 compact and zstd)\n");
 	return 2;
 }

@@ -39,6 +39,9 @@ int synth_write_known(const char *path);
 /* n records in a realistic mix (irq-heavy), for fuzzing and benchmarks. */
 int synth_write_mix(const char *path, uint64_t n, uint32_t seed);
 
+/* nkernel mixed records, then napp CUDA events (launches and kernels) over the same time. */
+int synth_write_app(const char *path, uint64_t nkernel, uint64_t napp, uint32_t seed);
+
 /* report (text, or JSON) of the trace at path into a malloc'ed string; NULL (said on stderr) on error. */
 char *test_report(const char *path, bool json);
 
