@@ -272,7 +272,7 @@ static bool zero_tail(struct trace_reader *r)
 	}
 }
 
-int accept_record(struct trace_reader *r, const struct gpuprobe_rec_hdr *h, uint64_t off)
+static inline int accept(struct trace_reader *r, const struct gpuprobe_rec_hdr *h, uint64_t off)
 {
 	if (check_record(r, h, off))
 		return -1;
@@ -287,6 +287,11 @@ int accept_record(struct trace_reader *r, const struct gpuprobe_rec_hdr *h, uint
 		return 0;
 	}
 	return 1;
+}
+
+int accept_record(struct trace_reader *r, const struct gpuprobe_rec_hdr *h, uint64_t off)
+{
+	return accept(r, h, off);
 }
 
 int trace_reader_next(struct trace_reader *r, const struct gpuprobe_rec_hdr **rec)
@@ -332,7 +337,7 @@ int trace_reader_next(struct trace_reader *r, const struct gpuprobe_rec_hdr **re
 			}
 		}
 		r->buf_pos += h->size;
-		n = accept_record(r, h, off);
+		n = accept(r, h, off);
 		if (n) {
 			*rec = h;
 			return n;

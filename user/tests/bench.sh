@@ -143,7 +143,7 @@ Command: \`${BENCH_BASELINE:+BENCH_BASELINE=$BENCH_BASELINE }make -C user bench\
 $tc_line
 
 $tc_note
-${tc_rate:+Ratio: gpuprobe-trace report (version 1, median) handles $(awk -v a="$($STAT "$SAMPLES" stat v1 | cut -d' ' -f1)" -v b="$tc_rate" 'BEGIN { printf "%.0f", a / b }')x as many records per second as trace-cmd report (one run of trace-cmd: 17 s each).}
+${tc_rate:+Ratio: gpuprobe-trace report (version 1, median) handles $(awk -v a="$($STAT "$SAMPLES" stat v1 | cut -d' ' -f1)" -v b="$tc_rate" 'BEGIN { printf "%.0f", a / b }')x as many records per second as trace-cmd report (one run of trace-cmd, it takes 17-45 s).}
 
 The two are not the same work: \`trace-cmd report\` formats every event as
 text, \`gpuprobe-trace report\` aggregates; the ratio says what it costs to
