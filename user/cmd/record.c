@@ -39,6 +39,7 @@ struct record_options {
 	double duration_s;
 	bool quiet;
 	bool no_inject;
+	int compress;		/* trace_writer_compress()'s level */
 	const char *inject_dir;
 	char **command;		/* NULL-terminated, or NULL */
 	struct guest_options guest;	/* --guest: address set */
@@ -144,6 +145,8 @@ static int parse_record_options(int argc, char **argv, struct record_options *o)
 		{ "guest-timeout", required_argument, NULL, 'W' },
 		{ "token", required_argument, NULL, 't' },
 		{ "token-file", required_argument, NULL, 'T' },
+		{ "uncompressed", no_argument, NULL, 'U' },
+		{ "zstd", optional_argument, NULL, 'Z' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -153,6 +156,7 @@ static int parse_record_options(int argc, char **argv, struct record_options *o)
 
 	o->output = "gpuprobe.trace";
 	o->guest.timeout_ms = REMOTE_DEFAULT_TIMEOUT_MS;
+	o->compress = TRACEFILE_COMPACT;
 	while ((c = getopt_long(argc, argv, "+d:o:s:D:qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
@@ -212,6 +216,16 @@ static int parse_record_options(int argc, char **argv, struct record_options *o)
 			break;
 		case 'T':
 			o->guest.token_file = optarg;
+			break;
+		case 'U':
+			o->compress = 0;
+			break;
+		case 'Z':
+			o->compress = optarg ? atoi(optarg) : TRACEFILE_ZSTD_LEVEL;
+			if (o->compress < 1 || o->compress > 19) {
+				errorf("--zstd wants a level from 1 to 19, not '%s'", optarg);
+				return 2;
+			}
 			break;
 		case 'h':
 			usage_of("record", stdout);
@@ -371,7 +385,7 @@ static void record_loop(struct recorder *r, uint64_t start_ns)
 		if (r->guest)
 			guest_link_pump(r->guest, &sink);
 		/* On disk every POLL_MS: a killed recording loses at most that much. */
-		if (!r->write_errno && fflush(r->writer.file))
+		if (!r->write_errno && trace_writer_flush(&r->writer))
 			write_failed(r);
 		show_status(r, start_ns);
 	}
@@ -491,8 +505,10 @@ static int prepare(struct recorder *r)
 	if (!r->src_ops)
 		return -1;
 	fill_info(r, &r->info.targets);
-	if (trace_writer_create_temp(&r->writer, o->output)) {
+	if (trace_writer_create_temp(&r->writer, o->output) ||
+	    trace_writer_compress(&r->writer, o->compress)) {
 		errorf("cannot create a file next to %s: %s", o->output, strerror(errno));
+		trace_writer_abort(&r->writer);
 		return -1;
 	}
 	return 0;

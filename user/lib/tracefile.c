@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "tracefile.h"
+#include "tracefile_chunk.h"
 #include "util.h"
 
 #define WRITER_BUF_SIZE		(1u << 20)
@@ -107,11 +108,11 @@ static size_t header_size_for(const struct trace_info *info)
 }
 
 static void fill_fixed_header(struct tracefile_header_fixed *h,
-			      const struct trace_info *info)
+			      const struct trace_info *info, uint32_t version)
 {
 	memset(h, 0, sizeof(*h));
 	memcpy(h->magic, TRACEFILE_MAGIC, sizeof(h->magic));
-	h->format_version = TRACEFILE_VERSION;
+	h->format_version = version;
 	h->header_size = (uint32_t)header_size_for(info);
 	h->record_version = info->record_version;
 	h->clock_id = info->clock_id;
@@ -277,7 +278,7 @@ int trace_writer_publish(struct trace_writer *w)
 {
 	if (w->published)
 		return 0;
-	if (fflush(w->file) || rename(w->temp_path, w->path))
+	if (trace_writer_flush(w) || rename(w->temp_path, w->path))
 		return -1;
 	w->published = true;
 	return 0;
@@ -287,7 +288,7 @@ int trace_writer_header(struct trace_writer *w, const struct trace_info *info)
 {
 	struct tracefile_header_fixed h;
 
-	fill_fixed_header(&h, info);
+	fill_fixed_header(&h, info, w->chunk ? TRACEFILE_VERSION : TRACEFILE_VERSION_RAW);
 	if (fwrite(&h, sizeof(h), 1, w->file) != 1)
 		return -1;
 	for (unsigned int i = 0; i < info->targets.count; i++)
@@ -309,17 +310,57 @@ int trace_writer_open(struct trace_writer *w, const char *path,
 	return 0;
 }
 
+int trace_writer_compress(struct trace_writer *w, int level)
+{
+	if (!level)
+		return 0;
+	w->chunk = chunk_encoder_new(level);
+	return w->chunk ? 0 : -1;
+}
+
+/* The chunk filled so far onto the stdio buffer. */
+static int write_chunk(struct trace_writer *w)
+{
+	struct tracefile_chunk hdr;
+	const unsigned char *data;
+	size_t len;
+
+	if (!w->chunk->records)
+		return 0;
+	if (chunk_encoder_seal(w->chunk, &hdr, &data, &len))
+		return -1;
+	if (fwrite(&hdr, sizeof(hdr), 1, w->file) != 1 ||
+	    (len && fwrite(data, len, 1, w->file) != 1))
+		return -1;
+	w->bytes += sizeof(hdr) + len;
+	return 0;
+}
+
 int trace_writer_put(struct trace_writer *w, const struct gpuprobe_rec_hdr *rec)
 {
 	if (rec->size < HDR_SIZE || rec->size % 8) {
 		errno = EINVAL;
 		return -1;
 	}
+	if (w->chunk) {
+		if (!chunk_encoder_fits(w->chunk, rec, rec->size) && write_chunk(w))
+			return -1;
+		chunk_encoder_add(w->chunk, rec, rec->size);
+		w->records++;
+		return 0;
+	}
 	if (fwrite(rec, rec->size, 1, w->file) != 1)
 		return -1;
 	w->records++;
 	w->bytes += rec->size;
 	return 0;
+}
+
+int trace_writer_flush(struct trace_writer *w)
+{
+	if (w->chunk && write_chunk(w))
+		return -1;
+	return fflush(w->file) ? -1 : 0;
 }
 
 int trace_writer_finish(struct trace_writer *w, uint64_t stop_ns, int exit_status)
@@ -340,6 +381,11 @@ int trace_writer_close_incomplete(struct trace_writer *w)
 
 	if (!w->file)
 		return 0;
+	/* the records put so far are whole: they make a readable last chunk */
+	if (w->chunk && write_chunk(w))
+		err = -1;
+	chunk_encoder_free(w->chunk);
+	w->chunk = NULL;
 	if (fflush(w->file))
 		err = -1;
 	if (w->file != stdout && fclose(w->file))
@@ -350,6 +396,8 @@ int trace_writer_close_incomplete(struct trace_writer *w)
 
 void trace_writer_abort(struct trace_writer *w)
 {
+	chunk_encoder_free(w->chunk);
+	w->chunk = NULL;
 	if (w->file && w->file != stdout)
 		fclose(w->file);
 	w->file = NULL;

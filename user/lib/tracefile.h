@@ -17,7 +17,12 @@
 #include "target.h"
 
 #define TRACEFILE_MAGIC		"GPUPROBE"
-#define TRACEFILE_VERSION	1
+#define TRACEFILE_VERSION	2	/* the newest: records in compressed chunks */
+#define TRACEFILE_VERSION_RAW	1	/* records as they are */
+/* trace_writer_compress() levels: version 2's compact chunks without zstd ... */
+#define TRACEFILE_COMPACT	(-1)
+/* ... and with it (record --zstd): a third smaller, decoding costs more CPU */
+#define TRACEFILE_ZSTD_LEVEL	3
 #define TRACEFILE_MAX_HEADER	(1u << 24)
 #define TRACEFILE_MAX_CPUS	8192
 
@@ -246,9 +251,13 @@ const char *tracefile_source_name(uint32_t source);
 const char *tracefile_record_type_name(uint16_t type);
 size_t tracefile_record_min_size(uint16_t type);
 
+struct chunk_encoder;
+struct chunk_pipe;
+
 /* Writer: buffered stdio; every call returns 0 or -1 with errno set. */
 struct trace_writer {
 	FILE *file;
+	struct chunk_encoder *chunk;	/* version 2: the chunk being filled */
 	const char *path;
 	char temp_path[4096];		/* create_temp: written here until published */
 	bool published;
@@ -275,7 +284,15 @@ int trace_writer_create_temp(struct trace_writer *w, const char *path);
  */
 void trace_writer_remove_stale_temps(const char *path);
 int trace_writer_publish(struct trace_writer *w);
+/*
+ * Version 2: chunks of compact-encoded records (level TRACEFILE_COMPACT), or
+ * compact and then zstd at `level` (> 0); 0 keeps version 1 (records as
+ * they are).  Before the header.
+ */
+int trace_writer_compress(struct trace_writer *w, int level);
 int trace_writer_put(struct trace_writer *w, const struct gpuprobe_rec_hdr *rec);
+/* Everything put so far onto the file (a chunk ends here), fflush()ed. */
+int trace_writer_flush(struct trace_writer *w);
 int trace_writer_finish(struct trace_writer *w, uint64_t stop_ns, int exit_status);
 /* After a write error: close without an end record (readers see an incomplete file). */
 int trace_writer_close_incomplete(struct trace_writer *w);
@@ -300,6 +317,11 @@ struct trace_reader {
 	uint64_t unknown_records;
 	struct tracefile_rec_end end;
 	char error[512];
+	/* version 2: buf holds the decoded records of the chunk at chunk_offset */
+	bool chunked;
+	uint64_t chunk_offset;
+	unsigned char *buf_own;		/* version 1's buffer */
+	struct chunk_pipe *pipe;	/* chunks read and decoded ahead by a thread */
 };
 
 int trace_reader_open(struct trace_reader *r, const char *path, struct trace_info *info);

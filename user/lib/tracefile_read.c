@@ -17,15 +17,13 @@
 #include <time.h>
 
 #include "tracefile.h"
+#include "tracefile_read.h"
 #include "util.h"
 
 #define READER_BUF_SIZE		(4u << 20)
 #define HDR_SIZE		sizeof(struct gpuprobe_rec_hdr)
 
-static int reader_fail(struct trace_reader *r, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static int reader_fail(struct trace_reader *r, const char *fmt, ...)
+int reader_fail(struct trace_reader *r, const char *fmt, ...)
 {
 	char msg[200];
 	va_list ap;
@@ -61,9 +59,9 @@ static int check_fixed_header(struct trace_reader *r,
 {
 	if (memcmp(h->magic, TRACEFILE_MAGIC, sizeof(h->magic)))
 		return reader_fail(r, "not a gpuprobe trace file (bad magic at offset 0)");
-	if (h->format_version != TRACEFILE_VERSION)
-		return reader_fail(r, "format version %u at offset 8 is not supported (this tool reads version %u): use a matching gpuprobe-trace",
-				   h->format_version, TRACEFILE_VERSION);
+	if (h->format_version != TRACEFILE_VERSION && h->format_version != TRACEFILE_VERSION_RAW)
+		return reader_fail(r, "format version %u at offset 8 is not supported (this tool reads versions %u and %u): use a matching gpuprobe-trace",
+				   h->format_version, TRACEFILE_VERSION_RAW, TRACEFILE_VERSION);
 	if (h->header_size < sizeof(*h) || h->header_size % 8 ||
 	    h->header_size > TRACEFILE_MAX_HEADER)
 		return reader_fail(r, "corrupt header size %u at offset 12", h->header_size);
@@ -160,6 +158,8 @@ static int read_header(struct trace_reader *r, struct trace_info *info)
 		info->targets.count = h.ntargets;
 	free(var);
 	r->buf_file_offset = h.header_size;
+	if (!err && h.format_version == TRACEFILE_VERSION)
+		err = chunks_open(r);
 	return err;
 }
 
@@ -170,7 +170,7 @@ int trace_reader_open_stream(struct trace_reader *r, FILE *f, const char *name,
 	r->file = f;
 	copy_string(r->path, sizeof(r->path), name);
 	r->buf_size = READER_BUF_SIZE;
-	r->buf = malloc(r->buf_size);
+	r->buf = r->buf_own = malloc(r->buf_size);
 	if (!r->buf)
 		return reader_fail(r, "out of memory for the read buffer");
 	return read_header(r, info);
@@ -233,7 +233,7 @@ static int check_record(struct trace_reader *r, const struct gpuprobe_rec_hdr *h
 }
 
 /* The file ends (or only zeros follow) at off without an end record: keep what came before. */
-static int stop_at_cut(struct trace_reader *r, uint64_t off, const char *what)
+int stop_at_cut(struct trace_reader *r, uint64_t off, const char *what)
 {
 	r->truncated = true;
 	r->truncated_at = off;
@@ -258,7 +258,7 @@ static int end_of_data(struct trace_reader *r, size_t avail)
 	return 0;
 }
 
-static bool all_zero(const void *p, size_t len)
+bool all_zero(const void *p, size_t len)
 {
 	const unsigned char *c = p;
 
@@ -278,12 +278,37 @@ static bool zero_tail(struct trace_reader *r)
 	}
 }
 
+static inline int accept(struct trace_reader *r, const struct gpuprobe_rec_hdr *h, uint64_t off)
+{
+	if (check_record(r, h, off))
+		return -1;
+	if (h->type == TRACEFILE_REC_END) {
+		memcpy(&r->end, h, sizeof(r->end));
+		r->seen_end = true;
+		return 0;
+	}
+	r->records++;
+	if (!tracefile_record_min_size(h->type)) {
+		r->unknown_records++;
+		return 0;
+	}
+	return 1;
+}
+
+int accept_record(struct trace_reader *r, const struct gpuprobe_rec_hdr *h, uint64_t off)
+{
+	return accept(r, h, off);
+}
+
 int trace_reader_next(struct trace_reader *r, const struct gpuprobe_rec_hdr **rec)
 {
+	if (r->chunked)
+		return chunks_next(r, rec);
 	for (;;) {
 		size_t avail = r->buf_len - r->buf_pos;
 		const struct gpuprobe_rec_hdr *h;
 		uint64_t off;
+		int n;
 
 		if (r->truncated)
 			return 0;
@@ -317,21 +342,12 @@ int trace_reader_next(struct trace_reader *r, const struct gpuprobe_rec_hdr **re
 				return stop_at_cut(r, off, "the file ends inside a record");
 			}
 		}
-		if (check_record(r, h, off))
-			return -1;
 		r->buf_pos += h->size;
-		if (h->type == TRACEFILE_REC_END) {
-			memcpy(&r->end, h, sizeof(r->end));
-			r->seen_end = true;
-			continue;
+		n = accept(r, h, off);
+		if (n) {
+			*rec = h;
+			return n;
 		}
-		r->records++;
-		if (!tracefile_record_min_size(h->type)) {
-			r->unknown_records++;
-			continue;
-		}
-		*rec = h;
-		return 1;
 	}
 }
 
@@ -340,6 +356,7 @@ void trace_reader_close(struct trace_reader *r)
 	if (r->file && r->file != stdin)
 		fclose(r->file);
 	r->file = NULL;
-	free(r->buf);
-	r->buf = NULL;
+	chunks_close(r);	/* before the buffer: it may point into the chunks' */
+	free(r->buf_own);
+	r->buf = r->buf_own = NULL;
 }

@@ -47,6 +47,11 @@ static int merged(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	/* GENTRACE_ZSTD=LEVEL: format version 2 (compressed chunks) */
+	const char *level = getenv("GENTRACE_ZSTD");
+
+	if (level)
+		synth_set_compression(atoi(level), 0);
 	if (argc >= 3 && !strcmp(argv[1], "merged"))
 		return merged(argc, argv);
 	if (argc == 3 && !strcmp(argv[1], "known"))
@@ -55,7 +60,12 @@ int main(int argc, char **argv)
 		return synth_write_flows(argv[2]) ? 1 : 0;
 	if (argc == 4 && !strcmp(argv[1], "mix"))
 		return synth_write_mix(argv[3], strtoull(argv[2], NULL, 0), 42) ? 1 : 0;
+	if (argc == 5 && !strcmp(argv[1], "app"))
+		return synth_write_app(argv[4], strtoull(argv[2], NULL, 0),
+				       strtoull(argv[3], NULL, 0), 42) ? 1 : 0;
 	fprintf(stderr, "usage: gentrace known FILE | gentrace flows FILE | gentrace mix NRECORDS FILE |\n"
-		"       gentrace merged FILE [n=N] [drop=K] [offset_error=NS] [bound=NS] [drift_ppb=D] [maps=M] [inject] [cut]\n");
+		"       gentrace app NKERNEL NAPP FILE |\n"
+		"       gentrace merged FILE [n=N] [drop=K] [offset_error=NS] [bound=NS] [drift_ppb=D] [maps=M] [inject] [cut]\n"
+		"  GENTRACE_ZSTD=LEVEL: format version 2 (-1 compact, 1-19 compact and zstd)\n");
 	return 2;
 }

@@ -160,6 +160,34 @@ static int put_misc(struct trace_writer *w)
 	return err;
 }
 
+static int synth_level;			/* 0: version 1 */
+static uint64_t synth_flush_every;	/* records per chunk at most (0: as big as fits) */
+
+void synth_set_compression(int level, uint64_t flush_every)
+{
+	synth_level = level;
+	synth_flush_every = flush_every;
+}
+
+static int synth_open(struct trace_writer *w, const char *path, const struct trace_info *info)
+{
+	if (trace_writer_create(w, path))
+		return -1;
+	if (trace_writer_compress(w, synth_level) || trace_writer_header(w, info)) {
+		trace_writer_abort(w);
+		return -1;
+	}
+	return 0;
+}
+
+/* Like the recorder's flush every 100 ms: chunk boundaries for the tests. */
+static int synth_tick(struct trace_writer *w)
+{
+	if (synth_flush_every && w->records % synth_flush_every == 0)
+		return trace_writer_flush(w);
+	return 0;
+}
+
 int synth_write_known(const char *path)
 {
 	static struct trace_info info;
@@ -169,7 +197,7 @@ int synth_write_known(const char *path)
 	int err = 0;
 
 	synth_info(&info);
-	if (trace_writer_open(&w, path, &info))
+	if (synth_open(&w, path, &info))
 		return -1;
 	synth_irq_count(&c, 1000000100ull, 100, IRQ_COUNT_START, 5000);
 	err |= trace_writer_put(&w, &c.hdr);
@@ -227,11 +255,65 @@ int synth_write_mix(const char *path, uint64_t n, uint32_t seed)
 
 	synth_info(&info);
 	info.app_events = TRACEFILE_APP_NONE;	/* kernel records only */
-	if (trace_writer_open(&w, path, &info))
+	if (synth_open(&w, path, &info))
 		return -1;
 	for (uint64_t i = 0; i < n && !err; i++) {
 		ts += 1 + xorshift32(&rng) % 20000;
-		err |= put_mixed_record(&w, ts, &rng);
+		err |= put_mixed_record(&w, ts, &rng) | synth_tick(&w);
+	}
+	err |= trace_writer_finish(&w, ts + 1, 0);
+	return err ? -1 : 0;
+}
+
+static int put_app_event(struct trace_writer *w, uint16_t type, const char *name, uint64_t corr,
+			 uint64_t start, uint64_t end, uint32_t flags, uint32_t kind)
+{
+	struct tracefile_rec_app r = {
+		.hdr = { .type = TRACEFILE_REC_APP, .size = sizeof(r), .ts_ns = start },
+		.ev = { .magic = GPUPROBE_APP_MAGIC, .version = GPUPROBE_APP_VERSION,
+			.api = GPUPROBE_APP_CUDA, .size = sizeof(r.ev), .type = type, .kind = kind,
+			.flags = flags, .pid = 4242, .tid = type == GPUPROBE_APP_API ? 4242 : 0,
+			.stream = type == GPUPROBE_APP_API ? 0 : 7, .correlation = corr,
+			.start_ns = start, .end_ns = end },
+	};
+
+	copy_string(r.ev.name, sizeof(r.ev.name), name);
+	return trace_writer_put(w, &r.hdr);
+}
+
+/*
+ * nkernel records as synth_write_mix() (about 10 us apart), then napp CUDA
+ * events over the same time as CUPTI's library leaves them: a DEVICE record
+ * naming the target, and pairs of a cuLaunchKernel call and its kernel (one
+ * of 64 names), evenly spread.
+ */
+int synth_write_app(const char *path, uint64_t nkernel, uint64_t napp, uint32_t seed)
+{
+	static struct trace_info info;
+	struct trace_writer w;
+	uint32_t rng = seed ? seed : 1;
+	uint64_t ts = 1000000000ull, step;
+	char name[32];
+	int err = 0;
+
+	synth_info(&info);
+	info.app_events = TRACEFILE_APP_EXPECTED;
+	if (synth_open(&w, path, &info))
+		return -1;
+	for (uint64_t i = 0; i < nkernel && !err; i++) {
+		ts += 1 + xorshift32(&rng) % 20000;
+		err |= put_mixed_record(&w, ts, &rng) | synth_tick(&w);
+	}
+	err |= put_app_event(&w, GPUPROBE_APP_DEVICE, "H200", 0, 1000000000ull, 1000000000ull,
+			     1 << 5, SYNTH_GPU_BDF);
+	step = napp > 1 ? (ts - 1000000000ull) / (napp / 2 + 1) : 1;
+	for (uint64_t i = 0; i + 1 < napp && !err; i += 2) {
+		uint64_t t = 1000000000ull + (i / 2) * step, dur = step / 4 + xorshift32(&rng) % (step / 2 + 1);
+
+		snprintf(name, sizeof(name), "kernel_%u", (unsigned int)(xorshift32(&rng) % 64));
+		err |= put_app_event(&w, GPUPROBE_APP_API, "cuLaunchKernel", i / 2 + 1, t, t + 2000, 0, 0);
+		err |= put_app_event(&w, GPUPROBE_APP_KERNEL, name, i / 2 + 1, t + 3000, t + 3000 + dur, 0, 0);
+		err |= synth_tick(&w);
 	}
 	err |= trace_writer_finish(&w, ts + 1, 0);
 	return err ? -1 : 0;

@@ -25,6 +25,12 @@ void synth_irq_count(struct tracefile_rec_irq_count *r, uint64_t ts, uint32_t ir
 		     uint32_t phase, uint64_t count);
 
 /*
+ * The writers below write format version 2 at zstd level `level` (0:
+ * version 1), ending a chunk every flush_every records (0: when full).
+ */
+void synth_set_compression(int level, uint64_t flush_every);
+
+/*
  * The report test's trace, whose exact totals are listed in
  * tests/test_unit.c (test_report_maths).  Returns 0 on success.
  */
@@ -55,6 +61,9 @@ struct synth_merged {
 
 void synth_merged_defaults(struct synth_merged *o);
 int synth_write_merged(const char *path, const struct synth_merged *o);
+/* nkernel mixed records, then napp CUDA events (launches and kernels) over the same time. */
+int synth_write_app(const char *path, uint64_t nkernel, uint64_t napp, uint32_t seed);
+
 /* report (text, or JSON) of the trace at path into a malloc'ed string; NULL (said on stderr) on error. */
 char *test_report(const char *path, bool json);
 

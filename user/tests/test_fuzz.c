@@ -14,6 +14,7 @@
 
 #include "report.h"
 #include "synth.h"
+#include "tracefile_chunk.h"
 #include "testlib.h"
 #include "tests.h"
 
@@ -133,8 +134,8 @@ void test_reader_rejects_bad_magic(void)
 	img.data[0] ^= 0xff;
 	expect_refusal(&img, img.len, "bad magic at offset 0");
 	img.data[0] ^= 0xff;
-	img.data[8] = 2;	/* format version 2 */
-	expect_refusal(&img, img.len, "format version 2 at offset 8");
+	img.data[8] = 3;	/* format version 3 */
+	expect_refusal(&img, img.len, "format version 3 at offset 8");
 	free(img.data);
 }
 
@@ -241,36 +242,50 @@ static size_t mutate(const struct image *img, unsigned char *buf, uint32_t *rng,
 	return len;
 }
 
+/* The encodings a trace file can have: version 1, and version 2 compact or compact + zstd. */
+static const struct encoding {
+	const char *name;
+	int level;
+} encodings[] = {
+	{ "version 1", 0 }, { "compact", TRACEFILE_COMPACT }, { "zstd", 3 },
+};
+
 void test_fuzz_flips_and_truncations(void)
 {
-	int refused = 0, accepted = 0, bad = 0;
-	struct image img;
-	unsigned char *buf;
-	uint32_t rng = 0x9e3779b9;
-	char err[512];
+	for (size_t e = 0; e < sizeof(encodings) / sizeof(encodings[0]); e++) {
+		int refused = 0, accepted = 0, bad = 0;
+		struct image img;
+		unsigned char *buf;
+		uint32_t rng = 0x9e3779b9;
+		char err[512];
 
-	CHECK(known_image(&img) == 0, "no image");
-	buf = malloc(img.len);
-	for (int i = 0; i < FUZZ_ITERATIONS && bad < 5; i++) {
-		bool truncated;
-		size_t len = mutate(&img, buf, &rng, &truncated);
-		int ret = parse_image(buf, len, err, sizeof(err));
+		/* version 2: a chunk every 7 records, so that flips and cuts meet chunk headers */
+		synth_set_compression(encodings[e].level, 7);
+		CHECK(known_image(&img) == 0, "no image");
+		synth_set_compression(0, 0);
+		buf = malloc(img.len);
+		for (int i = 0; i < FUZZ_ITERATIONS && bad < 5; i++) {
+			bool truncated;
+			size_t len = mutate(&img, buf, &rng, &truncated);
+			int ret = parse_image(buf, len, err, sizeof(err));
 
-		if (ret == 0) {		/* a cut is read up to its last whole record */
-			accepted++;
-			continue;
+			if (ret == 0) {		/* a cut is read up to its last whole record */
+				accepted++;
+				continue;
+			}
+			if (ret == -1 && strstr(err, "offset")) {
+				refused++;
+				continue;
+			}
+			bad++;
+			CHECK(0, "%s, iteration %d (len %zu, truncated %d): %s", encodings[e].name, i,
+			      len, truncated, err);
 		}
-		if (ret == -1 && strstr(err, "offset")) {
-			refused++;
-			continue;
-		}
-		bad++;
-		CHECK(0, "iteration %d (len %zu, truncated %d): %s", i, len, truncated, err);
+		printf("    fuzz, %s: %d iterations, %d refused with an offset, %d parsed\n",
+		       encodings[e].name, refused + accepted + bad, refused, accepted);
+		free(buf);
+		free(img.data);
 	}
-	printf("    fuzz: %d iterations, %d refused with an offset, %d parsed\n",
-	       refused + accepted + bad, refused, accepted);
-	free(buf);
-	free(img.data);
 }
 
 /* What a report counts, to compare a cut file with its first records. */
@@ -390,4 +405,76 @@ void test_truncation_every_boundary(void)
 	printf("    %" PRIu64 " cuts at record boundaries, %" PRIu64 " inside records: counts of the records before each cut\n",
 	       boundaries, randoms);
 	free(img.data);
+}
+
+/*
+ * Version 2: a cut anywhere in a chunk (its header, its bytes) loses that
+ * chunk and nothing before it; the counts are those of the whole chunks.
+ */
+void test_truncation_every_chunk(void)
+{
+	const char *path = test_tmp_path("fuzz-mix-chunks.trace");
+
+	for (size_t e = 1; e < sizeof(encodings) / sizeof(encodings[0]); e++) {
+		uint64_t boundaries = 0, randoms = 0, bad = 0, records = 0;
+		uint32_t rng = 0x2545f491;
+		uint32_t header_size;
+		struct image img;
+		size_t off;
+
+		synth_set_compression(encodings[e].level, 37);	/* a chunk every 37 records */
+		CHECK(synth_write_mix(path, 3000, 7) == 0 && load_image(path, &img) == 0,
+		      "no mix image");
+		synth_set_compression(0, 0);
+		unlink(path);
+		memcpy(&header_size, img.data + offsetof(struct tracefile_header_fixed, header_size),
+		       sizeof(header_size));
+		for (off = header_size; off < img.len && bad < 5; ) {
+			struct tracefile_chunk ch;
+			size_t len;
+
+			memcpy(&ch, img.data + off, sizeof(ch));
+			len = sizeof(ch) + ch.stored_size;
+			bad += !check_cut(&img, off, off, records);
+			boundaries++;
+			/* inside its header, and twice inside its bytes */
+			bad += !check_cut(&img, off + 1 + next_random(&rng) % (sizeof(ch) - 1), off, records);
+			for (int i = 0; i < 2 && ch.stored_size > 1; i++)
+				bad += !check_cut(&img, off + sizeof(ch) + next_random(&rng) % ch.stored_size,
+						  off, records);
+			randoms += 3;
+			records += ch.records;
+			off += len;
+		}
+		/* the last chunk holds the end record, not counted in records */
+		CHECK(off == img.len && records == 3001, "%s: chunks end at %zu of %zu, %" PRIu64 " records",
+		      encodings[e].name, off, img.len, records);
+		printf("    %s: %" PRIu64 " cuts at chunk boundaries, %" PRIu64 " inside chunks: counts of the whole chunks before each cut\n",
+		       encodings[e].name, boundaries, randoms);
+		free(img.data);
+	}
+}
+
+/* Version 1 and both version 2 encodings of one trace count the same. */
+void test_encodings_agree(void)
+{
+	const char *path = test_tmp_path("encodings.trace");
+	struct fingerprint f[3];
+	struct parsed p;
+
+	for (size_t e = 0; e < sizeof(encodings) / sizeof(encodings[0]); e++) {
+		struct image img;
+
+		synth_set_compression(encodings[e].level, 1000);
+		CHECK(synth_write_mix(path, 20000, 11) == 0 && load_image(path, &img) == 0, "no image");
+		synth_set_compression(0, 0);
+		CHECK(agg_image(&img, img.len, UINT64_MAX, &f[e], &p) == 0 && p.complete,
+		      "%s: not read whole", encodings[e].name);
+		CHECK(!memcmp(&f[e], &f[0], sizeof(f[0])), "%s: counts differ from version 1's",
+		      encodings[e].name);
+		printf("    %s: %zu bytes, %.1f bytes per record\n", encodings[e].name, img.len,
+		       (double)img.len / 20001);
+		free(img.data);
+	}
+	unlink(path);
 }

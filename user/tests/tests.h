@@ -16,6 +16,8 @@ void test_truncation_every_boundary(void);
 void test_reader_rejects_bad_sizes(void);
 void test_reader_rejects_trailing_data(void);
 void test_fuzz_flips_and_truncations(void);
+void test_truncation_every_chunk(void);
+void test_encodings_agree(void);
 void test_irq_pairing(void);
 void test_record_batches(void);
 void test_module_event_mask(void);

@@ -104,6 +104,7 @@ static void tracefs_close(void *src)
 {
 	struct tracefs_source *ts = src;
 
+	tracefs_close_readers(ts);
 	tracefs_destroy_instance(&ts->sched);
 	tracefs_destroy_instance(&ts->main);
 	tracefs_destroy_dma_kprobes(ts);	/* after the instances: no longer enabled */

@@ -39,9 +39,13 @@ struct bound_event {
 	bool enabled;
 };
 
+struct tracefs_cpu;
+struct kbuffer;
+
 struct instance_handle {
 	struct tracefs_instance *instance;
 	char name[48];
+	struct tracefs_cpu **cpu;	/* per-CPU readers, opened once (tracefs_read.c) */
 };
 
 /* Fields of the kprobe events of tracefs_kprobe.c, by the names given there. */
@@ -82,6 +86,9 @@ struct tracefs_source {
 	uint64_t lost_inband;
 	int sink_error;
 	unsigned int ncpus;
+	struct kbuffer *kbuf;		/* parses the pages the readers return */
+	void *page;			/* one sub-buffer page */
+	int page_size;
 };
 
 /* tracefs_instance.c */
@@ -111,6 +118,7 @@ int tracefs_read_buffers(struct tracefs_source *ts, const struct record_sink *si
 int tracefs_read_after(struct tracefs_source *ts, int timeout_ms, const struct record_sink *sink);
 int tracefs_read_until_empty(struct tracefs_source *ts, const struct record_sink *sink);
 void tracefs_note_missed(struct tracefs_source *ts, const struct tep_record *r, uint16_t cpu);
+void tracefs_close_readers(struct tracefs_source *ts);
 int tracefs_put_unreported_drops(struct tracefs_source *ts, const struct record_sink *sink);
 
 #endif /* GPUPROBE_TRACEFS_SOURCE_H */

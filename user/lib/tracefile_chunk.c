@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The compact encoding of format version 2 and its zstd chunks.
+ *
+ * A record of a known type whose size equals that of the previous record of
+ * its type in the chunk (its template) is written as: a tag (the type's
+ * slot), 2-bit length codes (four to a byte), then the timestamp's
+ * difference from the previous record's (zigzag: records are in time order
+ * per CPU only; code: 1, 2, 4 or 8 bytes) and the difference of each 32-bit
+ * word from the template's, word 1 (cpu, flags) and the body from word 4
+ * (zigzag; code: 0 unchanged, 1, 2 or 4 bytes), little-endian.  Fixed
+ * lengths from the codes decode without a branch per byte.  Any other record
+ * is tag 0 and its bytes.  An interrupt record (40 bytes) takes about 10
+ * bytes so, and zstd takes the rest.
+ * Decoding needs nothing outside the chunk.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+
+#include <linux/gpuprobe.h>
+
+#include "tracefile.h"
+#include "tracefile_chunk.h"
+
+#define HDR_SIZE	sizeof(struct gpuprobe_rec_hdr)
+#define TAG_RAW		0
+
+_Static_assert(sizeof(struct tracefile_chunk) == 24, "chunk header size");
+_Static_assert(CHUNK_SLOTS == 1 + GPUPROBE_EV_SWIOTLB + 4, "one slot per known type");
+
+/* A known type's slot (1..CHUNK_SLOTS-1); 0 for types without one. */
+static unsigned int slot_of(uint16_t type)
+{
+	if (type >= GPUPROBE_EV_IRQ && type <= GPUPROBE_EV_SWIOTLB)
+		return type;
+	if (type >= TRACEFILE_REC_IRQ_COUNT && type <= TRACEFILE_REC_VECTOR)
+		return GPUPROBE_EV_SWIOTLB + 1 + (type - TRACEFILE_REC_IRQ_COUNT);
+	return 0;
+}
+
+/* 2-bit length codes: of the timestamp's difference, and of a word's (0: unchanged) */
+static const unsigned char TS_LEN[4] = { 1, 2, 4, 8 };
+static const uint64_t TS_MASK[4] = { 0xff, 0xffff, 0xffffffffull, ~0ull };
+static const unsigned char WORD_LEN[4] = { 0, 1, 2, 4 };
+static const uint32_t WORD_MASK[4] = { 0, 0xff, 0xffff, 0xffffffffu };
+
+static inline uint64_t zigzag64(int64_t v)
+{
+	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+static inline int64_t unzigzag64(uint64_t v)
+{
+	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
+/* ---- writer ---- */
+
+struct chunk_encoder *chunk_encoder_new(int level)
+{
+	struct chunk_encoder *e = calloc(1, sizeof(*e));
+
+	if (!e)
+		return NULL;
+	e->level = level;
+	e->enc = malloc(TRACEFILE_CHUNK_ENC_MAX + CHUNK_INPUT_SLACK);
+	e->zcap = ZSTD_compressBound(TRACEFILE_CHUNK_ENC_MAX);
+	e->zbuf = malloc(e->zcap);
+	e->zctx = ZSTD_createCCtx();
+	if (!e->enc || !e->zbuf || !e->zctx ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(e->zctx, ZSTD_c_compressionLevel, level > 0 ? level : 1)) ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(e->zctx, ZSTD_c_checksumFlag, 1))) {
+		chunk_encoder_free(e);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return e;
+}
+
+void chunk_encoder_free(struct chunk_encoder *e)
+{
+	if (!e)
+		return;
+	ZSTD_freeCCtx(e->zctx);
+	free(e->zbuf);
+	free(e->enc);
+	free(e);
+}
+
+int chunk_encoder_fits(const struct chunk_encoder *e, const void *rec, uint16_t size)
+{
+	(void)rec;
+	return e->raw_size + size <= TRACEFILE_CHUNK_RAW_MAX &&
+	       e->enc_len + size + size / 4 + 24 <= TRACEFILE_CHUNK_ENC_MAX;
+}
+
+void chunk_encoder_add(struct chunk_encoder *e, const void *rec, uint16_t size)
+{
+	const struct gpuprobe_rec_hdr *h = rec;
+	unsigned int slot = slot_of(h->type), nwords = size / 4;
+	unsigned char *p = e->enc + e->enc_len;
+
+	if (slot && e->tmpl_size[slot] == size) {
+		const uint32_t *w = rec, *t = e->tmpl[slot];
+		unsigned int ncodes = nwords - 2, code;
+		unsigned char *ctrl;
+		uint64_t d;
+
+		*p++ = (unsigned char)slot;
+		ctrl = p;
+		p += (ncodes + 3) / 4;
+		memset(ctrl, 0, (size_t)(p - ctrl));
+		d = zigzag64((int64_t)(h->ts_ns - e->prev_ts));
+		code = d < 0x100 ? 0 : d < 0x10000 ? 1 : d < 0x100000000ull ? 2 : 3;
+		ctrl[0] = (unsigned char)code;
+		memcpy(p, &d, TS_LEN[code]);
+		p += TS_LEN[code];
+		for (unsigned int c = 1; c < ncodes; c++) {
+			unsigned int i = c == 1 ? 1 : c + 2;
+			uint32_t z = (uint32_t)zigzag64((int32_t)(w[i] - t[i]));
+
+			code = !z ? 0 : z < 0x100 ? 1 : z < 0x10000 ? 2 : 3;
+			ctrl[c / 4] |= (unsigned char)(code << (c % 4 * 2));
+			memcpy(p, &z, WORD_LEN[code]);
+			p += WORD_LEN[code];
+		}
+	} else {
+		*p++ = TAG_RAW;
+		memcpy(p, rec, size);
+		p += size;
+	}
+	if (slot && size <= CHUNK_TEMPLATE_MAX) {
+		memcpy(e->tmpl[slot], rec, size);
+		e->tmpl_size[slot] = size;
+	}
+	e->prev_ts = h->ts_ns;
+	e->enc_len = (size_t)(p - e->enc);
+	e->raw_size += size;
+	e->records++;
+}
+
+int chunk_encoder_seal(struct chunk_encoder *e, struct tracefile_chunk *hdr,
+		       const unsigned char **out, size_t *len)
+{
+	size_t z = e->level > 0 ? ZSTD_compress2(e->zctx, e->zbuf, e->zcap, e->enc, e->enc_len)
+				: e->enc_len;
+
+	if (ZSTD_isError(z)) {
+		errno = EIO;
+		return -1;
+	}
+	memcpy(hdr->magic, TRACEFILE_CHUNK_MAGIC, sizeof(hdr->magic));
+	hdr->raw_size = e->raw_size;
+	hdr->records = e->records;
+	hdr->encoded_size = (uint32_t)e->enc_len;
+	if (z < e->enc_len) {
+		hdr->encoding = CHUNK_COMPACT_ZSTD;
+		*out = e->zbuf;
+		*len = z;
+	} else {
+		hdr->encoding = CHUNK_COMPACT;
+		*out = e->enc;
+		*len = e->enc_len;
+	}
+	hdr->stored_size = (uint32_t)*len;
+	e->enc_len = 0;
+	e->raw_size = 0;
+	e->records = 0;
+	e->prev_ts = 0;
+	memset(e->tmpl_size, 0, sizeof(e->tmpl_size));
+	return 0;
+}
+
+/* ---- reader ---- */
+
+int chunk_decoder_init(struct chunk_decoder *d)
+{
+	d->dctx = ZSTD_createDCtx();
+	d->enc = malloc(TRACEFILE_CHUNK_ENC_MAX + CHUNK_INPUT_SLACK);
+	if (!d->dctx || !d->enc) {
+		chunk_decoder_free(d);
+		return -1;
+	}
+	return 0;
+}
+
+void chunk_decoder_free(struct chunk_decoder *d)
+{
+	ZSTD_freeDCtx(d->dctx);
+	free(d->enc);
+	d->dctx = NULL;
+	d->enc = NULL;
+}
+
+const char *chunk_header_problem(const struct tracefile_chunk *h)
+{
+	if (memcmp(h->magic, TRACEFILE_CHUNK_MAGIC, sizeof(h->magic)))
+		return "bad chunk magic";
+	if (h->encoding != CHUNK_COMPACT && h->encoding != CHUNK_COMPACT_ZSTD)
+		return "unknown chunk encoding";
+	if (h->raw_size > TRACEFILE_CHUNK_RAW_MAX || h->raw_size % 8 ||
+	    h->encoded_size > TRACEFILE_CHUNK_ENC_MAX ||
+	    h->records > h->raw_size / HDR_SIZE)
+		return "impossible chunk sizes";
+	if (h->stored_size > ZSTD_compressBound(TRACEFILE_CHUNK_ENC_MAX) ||
+	    (h->encoding == CHUNK_COMPACT && h->stored_size != h->encoded_size))
+		return "impossible stored size";
+	return NULL;
+}
+
+/*
+ * A template into out in whole 64-byte blocks (inlined, no call per
+ * record): it may read and write up to 63 bytes past size, which the
+ * reader's buffer has (CHUNK_SLACK), and template and out may overlap.
+ */
+static inline void copy_template(unsigned char *out, const unsigned char *t, unsigned int size)
+{
+	for (unsigned int o = 0; o < size; o += 64) {
+		uint64_t block[8];
+
+		memcpy(block, t + o, sizeof(block));
+		memcpy(out + o, block, sizeof(block));
+	}
+}
+
+/* One compact record at *pp into out (room bytes left); NULL, or the problem. */
+static const char *decode_compact(const unsigned char **pp, const unsigned char *end,
+				  unsigned char **tmpl, uint64_t *prev_ts,
+				  unsigned char *out, size_t room)
+{
+	const unsigned char *p = *pp, *ctrl;
+	unsigned int tag = *p++, size, ncodes, code;
+	uint64_t x;
+	uint32_t *w;
+
+	if (tag >= CHUNK_SLOTS)
+		return "unknown record tag";
+	if (tag == TAG_RAW) {
+		struct gpuprobe_rec_hdr h;
+
+		if ((size_t)(end - p) < HDR_SIZE)
+			return "record header past the chunk's end";
+		memcpy(&h, p, HDR_SIZE);
+		size = h.size;
+		if (size < HDR_SIZE || size % 8 || size > room || size > (size_t)(end - p))
+			return "bad record size";
+		memcpy(out, p, size);
+		p += size;
+		tag = slot_of(h.type);
+	} else {
+		if (!tmpl[tag])
+			return "record refers to no earlier record";
+		size = ((const struct gpuprobe_rec_hdr *)tmpl[tag])->size;
+		if (size > room)
+			return "records larger than the chunk says";
+		copy_template(out, tmpl[tag], size);
+		w = (uint32_t *)out;
+		ncodes = size / 4 - 2;
+		ctrl = p;
+		p += (ncodes + 3) / 4;
+		code = ctrl[0] & 3;
+		memcpy(&x, p, sizeof(x));
+		p += TS_LEN[code];
+		((struct gpuprobe_rec_hdr *)out)->ts_ns = *prev_ts +
+			(uint64_t)unzigzag64(x & TS_MASK[code]);
+		for (unsigned int c = 1; c < ncodes; c++) {
+			uint32_t z;
+
+			code = ctrl[c / 4] >> (c % 4 * 2) & 3;
+			memcpy(&z, p, sizeof(z));
+			p += WORD_LEN[code];
+			w[c == 1 ? 1 : c + 2] += (uint32_t)unzigzag64(z & WORD_MASK[code]);
+		}
+		/* the loads above may read CHUNK_INPUT_SLACK bytes past end: judged here */
+		if (p > end)
+			return "record cut at the chunk's end";
+	}
+	if (tag && size <= CHUNK_TEMPLATE_MAX)
+		tmpl[tag] = out;
+	*prev_ts = ((const struct gpuprobe_rec_hdr *)out)->ts_ns;
+	*pp = p;
+	return NULL;
+}
+
+const char *chunk_decode(struct chunk_decoder *d, const struct tracefile_chunk *h,
+			 unsigned char *stored, unsigned char *out)
+{
+	unsigned char *tmpl[CHUNK_SLOTS] = { 0 };
+	const unsigned char *p = stored, *end;
+	uint64_t prev_ts = 0;
+	size_t len = 0;
+
+	if (h->encoding == CHUNK_COMPACT_ZSTD) {
+		size_t n = ZSTD_decompressDCtx(d->dctx, d->enc, TRACEFILE_CHUNK_ENC_MAX,
+					       stored, h->stored_size);
+
+		if (ZSTD_isError(n))
+			return ZSTD_getErrorName(n);
+		if (n != h->encoded_size)
+			return "decompressed size differs from the chunk header's";
+		p = d->enc;
+	}
+	end = p + h->encoded_size;
+	memset((unsigned char *)end, 0, CHUNK_INPUT_SLACK);
+	for (uint32_t i = 0; i < h->records; i++) {
+		const char *problem;
+
+		if (p >= end)
+			return "fewer records than the chunk header says";
+		problem = decode_compact(&p, end, tmpl, &prev_ts, out + len, h->raw_size - len);
+		if (problem)
+			return problem;
+		len += ((const struct gpuprobe_rec_hdr *)(out + len))->size;
+	}
+	if (p != end || len != h->raw_size)
+		return "records and sizes disagree with the chunk header";
+	return NULL;
+}
