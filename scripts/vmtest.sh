@@ -14,6 +14,8 @@
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/vmlib.sh
+. "$TOP/scripts/vmlib.sh"
 BUILD=${BUILD:-$TOP/build}
 TIMEOUT=${VM_TIMEOUT:-900}
 MEM=${VM_MEM:-1024}
@@ -80,7 +82,7 @@ for f in "$KO" "$EDU_KO" "$TRACE"; do
 done
 
 # The VM must boot the kernel the module was built for.
-KVER=$(modinfo -F vermagic "$KO" | cut -d' ' -f1)
+KVER=$(vm_module_kver "$KO")
 VMLINUZ=${VM_KERNEL:-/boot/vmlinuz-$KVER}
 if [ -n "$VM_KERNEL" ]; then
 	krel=$(cat "$(dirname "$VM_KERNEL")/../../../include/config/kernel.release" 2>/dev/null || true)
@@ -97,14 +99,8 @@ fi
 
 VMDIR=${VMDIR:-$BUILD/vm}
 ROOT=$VMDIR/root
-rm -rf "$ROOT"
-mkdir -p "$ROOT"/{bin,dev,proc,sys,tmp,etc,gpuprobe,lib/modules/"$KVER"}
-
-# busybox and its applets
-cp /bin/busybox "$ROOT/bin/busybox"
-for app in $("$ROOT/bin/busybox" --list); do
-	[ "$app" = busybox ] || ln -sf busybox "$ROOT/bin/$app"
-done
+vm_root_new "$ROOT"
+mkdir -p "$ROOT/lib/modules/$KVER"
 
 # our files
 cp "$KO" "$EDU_KO" "$TRACE" "$ROOT/gpuprobe/"
@@ -122,30 +118,12 @@ for t in "$BUILD"/selftests/*; do
 done
 
 # shared libraries of every ELF we ship, resolved by ldd
-copy_libs() {
-	ldd "$1" 2>/dev/null | grep -o '/[^ )]*' | while read -r lib; do
-		[ -e "$ROOT$lib" ] && continue
-		mkdir -p "$ROOT$(dirname "$lib")"
-		cp -L "$lib" "$ROOT$lib"
-	done
-}
-find "$ROOT/gpuprobe" -type f -perm -u+x | while read -r f; do
-	if head -c4 "$f" | grep -q ELF; then
-		copy_libs "$f"
-	fi
-done
+vm_copy_all_libs "$ROOT" "$ROOT/gpuprobe"
 
 # distro modules and their dependencies, in load order, from modules.dep
-: >"$ROOT/etc/modules"
 # (none for a project kernel: it has them built in)
-[ -n "$VM_KERNEL" ] || for m in nvme vfio-pci; do
-	modprobe --show-depends -S "$KVER" "$m" 2>/dev/null |
-		awk '$1 == "insmod" { print $2 }'
-done | awk '!seen[$0]++' | while read -r mod; do
-	mkdir -p "$ROOT$(dirname "$mod")"
-	cp "$mod" "$ROOT$mod"
-	echo "$mod" >>"$ROOT/etc/modules"
-done
+: >"$ROOT/etc/modules"
+[ -n "$VM_KERNEL" ] || vm_distro_modules "$ROOT" "$KVER" nvme vfio-pci
 
 # what to run
 if [ $# -gt 0 ]; then
@@ -189,13 +167,13 @@ INIT
 chmod +x "$ROOT/init"
 
 INITRD=$VMDIR/initramfs.cpio.gz
-(cd "$ROOT" && find . | cpio -o -H newc --quiet | gzip -1) >"$INITRD"
+vm_pack "$ROOT" "$INITRD"
 
 NVME_IMG=$VMDIR/nvme.img
 truncate -s 64M "$NVME_IMG"
 
 APPEND="console=ttyS0 loglevel=5 intel_iommu=on iommu.strict=1"
-APPEND="$APPEND oops=panic panic_on_warn=1 panic=-1 softlockup_panic=1"
+APPEND="$APPEND $VM_PANIC_APPEND"
 # 128 possible CPUs, 2 online: what a large host looks like to per-CPU code
 APPEND="$APPEND possible_cpus=128"
 APPEND="$APPEND $EXTRA_APPEND"
@@ -228,13 +206,7 @@ if [ "$qemu_rc" = 124 ] || [ "$qemu_rc" = 137 ]; then
 	echo "vmtest: FAIL: VM ran past ${TIMEOUT}s" >&2
 	fail=1
 fi
-PROBLEM='WARNING:|BUG:|Oops|general protection fault|Kernel panic|possible (circular|recursive) locking|inconsistent lock state|UBSAN:|KASAN:|KFENCE:|ODEBUG:|kernel BUG|INFO: task .* blocked|INFO: rcu_.* stall|DEBUG_LOCKS_WARN'
-if grep -Eq "$PROBLEM" "$LOG"; then
-	echo "vmtest: FAIL: the kernel reported a problem:" >&2
-	# the whole first report: from its first line to the end of its trace
-	awk -v re="$PROBLEM" '$0 ~ re && !n { n = 1 } n && n++ <= 60' "$LOG" >&2
-	fail=1
-fi
+vm_kernel_problems "$LOG" vmtest && fail=1
 # kmemleak: every module in a debug kernel is ours (the rest is built in), so
 # a leak counts when its allocation trace names gpuprobe or runs through
 # module space (an unloaded module's frames print as bare addresses)
