@@ -55,6 +55,7 @@ const char *tracefile_record_type_name(uint16_t type)
 	case TRACEFILE_REC_IRQ_COUNT:	return "irq_count";
 	case TRACEFILE_REC_APP:		return "app";
 	case TRACEFILE_REC_VECTOR:	return "vector";
+	case TRACEFILE_REC_KVM:		return "kvm";
 	default:			return "unknown";
 	}
 }
@@ -76,6 +77,7 @@ size_t tracefile_record_min_size(uint16_t type)
 	case TRACEFILE_REC_END:		return sizeof(struct tracefile_rec_end);
 	case TRACEFILE_REC_APP:		return sizeof(struct tracefile_rec_app);
 	case TRACEFILE_REC_VECTOR:	return sizeof(struct tracefile_rec_vector);
+	case TRACEFILE_REC_KVM:		return sizeof(struct gpuprobe_rec_kvm);
 	default:			return 0;
 	}
 }

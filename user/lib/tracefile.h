@@ -36,6 +36,7 @@ enum tracefile_record_type {
 	TRACEFILE_REC_END = 0x8002,		/* struct tracefile_rec_end */
 	TRACEFILE_REC_APP = 0x8003,		/* struct tracefile_rec_app */
 	TRACEFILE_REC_VECTOR = 0x8004,		/* struct tracefile_rec_vector */
+	TRACEFILE_REC_KVM = 0x8005,		/* struct gpuprobe_rec_kvm */
 };
 
 /*

@@ -7,6 +7,7 @@
 
 #include "agg.h"
 #include "attribute.h"
+#include "json.h"
 
 #define REPORT_JSON_VERSION	1
 
@@ -15,5 +16,11 @@ void report_print_json(FILE *out, const char *path, const struct agg *a,
 		       const struct attribution *at);
 void report_print_text(FILE *out, const char *path, const struct agg *a,
 		       const struct attribution *at);
+/* A histogram as report --json writes every one: count, min ... p99, log2. */
+void report_json_hist(struct json *j, const char *key, const struct hist *h);
+
+/* kvm_report.c: the host side (NULL: no KVM records; JSON: null). */
+void kvm_print_text(FILE *out, const struct kvm_host *k);
+void kvm_print_json(struct json *j, const struct kvm_host *k);
 
 #endif /* GPUPROBE_REPORT_H */

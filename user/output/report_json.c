@@ -6,7 +6,7 @@
 #include "json.h"
 #include "report.h"
 
-static void json_hist(struct json *j, const char *key, const struct hist *h)
+void report_json_hist(struct json *j, const char *key, const struct hist *h)
 {
 	uint64_t slots[HIST_LOG2_SLOTS];
 
@@ -110,7 +110,7 @@ static void json_vector(struct json *j, const struct agg *a, const struct agg_ve
 	json_kv_u64(j, "first_ns", v->first_ts);
 	json_kv_u64(j, "last_ns", v->last_ts);
 	json_kernel_count(j, v);
-	json_hist(j, "handler_ns", v->handler_ns);
+	report_json_hist(j, "handler_ns", v->handler_ns);
 	json_object_end(j);
 }
 
@@ -131,7 +131,7 @@ static void json_dma(struct json *j, const struct agg_target *t)
 		json_kv_u64(j, "iommu_calls", d->iommu_calls);
 		json_kv_u64(j, "iommu_ns", d->iommu_ns);
 		json_kv_u64(j, "untimed", d->untimed);
-		json_hist(j, "latency_ns", &d->latency_ns);
+		report_json_hist(j, "latency_ns", &d->latency_ns);
 		json_object_end(j);
 	}
 	json_array_end(j);
@@ -151,7 +151,7 @@ static void json_iommu(struct json *j, const struct agg_target *t)
 		json_kv_u64(j, "count", io->count);
 		json_kv_u64(j, "bytes", io->bytes);
 		json_kv_u64(j, "untimed", io->untimed);
-		json_hist(j, "time_ns", io->time_ns ? io->time_ns : &empty);
+		report_json_hist(j, "time_ns", io->time_ns ? io->time_ns : &empty);
 		json_object_end(j);
 	}
 	json_kv_u64(j, "faults", t->iommu[GPUPROBE_IOMMU_FAULT].count);
@@ -226,6 +226,7 @@ void report_print_json(FILE *out, const char *path, const struct agg *a,
 	json_kv_u64(&j, "loss_reports", a->lost_reports);
 	json_kv_u64(&j, "unknown_count_reports", a->lost_unknown);
 	json_object_end(&j);
+	kvm_print_json(&j, a->kvm);
 	if (at)
 		attribute_print_json(&j, at);
 	json_object_end(&j);
