@@ -57,6 +57,8 @@ static void csv_fill(const struct gpuprobe_rec_hdr *h, struct csv_row *c, char *
 			bdf_format(io->bdf, bdf), c->bdf = bdf;
 		c->duration = io->duration_ns, c->op = io->op, c->bytes = io->size;
 		c->addr = io->iova, c->paddr = io->paddr;
+		if (h->size >= sizeof(*io))	/* older modules' end before it */
+			c->pid = io->pid;
 		break;
 	case GPUPROBE_EV_SWIOTLB:
 		bdf_format(sw->bdf, bdf);

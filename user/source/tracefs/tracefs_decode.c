@@ -105,6 +105,10 @@ static void decode_iommu(struct tracefs_source *ts, struct bound_event *be,
 
 	if (be->field[F_DEVICE] && !record_bdf(r, be, &rec.bdf))
 		return;
+	/* whose work, as the module says: a VMM's for VFIO's maps */
+	if (!(tep_data_flags(ts->tep, (struct tep_record *)r) &
+	      (TRACE_FLAG_HARDIRQ | TRACE_FLAG_SOFTIRQ)))
+		rec.pid = tgid_of(&ts->tgids, (uint32_t)tep_data_pid(ts->tep, (struct tep_record *)r));
 	tracefs_put(ts, &rec.hdr);
 }
 
