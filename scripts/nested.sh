@@ -118,15 +118,7 @@ vm_root_new "$GROOT"
 gpuprobe_files "$GROOT"
 vm_distro_modules "$GROOT" "$KVER" virtio_pci 9pnet_virtio 9p vmw_vsock_virtio_transport
 printf '%s\n' "$GUEST_CMD" >"$GROOT/gpuprobe/guest-cmd"
-cat >"$GROOT/init" <<'INIT'
-#!/bin/sh
-mount -t proc proc /proc
-mount -t sysfs sys /sys
-mount -t devtmpfs dev /dev
-mount -t tmpfs tmp /tmp
-mount -t debugfs debugfs /sys/kernel/debug
-mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
-for m in $(cat /etc/modules); do insmod "$m" 2>/dev/null; done
+vm_write_init "$GROOT" <<'INIT'
 mkdir -p /out
 mount -t 9p -o trans=virtio,version=9p2000.L out /out
 export PATH=/gpuprobe:/gpuprobe/tests:/bin HOME=/tmp OUT=/out
@@ -139,7 +131,6 @@ echo "GPUPROBE-GUEST-EXIT $rc"
 umount /out
 poweroff -f
 INIT
-chmod +x "$GROOT/init"
 
 # ---- the host's initramfs: the same, plus QEMU and the inner guest ----
 HROOT=$NDIR/host-root
@@ -182,15 +173,7 @@ EOF
 chmod +x "$HROOT/gpuprobe/inner-vm"
 echo "$VIOMMU" >"$HROOT/etc/nested-viommu"
 
-cat >"$HROOT/init" <<'INIT'
-#!/bin/sh
-mount -t proc proc /proc
-mount -t sysfs sys /sys
-mount -t devtmpfs dev /dev
-mount -t tmpfs tmp /tmp
-mount -t debugfs debugfs /sys/kernel/debug
-mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
-for m in $(cat /etc/modules); do insmod "$m" 2>/dev/null; done
+vm_write_init "$HROOT" <<'INIT'
 mkdir -p /out
 mount -t 9p -o trans=virtio,version=9p2000.L out /out
 EDU=$(basename "$(dirname "$(grep -l 0x11e8 /sys/bus/pci/devices/*/device)")")
@@ -209,7 +192,6 @@ echo "GPUPROBE-VM-EXIT $rc"
 umount /out
 poweroff -f
 INIT
-chmod +x "$HROOT/init"
 INITRD=$NDIR/host-initramfs.cpio.gz
 vm_pack "$HROOT" "$INITRD"
 
@@ -217,9 +199,8 @@ APPEND="console=ttyS0 loglevel=5 intel_iommu=on iommu=pt $VM_PANIC_APPEND$HOST_E
 LOG=$NDIR/console.log
 GLOG=$OUT/guest-console.log
 echo "nested: booting $KVER as the host (log: $LOG, bound ${TIMEOUT}s)" >&2
-set +e
-timeout --foreground -k 5 "$TIMEOUT" \
-	qemu-system-x86_64 -machine q35,kernel-irqchip=split \
+vm_run_qemu "$LOG" "$QUIET" "$TIMEOUT" \
+	-machine q35,kernel-irqchip=split \
 	-accel "tcg,thread=${VM_TCG_THREAD:-multi}" -cpu max -smp 2 -m 3G \
 	-nodefaults -no-user-config -display none -no-reboot \
 	-serial stdio -monitor none \
@@ -227,29 +208,24 @@ timeout --foreground -k 5 "$TIMEOUT" \
 	-device intel-iommu,intremap=on,caching-mode=on \
 	-device edu,dma_mask=0xffffffff \
 	-fsdev local,id=out,path="$OUT",security_model=none \
-	-device virtio-9p-pci,fsdev=out,mount_tag=out ${NESTED_QEMU_ARGS:-} \
-	</dev/null 2>&1 | stdbuf -oL tr -d '\r' | tee "$LOG" |
-	awk -v quiet="$QUIET" '
-		/GPUPROBE-VM-START/ { started = 1; next }
-		/GPUPROBE-VM-EXIT/ { next }
-		!started && !/WARNING:|BUG:|Oops|panic|KASAN/ { next }
-		quiet && !/^ *(not )?ok |^ *# |[0-9]+ passed, [0-9]+ failed|WARNING:|BUG:|Oops|panic|KASAN/ { next }
-		{ print; fflush() }'
-qemu_rc=${PIPESTATUS[0]}
-set -e
+	-device virtio-9p-pci,fsdev=out,mount_tag=out ${NESTED_QEMU_ARGS:-}
 
 fail=0
-if [ "$qemu_rc" = 124 ] || [ "$qemu_rc" = 137 ]; then
+if [ "$VM_QEMU_RC" = 124 ] || [ "$VM_QEMU_RC" = 137 ]; then
 	echo "nested: FAIL: the run went past ${TIMEOUT}s" >&2
 	fail=1
 fi
-vm_kernel_problems "$LOG" "nested: host" && fail=1
+# the guest's console is on the host's too (its QEMU's stdio): told apart
+# by the guest's own copy
+: >"$NDIR/guest-console.log"
 if [ -f "$GLOG" ]; then
 	tr -d '\r' <"$GLOG" >"$NDIR/guest-console.log"
 	[ "$QUIET" = 1 ] ||
 		sed -n '/GPUPROBE-GUEST-START/,$p' "$NDIR/guest-console.log" | sed 's/^/guest| /'
 	vm_kernel_problems "$NDIR/guest-console.log" "nested: guest" && fail=1
 fi
+grep -avxFf "$NDIR/guest-console.log" "$LOG" >"$NDIR/host-console.log" || true
+vm_kernel_problems "$NDIR/host-console.log" "nested: host" && fail=1
 if [ ! -f "$OUT/host.rc" ]; then
 	echo "nested: FAIL: the host did not finish its command (see $LOG)" >&2
 	exit 1
@@ -267,8 +243,7 @@ fi
 summary=$(grep -aE '^[0-9]+ passed, [0-9]+ failed' "$LOG" | tail -n1 || true)
 if [ -n "$summary" ] || [ "$fail" = 1 ]; then
 	[ -n "$summary" ] || summary="0 passed, 0 failed"
-	[ "$fail" = 0 ] || summary=$(echo "$summary" | awk -F', ' '{
-		split($2, f, " "); $2 = (f[1] + 1) " failed"; print }' OFS=', ')
+	[ "$fail" = 0 ] || summary=$(vm_one_more_failure "$summary")
 	echo "nested: $summary"
 fi
 [ "$fail" = 0 ] || exit 1

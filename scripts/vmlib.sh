@@ -57,6 +57,50 @@ vm_distro_modules() {	# root kver module...
 	done
 }
 
+# Writes root/init: the mounts and module loads every test init begins
+# with, then the rest of it from stdin.
+vm_write_init() {	# root
+	{
+		cat <<'PROLOGUE'
+#!/bin/sh
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+mount -t tmpfs tmp /tmp
+mount -t debugfs debugfs /sys/kernel/debug
+mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+for m in $(cat /etc/modules); do insmod "$m" 2>/dev/null; done
+PROLOGUE
+		cat
+	} >"$1/init"
+	chmod +x "$1/init"
+}
+
+# Runs QEMU (the arguments) under the time bound, the console on stdout,
+# kept in log without CRs, filtered: nothing before GPUPROBE-VM-START but
+# kernel problems; with quiet, only KTAP lines, tallies and problems.
+# Sets VM_QEMU_RC (124 or 137: the bound).
+vm_run_qemu() {	# log quiet timeout qemu-args...
+	local log=$1 quiet=$2 timeout=$3
+	shift 3
+	set +e
+	timeout --foreground -k 5 "$timeout" qemu-system-x86_64 "$@" \
+		</dev/null 2>&1 | stdbuf -oL tr -d '\r' | tee "$log" |
+		awk -v quiet="$quiet" '
+		/GPUPROBE-VM-START/ { started = 1; next }
+		/GPUPROBE-VM-EXIT/ { next }
+		!started && !/WARNING:|BUG:|Oops|panic|lockdep|locking|KASAN/ { next }
+		quiet && !/^ *(not )?ok |^ *# |^TAP|^ *1\.\.|[0-9]+ passed, [0-9]+ failed|WARNING:|BUG:|Oops|panic|KASAN/ { next }
+		{ print; fflush() }'
+	VM_QEMU_RC=${PIPESTATUS[0]}
+	set -e
+}
+
+# "N passed, N failed[, ...]" with one more failure (a kernel problem).
+vm_one_more_failure() {	# summary
+	echo "$1" | awk -F', ' '{ split($2, f, " "); $2 = (f[1] + 1) " failed"; print }' OFS=', '
+}
+
 # The tree as a gzipped newc cpio archive.
 vm_pack() {	# root out
 	(cd "$1" && find . | cpio -o -H newc --quiet | gzip -1) >"$2"

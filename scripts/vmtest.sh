@@ -135,15 +135,7 @@ else
 	MODE=tests
 fi
 
-cat >"$ROOT/init" <<'INIT'
-#!/bin/sh
-mount -t proc proc /proc
-mount -t sysfs sys /sys
-mount -t devtmpfs dev /dev
-mount -t tmpfs tmp /tmp
-mount -t debugfs debugfs /sys/kernel/debug
-mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
-for m in $(cat /etc/modules); do insmod "$m" 2>/dev/null; done
+vm_write_init "$ROOT" <<'INIT'
 # wait for udev-less device nodes of the NVMe namespace
 i=0; while [ ! -b /dev/nvme0n1 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done
 export PATH=/gpuprobe:/gpuprobe/tests:/bin HOME=/tmp
@@ -164,7 +156,6 @@ fi
 echo "GPUPROBE-VM-EXIT $rc"
 poweroff -f
 INIT
-chmod +x "$ROOT/init"
 
 INITRD=$VMDIR/initramfs.cpio.gz
 vm_pack "$ROOT" "$INITRD"
@@ -180,9 +171,8 @@ APPEND="$APPEND $EXTRA_APPEND"
 
 LOG=$VMDIR/console.log
 echo "vmtest: booting $KVER (log: $LOG, bound ${TIMEOUT}s)" >&2
-set +e
-timeout --foreground -k 5 "$TIMEOUT" \
-	qemu-system-x86_64 -machine q35 -accel "tcg,thread=${VM_TCG_THREAD:-single}" -cpu max -smp 2 -m "$MEM" \
+vm_run_qemu "$LOG" "$QUIET" "$TIMEOUT" \
+	-machine q35 -accel "tcg,thread=${VM_TCG_THREAD:-single}" -cpu max -smp 2 -m "$MEM" \
 	-nodefaults -no-user-config -display none -no-reboot \
 	-serial stdio -monitor none \
 	-kernel "$VMLINUZ" -initrd "$INITRD" -append "$APPEND" \
@@ -190,19 +180,10 @@ timeout --foreground -k 5 "$TIMEOUT" \
 	-device edu,dma_mask=0xffffffff \
 	-device VGA \
 	-drive file="$NVME_IMG",if=none,id=nvme0,format=raw \
-	-device nvme,serial=gpuprobe0,drive=nvme0 \
-	</dev/null 2>&1 | stdbuf -oL tr -d '\r' | tee "$LOG" |
-	awk -v quiet="$QUIET" '
-		/GPUPROBE-VM-START/ { started = 1; next }
-		/GPUPROBE-VM-EXIT/ { next }
-		!started && !/WARNING:|BUG:|Oops|panic|lockdep|locking/ { next }
-		quiet && !/^ *(not )?ok |^ *# |^TAP|^ *1\.\.|WARNING:|BUG:|Oops|panic/ { next }
-		{ print; fflush() }'
-qemu_rc=${PIPESTATUS[0]}
-set -e
+	-device nvme,serial=gpuprobe0,drive=nvme0
 
 fail=0
-if [ "$qemu_rc" = 124 ] || [ "$qemu_rc" = 137 ]; then
+if [ "$VM_QEMU_RC" = 124 ] || [ "$VM_QEMU_RC" = 137 ]; then
 	echo "vmtest: FAIL: VM ran past ${TIMEOUT}s" >&2
 	fail=1
 fi
@@ -239,8 +220,7 @@ if [ "$MODE" = tests ]; then
 	[ -n "$summary" ] || summary="0 passed, 1 failed"
 	if [ "$fail" = 1 ]; then
 		# a kernel problem fails the run whatever the tests said
-		summary=$(echo "$summary" | awk -F', ' '{
-			split($2, f, " "); $2 = (f[1] + 1) " failed"; print }' OFS=', ')
+		summary=$(vm_one_more_failure "$summary")
 	fi
 	echo "vmtest: $summary"
 fi

@@ -464,6 +464,7 @@ int main(void)
 		{ "report: a latency not measured is 'not measured' / null, never 0 ns",
 		  test_report_not_measured },
 		{ "report: untimed DMA calls counted, not in the latency", test_untimed_dma_not_a_latency },
+		{ "kvm: host handler deliveries paired with the VMM's injections", test_kvm_pairing },
 		{ "record: temporary files of killed recorders removed, live and foreign ones kept",
 		  test_stale_temp_files_removed },
 		{ "record: application events merged past cut and corrupt events",

@@ -37,5 +37,6 @@ void test_attribution_clock_all_streams(void);
 void test_cudaclock_bracket(void);
 void test_cudaclock_pci_bus_id(void);
 void test_report_not_measured(void);
+void test_kvm_pairing(void);
 
 #endif /* GPUPROBE_TESTS_H */
