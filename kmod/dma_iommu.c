@@ -16,6 +16,7 @@
 #include <linux/percpu.h>
 #include <linux/random.h>
 #include <linux/scatterlist.h>
+#include <linux/sched.h>
 #include <linux/siphash.h>
 
 #include "dma.h"
@@ -196,6 +197,8 @@ static int iommu_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 		.size = in->size,
 		.duration_ns = now - in->ts,
 		.domain = in->domain,
+		/* whose work: a VMM's, for VFIO's maps of guest memory */
+		.pid = in_task() ? current->tgid : 0,
 	};
 
 	switch (in->ret) {

@@ -118,6 +118,18 @@ int gpuprobe_tgid_add(u32 tgid);
 int gpuprobe_tgid_del(u32 tgid);
 void gpuprobe_tgid_clear(void);
 int gpuprobe_summary_fill(struct sk_buff *skb);
+unsigned int gpuprobe_irq_in_handler(u32 *bdf);
+bool gpuprobe_tgid_follows(pid_t tgid);
+
+/* kvm.c: KVM's injection of the targets' interrupts (kvm.ko's tracepoints) */
+int gpuprobe_kvm_init(void);
+void gpuprobe_kvm_exit(void);
+u32 gpuprobe_kvm_available(void);
+int gpuprobe_kvm_attach(u32 mask);
+void gpuprobe_kvm_detach(void);
+int gpuprobe_kvm_hooks_fill(struct sk_buff *skb,
+			    int (*fill)(struct sk_buff *, const char *, bool,
+					const char *));
 
 /* dma.c: DMA-API and IOMMU (kretprobes), IOMMU faults */
 u32 gpuprobe_dma_available(void);

@@ -40,10 +40,13 @@ struct gpuprobe_hook {
 	bool attached;
 };
 
-/* Handler entry time, per CPU: hard-irq handlers do not nest. */
+/* The handler running, per CPU: hard-irq handlers do not nest. */
 struct gpuprobe_irq_pending {
 	u64 ts;
 	int irq;
+	u32 bdf;
+	u32 vector;
+	const struct irqaction *action;
 };
 
 static DEFINE_PER_CPU(struct gpuprobe_irq_pending, gpuprobe_pending) = {
@@ -93,19 +96,71 @@ static bool gpuprobe_irq_action_ours(const struct gpuprobe_irq_entry *e,
 	       action->dev_id == pci_get_drvdata(pdev);
 }
 
+/*
+ * A vector a VMM enabled since the last rescan (gpuprobe_targets_rescan, every
+ * 500 ms) is a target's from its first interrupt: vfio-pci names its
+ * handlers "vfio-msi[N](BDF)" and "vfio-msix[N](BDF)".  The rescan then
+ * puts it in the map; until then each interrupt is matched here, by name.
+ */
+static bool gpuprobe_vfio_vector(const struct irqaction *action, u32 *bdf,
+				 u32 *vector)
+{
+	const struct gpuprobe_irqmap *map = rcu_dereference_sched(gpuprobe_irqmap);
+	const char *name = action ? action->name : NULL;
+	const char *s, *close;
+	unsigned int i, index = 0;
+	char buf[16];
+
+	if (likely(!name || name[0] != 'v') || strncmp(name, "vfio-msi", 8) ||
+	    !map || !map->ndev)
+		return false;
+	s = name + 8 + (name[8] == 'x');
+	if (*s++ != '[')
+		return false;
+	for (; *s >= '0' && *s <= '9'; s++)
+		index = index * 10 + (*s - '0');
+	if (s[0] != ']' || s[1] != '(')
+		return false;
+	s += 2;
+	close = strchr(s, ')');
+	if (!close || close - s >= sizeof(buf))
+		return false;
+	memcpy(buf, s, close - s);
+	buf[close - s] = '\0';
+	if (gpuprobe_parse_bdf(buf, bdf))
+		return false;
+	for (i = 0; i < map->ndev; i++)
+		if (map->devs[i].bdf == *bdf) {
+			*vector = index;
+			return true;
+		}
+	return false;
+}
+
 static void gpuprobe_irq_entry(void *data, int irq, struct irqaction *action)
 {
 	const struct gpuprobe_irq_entry *e = gpuprobe_irq_lookup(irq);
 	struct gpuprobe_irq_pending *p;
+	u32 bdf, vector;
 
-	if (likely(!e) || !gpuprobe_irq_action_ours(e, action))
+	if (likely(!e)) {
+		if (likely(!gpuprobe_vfio_vector(action, &bdf, &vector)))
+			return;
+	} else if (gpuprobe_irq_action_ours(e, action)) {
+		bdf = e->bdf;
+		vector = e->vector;
+	} else {
 		return;
+	}
 	p = this_cpu_ptr(&gpuprobe_pending);
 	p->irq = irq;
+	p->bdf = bdf;
+	p->vector = vector;
+	p->action = action;
 	p->ts = ktime_get_mono_fast_ns();
 }
 
-static void gpuprobe_hist_add(const struct gpuprobe_irq_entry *e, u64 ns)
+static void gpuprobe_hist_add(const struct gpuprobe_irq_pending *e, u64 ns)
 {
 	struct gpuprobe_hist *h = this_cpu_ptr(gpuprobe_hists);
 	unsigned int slot, bucket = ns ? fls64(ns) : 0;
@@ -124,27 +179,24 @@ static void gpuprobe_hist_add(const struct gpuprobe_irq_entry *e, u64 ns)
 		h->count[slot][min(bucket, GPUPROBE_HIST_BUCKETS - 1U)]++;
 }
 
+/* The exit of the handler whose entry was a target's (or attached after it). */
 static void gpuprobe_irq_exit(void *data, int irq, struct irqaction *action,
 			      int ret)
 {
-	const struct gpuprobe_irq_entry *e = gpuprobe_irq_lookup(irq);
-	struct gpuprobe_irq_pending *p;
+	struct gpuprobe_irq_pending *p = this_cpu_ptr(&gpuprobe_pending);
 	struct gpuprobe_rec_irq rec;
 	u64 now;
 
-	if (likely(!e) || !gpuprobe_irq_action_ours(e, action))
+	if (likely(p->irq != irq) || p->action != action)
 		return;
 	now = ktime_get_mono_fast_ns();
-	p = this_cpu_ptr(&gpuprobe_pending);
-	if (p->irq != irq)
-		return;	/* attached between entry and exit */
 	p->irq = -1;
 
 	if (gpuprobe_summary) {
 		unsigned long flags;
 
 		local_irq_save(flags);
-		gpuprobe_hist_add(e, now - p->ts);
+		gpuprobe_hist_add(p, now - p->ts);
 		local_irq_restore(flags);
 		return;
 	}
@@ -153,9 +205,9 @@ static void gpuprobe_irq_exit(void *data, int irq, struct irqaction *action,
 		.hdr.type = GPUPROBE_EV_IRQ,
 		.hdr.size = sizeof(rec),
 		.hdr.ts_ns = p->ts,
-		.bdf = e->bdf,
+		.bdf = p->bdf,
 		.irq = irq,
-		.vector = e->vector,
+		.vector = p->vector,
 		.duration_ns = now - p->ts,
 	};
 	if (ret & IRQ_HANDLED)
@@ -210,6 +262,31 @@ static void gpuprobe_sched_switch(void *data, bool preempt,
 		return;
 	gpuprobe_sched_emit(GPUPROBE_EV_SWITCH, next, prev->pid,
 			    smp_processor_id());
+}
+
+/* The workload's, or every process when no workload is followed. */
+bool gpuprobe_tgid_follows(pid_t tgid)
+{
+	int i;
+
+	for (i = 0; i < GPUPROBE_MAX_TGIDS; i++)
+		if (atomic_read(&gpuprobe_tgids[i]))
+			return gpuprobe_tgid_watched(tgid);
+	return true;
+}
+
+/*
+ * The target irq whose handler runs on this CPU now, and its target in
+ * *bdf; 0 when none.  What a probe sees meanwhile, it caused (kvm.c).
+ */
+unsigned int gpuprobe_irq_in_handler(u32 *bdf)
+{
+	const struct gpuprobe_irq_pending *p = this_cpu_ptr(&gpuprobe_pending);
+
+	if (p->irq < 0)
+		return 0;
+	*bdf = p->bdf;
+	return p->irq;
 }
 
 /* A new process forked by a watched one is watched too. */
@@ -336,7 +413,7 @@ static u32 gpuprobe_hooks_available(void)
 {
 	u32 mask = GPUPROBE_EVMASK(GPUPROBE_EV_LOST) |
 		   GPUPROBE_EVMASK(GPUPROBE_EV_TARGET) |
-		   gpuprobe_dma_available();
+		   gpuprobe_dma_available() | gpuprobe_kvm_available();
 	int i;
 
 	for (i = 0; i < GPUPROBE_HOOK_COUNT; i++)
@@ -363,6 +440,8 @@ u64 gpuprobe_hooks_caps(void)
 		caps |= GPUPROBE_CAP_IOMMU | GPUPROBE_CAP_IOMMU_FAULT;
 	if (avail & GPUPROBE_EVMASK(GPUPROBE_EV_SWIOTLB))
 		caps |= GPUPROBE_CAP_SWIOTLB;
+	if (avail & GPUPROBE_EVMASK(GPUPROBE_EV_KVM))
+		caps |= GPUPROBE_CAP_KVM;
 	return caps;
 }
 
@@ -370,6 +449,7 @@ static void gpuprobe_hooks_detach_locked(void)
 {
 	int i;
 
+	gpuprobe_kvm_detach();
 	gpuprobe_dma_detach();
 	gpuprobe_swiotlb_detach();
 	for (i = GPUPROBE_HOOK_COUNT - 1; i >= 0; i--) {
@@ -439,7 +519,10 @@ int gpuprobe_hooks_attach(u32 mask, bool summary)
 		gpuprobe_hooks_detach_locked();
 		return err;
 	}
-	return 0;
+	err = gpuprobe_kvm_attach(mask);
+	if (err)
+		gpuprobe_hooks_detach_locked();
+	return err;
 }
 
 void gpuprobe_hooks_detach(void)
@@ -483,7 +566,9 @@ int gpuprobe_hooks_fill(struct sk_buff *skb)
 				   IS_ENABLED(CONFIG_KPROBES) ? NULL :
 				   "no kprobes: only the map-time bounce"))
 		return -EMSGSIZE;
-	return gpuprobe_dma_hooks_fill(skb, gpuprobe_hook_fill_one);
+	if (gpuprobe_dma_hooks_fill(skb, gpuprobe_hook_fill_one))
+		return -EMSGSIZE;
+	return gpuprobe_kvm_hooks_fill(skb, gpuprobe_hook_fill_one);
 }
 
 int gpuprobe_tgid_add(u32 tgid)

@@ -26,9 +26,13 @@ static int __init gpuprobe_init(void)
 	if (err)
 		return err;
 
-	err = gpuprobe_notifier_init();
+	err = gpuprobe_kvm_init();
 	if (err)
 		goto err_rings_exit;
+
+	err = gpuprobe_notifier_init();
+	if (err)
+		goto err_kvm_exit;
 
 	err = gpuprobe_targets_from_param(target);
 	if (err)
@@ -51,6 +55,8 @@ err_free_targets:
 	gpuprobe_targets_free();
 err_notifier_exit:
 	gpuprobe_notifier_exit();
+err_kvm_exit:
+	gpuprobe_kvm_exit();
 err_rings_exit:
 	gpuprobe_rings_exit();
 	return err;
@@ -62,6 +68,7 @@ static void __exit gpuprobe_exit(void)
 	gpuprobe_netlink_exit();
 	gpuprobe_notifier_exit();
 	gpuprobe_targets_free();
+	gpuprobe_kvm_exit();
 	gpuprobe_rings_exit();
 }
 

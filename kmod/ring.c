@@ -61,6 +61,7 @@ static_assert(sizeof(struct gpuprobe_rec_sched) <= GPUPROBE_SLOT_SIZE);
 static_assert(sizeof(struct gpuprobe_rec_dma) <= GPUPROBE_SLOT_SIZE);
 static_assert(sizeof(struct gpuprobe_rec_iommu) <= GPUPROBE_SLOT_SIZE);
 static_assert(sizeof(struct gpuprobe_rec_swiotlb) <= GPUPROBE_SLOT_SIZE);
+static_assert(sizeof(struct gpuprobe_rec_kvm) <= GPUPROBE_SLOT_SIZE);
 
 struct gpuprobe_ring {
 	struct gpuprobe_slot *slots;

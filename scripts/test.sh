@@ -8,6 +8,10 @@
 #   3. vm:     the selftests inside the QEMU test VM (scripts/vmtest.sh), and
 #              the swiotlb test in a second VM booted without an IOMMU, and
 #              the module tests again on the second (backports) kernel
+#   3d. nested: the test VM as a KVM host passing edu through to a guest
+#              (scripts/nested.sh): exact host-side interrupt, KVM injection
+#              and VFIO map counts from both sources, without and with a
+#              vIOMMU in the guest (about 4 min)
 #   4. debug:  every VM selftest plus the stress tests, fault injection and
 #              the netlink fuzzer on the project's debug kernel (KASAN, KFENCE,
 #              UBSAN, lockdep, kmemleak), built or reused by scripts/debug-kernel.sh
@@ -100,6 +104,16 @@ tier "tier 3d: QEMU VM with two edu devices (one VFIO container)"
 VM_EDUS=2 VMDIR="$TOP/build/vm-edus" scripts/vmtest.sh -q -t 300 -T vfio_shared \
 	2>&1 | tee "$LOGDIR/vm-edus.log"
 add_summary vm-edus "$LOGDIR/vm-edus.log"
+tier "tier 3e: nested passthrough (KVM host in the test VM, edu through VFIO)"
+# N interrupts and M DMA maps in the guest; multi-threaded TCG: the inner
+# guest hangs under single-threaded TCG (Documentation/vmtest.rst)
+for viommu in "" --viommu; do
+	scripts/nested.sh -q -t 600 $viommu -o "$TOP/build/nested/out${viommu#--}" \
+		--host "sh /gpuprobe/tests/host_tests.sh 100 20 module tracefs" \
+		--guest "sh /gpuprobe/tests/guest_edu.sh 100 20" \
+		2>&1 | tee "$LOGDIR/nested${viommu#--}.log"
+	add_summary "nested${viommu:+-viommu}" "$LOGDIR/nested${viommu#--}.log" "^nested: "
+done
 
 tier "tier 4: the debug kernel (KASAN, KFENCE, UBSAN, lockdep, kmemleak, fault injection)"
 # built from linux-source-6.1 on first use (30-45 min on 2 shared cores), then

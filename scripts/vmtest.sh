@@ -14,6 +14,8 @@
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/vmlib.sh
+. "$TOP/scripts/vmlib.sh"
 BUILD=${BUILD:-$TOP/build}
 TIMEOUT=${VM_TIMEOUT:-900}
 MEM=${VM_MEM:-1024}
@@ -81,7 +83,7 @@ for f in "$KO" "$EDU_KO" "$TRACE"; do
 done
 
 # The VM must boot the kernel the module was built for.
-KVER=$(modinfo -F vermagic "$KO" | cut -d' ' -f1)
+KVER=$(vm_module_kver "$KO")
 VMLINUZ=${VM_KERNEL:-/boot/vmlinuz-$KVER}
 if [ -n "$VM_KERNEL" ]; then
 	krel=$(cat "$(dirname "$VM_KERNEL")/../../../include/config/kernel.release" 2>/dev/null || true)
@@ -98,14 +100,8 @@ fi
 
 VMDIR=${VMDIR:-$BUILD/vm}
 ROOT=$VMDIR/root
-rm -rf "$ROOT"
-mkdir -p "$ROOT"/{bin,dev,proc,sys,tmp,etc,gpuprobe,lib/modules/"$KVER"}
-
-# busybox and its applets
-cp /bin/busybox "$ROOT/bin/busybox"
-for app in $("$ROOT/bin/busybox" --list); do
-	[ "$app" = busybox ] || ln -sf busybox "$ROOT/bin/$app"
-done
+vm_root_new "$ROOT"
+mkdir -p "$ROOT/lib/modules/$KVER"
 
 # our files
 cp "$KO" "$EDU_KO" "$TRACE" "$ROOT/gpuprobe/"
@@ -123,30 +119,12 @@ for t in "$BUILD"/selftests/*; do
 done
 
 # shared libraries of every ELF we ship, resolved by ldd
-copy_libs() {
-	ldd "$1" 2>/dev/null | grep -o '/[^ )]*' | while read -r lib; do
-		[ -e "$ROOT$lib" ] && continue
-		mkdir -p "$ROOT$(dirname "$lib")"
-		cp -L "$lib" "$ROOT$lib"
-	done
-}
-find "$ROOT/gpuprobe" -type f -perm -u+x | while read -r f; do
-	if head -c4 "$f" | grep -q ELF; then
-		copy_libs "$f"
-	fi
-done
+vm_copy_all_libs "$ROOT" "$ROOT/gpuprobe"
 
 # distro modules and their dependencies, in load order, from modules.dep
-: >"$ROOT/etc/modules"
 # (none for a project kernel: it has them built in)
-[ -n "$VM_KERNEL" ] || for m in nvme vfio-pci; do
-	modprobe --show-depends -S "$KVER" "$m" 2>/dev/null |
-		awk '$1 == "insmod" { print $2 }'
-done | awk '!seen[$0]++' | while read -r mod; do
-	mkdir -p "$ROOT$(dirname "$mod")"
-	cp "$mod" "$ROOT$mod"
-	echo "$mod" >>"$ROOT/etc/modules"
-done
+: >"$ROOT/etc/modules"
+[ -n "$VM_KERNEL" ] || vm_distro_modules "$ROOT" "$KVER" nvme vfio-pci
 
 # what to run
 if [ $# -gt 0 ]; then
@@ -158,15 +136,7 @@ else
 	MODE=tests
 fi
 
-cat >"$ROOT/init" <<'INIT'
-#!/bin/sh
-mount -t proc proc /proc
-mount -t sysfs sys /sys
-mount -t devtmpfs dev /dev
-mount -t tmpfs tmp /tmp
-mount -t debugfs debugfs /sys/kernel/debug
-mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
-for m in $(cat /etc/modules); do insmod "$m" 2>/dev/null; done
+vm_write_init "$ROOT" <<'INIT'
 # wait for udev-less device nodes of the NVMe namespace
 i=0; while [ ! -b /dev/nvme0n1 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done
 export PATH=/gpuprobe:/gpuprobe/tests:/bin HOME=/tmp
@@ -187,16 +157,15 @@ fi
 echo "GPUPROBE-VM-EXIT $rc"
 poweroff -f
 INIT
-chmod +x "$ROOT/init"
 
 INITRD=$VMDIR/initramfs.cpio.gz
-(cd "$ROOT" && find . | cpio -o -H newc --quiet | gzip -1) >"$INITRD"
+vm_pack "$ROOT" "$INITRD"
 
 NVME_IMG=$VMDIR/nvme.img
 truncate -s 64M "$NVME_IMG"
 
 APPEND="console=ttyS0 loglevel=5 intel_iommu=on iommu.strict=1"
-APPEND="$APPEND oops=panic panic_on_warn=1 panic=-1 softlockup_panic=1"
+APPEND="$APPEND $VM_PANIC_APPEND"
 # 128 possible CPUs, 2 online: what a large host looks like to per-CPU code
 APPEND="$APPEND possible_cpus=128"
 APPEND="$APPEND $EXTRA_APPEND"
@@ -209,9 +178,8 @@ done
 
 LOG=$VMDIR/console.log
 echo "vmtest: booting $KVER (log: $LOG, bound ${TIMEOUT}s)" >&2
-set +e
-timeout --foreground -k 5 "$TIMEOUT" \
-	qemu-system-x86_64 -machine q35 -accel "tcg,thread=${VM_TCG_THREAD:-single}" -cpu max -smp 2 -m "$MEM" \
+vm_run_qemu "$LOG" "$QUIET" "$TIMEOUT" \
+	-machine q35 -accel "tcg,thread=${VM_TCG_THREAD:-single}" -cpu max -smp 2 -m "$MEM" \
 	-nodefaults -no-user-config -display none -no-reboot \
 	-serial stdio -monitor none \
 	-kernel "$VMLINUZ" -initrd "$INITRD" -append "$APPEND" \
@@ -219,29 +187,14 @@ timeout --foreground -k 5 "$TIMEOUT" \
 	"${EDUS[@]}" \
 	-device VGA \
 	-drive file="$NVME_IMG",if=none,id=nvme0,format=raw \
-	-device nvme,serial=gpuprobe0,drive=nvme0 \
-	</dev/null 2>&1 | stdbuf -oL tr -d '\r' | tee "$LOG" |
-	awk -v quiet="$QUIET" '
-		/GPUPROBE-VM-START/ { started = 1; next }
-		/GPUPROBE-VM-EXIT/ { next }
-		!started && !/WARNING:|BUG:|Oops|panic|lockdep|locking/ { next }
-		quiet && !/^ *(not )?ok |^ *# |^TAP|^ *1\.\.|WARNING:|BUG:|Oops|panic/ { next }
-		{ print; fflush() }'
-qemu_rc=${PIPESTATUS[0]}
-set -e
+	-device nvme,serial=gpuprobe0,drive=nvme0
 
 fail=0
-if [ "$qemu_rc" = 124 ] || [ "$qemu_rc" = 137 ]; then
+if [ "$VM_QEMU_RC" = 124 ] || [ "$VM_QEMU_RC" = 137 ]; then
 	echo "vmtest: FAIL: VM ran past ${TIMEOUT}s" >&2
 	fail=1
 fi
-PROBLEM='WARNING:|BUG:|Oops|general protection fault|Kernel panic|possible (circular|recursive) locking|inconsistent lock state|UBSAN:|KASAN:|KFENCE:|ODEBUG:|kernel BUG|INFO: task .* blocked|INFO: rcu_.* stall|DEBUG_LOCKS_WARN'
-if grep -Eq "$PROBLEM" "$LOG"; then
-	echo "vmtest: FAIL: the kernel reported a problem:" >&2
-	# the whole first report: from its first line to the end of its trace
-	awk -v re="$PROBLEM" '$0 ~ re && !n { n = 1 } n && n++ <= 60' "$LOG" >&2
-	fail=1
-fi
+vm_kernel_problems "$LOG" vmtest && fail=1
 # kmemleak: every module in a debug kernel is ours (the rest is built in), so
 # a leak counts when its allocation trace names gpuprobe or runs through
 # module space (an unloaded module's frames print as bare addresses)
@@ -274,8 +227,7 @@ if [ "$MODE" = tests ]; then
 	[ -n "$summary" ] || summary="0 passed, 1 failed"
 	if [ "$fail" = 1 ]; then
 		# a kernel problem fails the run whatever the tests said
-		summary=$(echo "$summary" | awk -F', ' '{
-			split($2, f, " "); $2 = (f[1] + 1) " failed"; print }' OFS=', ')
+		summary=$(vm_one_more_failure "$summary")
 	fi
 	echo "vmtest: $summary"
 fi

@@ -338,6 +338,11 @@ void agg_add(struct agg *a, const struct gpuprobe_rec_hdr *rec)
 	a->records++;
 	if (rec->type != TRACEFILE_REC_IRQ_COUNT)
 		note_time(a, rec->ts_ns);
+	/* created at the first KVM record: the irq records before it matter not */
+	if (rec->type == TRACEFILE_REC_KVM && !a->kvm)
+		a->kvm = kvm_host_new();
+	if (a->kvm)
+		kvm_host_add(a->kvm, rec);
 	switch (rec->type) {
 	case GPUPROBE_EV_IRQ:
 		add_irq(a, (const struct gpuprobe_rec_irq *)rec);
@@ -397,6 +402,8 @@ void agg_finish(struct agg *a, const struct trace_reader *r)
 			a->irqs_not_in_header += a->vectors[i].count;
 		}
 	}
+	if (a->kvm)
+		kvm_host_finish(a->kvm);
 }
 
 void agg_free(struct agg *a)
@@ -414,6 +421,7 @@ void agg_free(struct agg *a)
 	for (unsigned int i = 0; i < a->ndomains; i++)
 		for (unsigned int op = 0; op < AGG_IOMMU_OPS; op++)
 			free(a->domains[i].iommu[op].time_ns);
+	kvm_host_free(a->kvm);
 	free(a);
 }
 

@@ -2,7 +2,9 @@
 /*
  * Streaming aggregation of trace records into per-target and per-vector
  * statistics.  Memory is bounded by the number of distinct targets and
- * vectors (capped), never by the number of records.
+ * vectors (capped), never by the number of records -- except the KVM
+ * pairing of kvm.c, which keeps two small records per interrupt delivered
+ * to a VM (capped; traces without KVM records keep nothing).
  */
 #ifndef GPUPROBE_AGG_H
 #define GPUPROBE_AGG_H
@@ -11,6 +13,7 @@
 #include <stdint.h>
 
 #include "hist.h"
+#include "kvm.h"
 #include "tracefile.h"
 
 #define AGG_MAX_VECTORS		512
@@ -105,6 +108,8 @@ struct agg {
 	uint64_t app_events;		/* CUDA/OpenCL records (attribute.c) */
 	/* agg_finish: vectors not in the header, and their interrupt records */
 	uint64_t vectors_not_in_header, irqs_not_in_header;
+	/* the host side of a passed-through target (kvm.c); NULL: no KVM records */
+	struct kvm_host *kvm;
 };
 
 struct agg *agg_new(const struct trace_info *info);

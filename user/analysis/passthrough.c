@@ -147,10 +147,12 @@ void passthrough_add(struct passthrough *pt, const struct gpuprobe_rec_hdr *rec)
 		push(pt, &pt->host_map, rec->ts_ns, io->duration_ns, (uint32_t)io->size, rec->cpu);
 		break;
 	}
-	case TRACEFILE_REC_KVM_INJECT: {
-		const struct tracefile_rec_kvm_inject *k = (const void *)rec;
+	case TRACEFILE_REC_KVM: {
+		const struct gpuprobe_rec_kvm *k = (const void *)rec;
 
-		push(pt, &pt->inject, rec->ts_ns, 0, k->host_irq, rec->cpu);
+		/* the injections into a vCPU; a reinjection is not a new interrupt */
+		if (k->stage == GPUPROBE_KVM_INJECT && !(rec->flags & GPUPROBE_KVM_REINJECTED))
+			push(pt, &pt->inject, rec->ts_ns, 0, k->host_irq, rec->cpu);
 		break;
 	}
 	case TRACEFILE_REC_GUEST:

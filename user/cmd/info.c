@@ -31,7 +31,7 @@ struct module_status {
 };
 
 static const char *const cap_names[] = {
-	"irq", "sched", "dma", "iommu", "iommu_fault", "swiotlb", "summary", "mcast_priv",
+	"irq", "sched", "dma", "iommu", "iommu_fault", "swiotlb", "summary", "mcast_priv", "kvm",
 };
 
 #define CAP_SYS_MODULE_BIT	16

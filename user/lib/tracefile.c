@@ -31,7 +31,6 @@ _Static_assert(sizeof(struct tracefile_rec_irq_count) % 8 == 0, "irq count align
 _Static_assert(sizeof(struct tracefile_rec_end) % 8 == 0, "end alignment");
 _Static_assert(sizeof(struct tracefile_rec_app) % 8 == 0, "app alignment");
 _Static_assert(sizeof(struct tracefile_rec_vector) == 32, "vector record size");
-_Static_assert(sizeof(struct tracefile_rec_kvm_inject) == 32, "kvm inject record size");
 _Static_assert(sizeof(struct tracefile_rec_machine) == 280, "machine record size");
 _Static_assert(sizeof(struct tracefile_rec_guest) == 24, "guest record size");
 _Static_assert(sizeof(struct tracefile_rec_clock_sync) == 56, "clock sync record size");
@@ -60,10 +59,10 @@ const char *tracefile_record_type_name(uint16_t type)
 	case TRACEFILE_REC_IRQ_COUNT:	return "irq_count";
 	case TRACEFILE_REC_APP:		return "app";
 	case TRACEFILE_REC_VECTOR:	return "vector";
-	case TRACEFILE_REC_KVM_INJECT:	return "kvm_inject";
 	case TRACEFILE_REC_MACHINE:	return "machine";
 	case TRACEFILE_REC_GUEST:	return "guest";
 	case TRACEFILE_REC_CLOCK_SYNC:	return "clock_sync";
+	case TRACEFILE_REC_KVM:		return "kvm";
 	default:			return "unknown";
 	}
 }
@@ -85,12 +84,12 @@ size_t tracefile_record_min_size(uint16_t type)
 	case TRACEFILE_REC_END:		return sizeof(struct tracefile_rec_end);
 	case TRACEFILE_REC_APP:		return sizeof(struct tracefile_rec_app);
 	case TRACEFILE_REC_VECTOR:	return sizeof(struct tracefile_rec_vector);
-	case TRACEFILE_REC_KVM_INJECT:	return sizeof(struct tracefile_rec_kvm_inject);
 	case TRACEFILE_REC_MACHINE:	return sizeof(struct tracefile_rec_machine);
 	/* a wrapper holds at least a record header */
 	case TRACEFILE_REC_GUEST:	return sizeof(struct tracefile_rec_guest) +
 					       sizeof(struct gpuprobe_rec_hdr);
 	case TRACEFILE_REC_CLOCK_SYNC:	return sizeof(struct tracefile_rec_clock_sync);
+	case TRACEFILE_REC_KVM:		return sizeof(struct gpuprobe_rec_kvm);
 	default:			return 0;
 	}
 }

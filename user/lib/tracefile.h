@@ -41,8 +41,8 @@ enum tracefile_record_type {
 	TRACEFILE_REC_END = 0x8002,		/* struct tracefile_rec_end */
 	TRACEFILE_REC_APP = 0x8003,		/* struct tracefile_rec_app */
 	TRACEFILE_REC_VECTOR = 0x8004,		/* struct tracefile_rec_vector */
+	TRACEFILE_REC_KVM = 0x8005,		/* struct gpuprobe_rec_kvm (uapi) */
 	/* host and guest in one file (Documentation/passthrough.md) */
-	TRACEFILE_REC_KVM_INJECT = 0x8005,	/* struct tracefile_rec_kvm_inject */
 	TRACEFILE_REC_MACHINE = 0x8006,		/* struct tracefile_rec_machine */
 	TRACEFILE_REC_GUEST = 0x8007,		/* struct tracefile_rec_guest */
 	TRACEFILE_REC_CLOCK_SYNC = 0x8008,	/* struct tracefile_rec_clock_sync */
@@ -110,20 +110,6 @@ struct tracefile_rec_end {
 struct tracefile_rec_app {
 	struct gpuprobe_rec_hdr hdr;	/* ts_ns = ev.start_ns */
 	struct gpuprobe_app_event ev;
-};
-
-/*
- * KVM delivering an interrupt into a vCPU, recorded on the host (host
- * clock).  Owned by the nested-KVM work (branch nested): this is the
- * placeholder both sides agreed on; readers use it when present and pair
- * without it otherwise.
- */
-struct tracefile_rec_kvm_inject {
-	struct gpuprobe_rec_hdr hdr;	/* ts_ns = injection, cpu = host cpu */
-	uint32_t host_irq;		/* the vfio-msi irq whose eventfd fired; 0 unknown */
-	uint32_t guest_vector;		/* the vector injected into the guest */
-	uint32_t vcpu;
-	uint32_t vmm_pid;		/* the QEMU (VMM) process */
 };
 
 enum tracefile_machine_role {

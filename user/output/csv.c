@@ -30,6 +30,7 @@ static void csv_fill(const struct gpuprobe_rec_hdr *h, struct csv_row *c, char *
 	const struct gpuprobe_rec_swiotlb *sw = (const void *)h;
 	const struct gpuprobe_rec_sched *s = (const void *)h;
 	const struct tracefile_rec_irq_count *ic = (const void *)h;
+	const struct gpuprobe_rec_kvm *kvm = (const void *)h;
 
 	memset(c, 0, sizeof(*c));
 	c->bdf = "";
@@ -58,6 +59,8 @@ static void csv_fill(const struct gpuprobe_rec_hdr *h, struct csv_row *c, char *
 			bdf_format(io->bdf, bdf), c->bdf = bdf;
 		c->duration = io->duration_ns, c->op = io->op, c->bytes = io->size;
 		c->addr = io->iova, c->paddr = io->paddr;
+		if (h->size >= sizeof(*io))	/* older modules' end before it */
+			c->pid = io->pid;
 		break;
 	case GPUPROBE_EV_SWIOTLB:
 		bdf_format(sw->bdf, bdf);
@@ -66,6 +69,13 @@ static void csv_fill(const struct gpuprobe_rec_hdr *h, struct csv_row *c, char *
 	case TRACEFILE_REC_IRQ_COUNT:
 		bdf_format(ic->bdf, bdf);
 		*c = (struct csv_row){ .bdf = bdf, .irq = ic->irq, .op = ic->phase, .count = ic->count };
+		break;
+	case TRACEFILE_REC_KVM:
+		/* irq: the host irq, op: the stage, count: the vCPU, addr: the MSI address */
+		if (kvm->bdf != GPUPROBE_BDF_NONE)
+			bdf_format(kvm->bdf, bdf), c->bdf = bdf;
+		c->irq = kvm->host_irq, c->vector = kvm->vector, c->op = kvm->stage;
+		c->pid = kvm->pid, c->count = kvm->vcpu, c->addr = kvm->msi_address;
 		break;
 	case GPUPROBE_EV_TARGET:
 		bdf_format(((const struct gpuprobe_rec_target *)h)->bdf, bdf);

@@ -244,6 +244,7 @@ static void perfetto_record(void *state, const struct gpuprobe_rec_hdr *h)
 	case GPUPROBE_EV_WAKEUP:
 	case GPUPROBE_EV_SWITCH:
 	case GPUPROBE_EV_SWIOTLB:
+	case TRACEFILE_REC_KVM:
 		perfetto_instant(e, h, tracefile_record_type_name(h->type), "t");
 		break;
 	case GPUPROBE_EV_LOST:

@@ -30,4 +30,8 @@ void report_text_targets(FILE *out, const struct agg *a);
 void passthrough_print_text(FILE *out, const struct passthrough *pt);
 void passthrough_print_json(struct json *j, const struct passthrough *pt, const struct agg *host);
 
+/* kvm_report.c: the host side (NULL: no KVM records; JSON: null). */
+void kvm_print_text(FILE *out, const struct kvm_host *k);
+void kvm_print_json(struct json *j, const struct kvm_host *k);
+
 #endif /* GPUPROBE_REPORT_H */

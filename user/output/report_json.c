@@ -269,6 +269,7 @@ void report_print_json(FILE *out, const char *path, const struct agg *a,
 	json_kv_u64(&j, "loss_reports", a->lost_reports);
 	json_kv_u64(&j, "unknown_count_reports", a->lost_unknown);
 	json_object_end(&j);
+	kvm_print_json(&j, a->kvm);
 	if (at)
 		attribute_print_json(&j, at);
 	if (pt && pt->merged)

@@ -204,6 +204,7 @@ void report_print_text(FILE *out, const char *path, const struct agg *a,
 	if (a->wakeups || a->switches)
 		fprintf(out, "\nscheduler: %" PRIu64 " wakeups, %" PRIu64 " switches of the workload\n",
 			a->wakeups, a->switches);
+	kvm_print_text(out, a->kvm);
 	if (at)
 		attribute_print_text(out, at);
 	if (pt && pt->merged) {

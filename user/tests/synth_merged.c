@@ -92,10 +92,11 @@ static int put_host(const struct synth_merged *o, struct trace_writer *w)
 		irq.hdr.flags |= GPUPROBE_IRQ_VFIO;
 		err |= trace_writer_put(w, &irq.hdr);
 		if (o->injections) {
-			struct tracefile_rec_kvm_inject k = {
-				.hdr = { .type = TRACEFILE_REC_KVM_INJECT, .size = sizeof(k),
+			struct gpuprobe_rec_kvm k = {
+				.hdr = { .type = TRACEFILE_REC_KVM, .size = sizeof(k),
 					 .cpu = 1, .ts_ns = t + INJECT_NS },
-				.host_irq = irq.irq, .guest_vector = 0x41, .vcpu = 0, .vmm_pid = 4242,
+				.bdf = GPUPROBE_BDF_NONE, .host_irq = irq.irq, .pid = 4242,
+				.tid = 4243, .vcpu = 0, .vector = 0x41, .stage = GPUPROBE_KVM_INJECT,
 			};
 
 			err |= trace_writer_put(w, &k.hdr);

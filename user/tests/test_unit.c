@@ -461,6 +461,7 @@ int main(void)
 		{ "report: untimed DMA calls counted, not in the latency", test_untimed_dma_not_a_latency },
 		{ "report: a shared IOMMU domain's work is the domain's, not its first target's",
 		  test_report_shared_domain },
+		{ "kvm: host handler deliveries paired with the VMM's injections", test_kvm_pairing },
 		{ "record: temporary files of killed recorders removed, live and foreign ones kept",
 		  test_stale_temp_files_removed },
 		{ "record: application events merged past cut and corrupt events",

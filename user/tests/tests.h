@@ -56,5 +56,6 @@ void test_report_shared_domain(void);
 void test_metrics_cut_consistent(void);
 void test_metrics_summary_reload(void);
 void test_metrics_exposition(void);
+void test_kvm_pairing(void);
 
 #endif /* GPUPROBE_TESTS_H */

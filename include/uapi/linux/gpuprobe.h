@@ -40,6 +40,7 @@ enum gpuprobe_cap {
 	GPUPROBE_CAP_SWIOTLB		= 1 << 5,
 	GPUPROBE_CAP_SUMMARY		= 1 << 6,	/* in-kernel histograms */
 	GPUPROBE_CAP_MCAST_PRIV		= 1 << 7,	/* events group needs CAP_SYS_ADMIN */
+	GPUPROBE_CAP_KVM		= 1 << 8,	/* kvm's interrupt injection */
 };
 
 enum gpuprobe_event_type {
@@ -52,6 +53,7 @@ enum gpuprobe_event_type {
 	GPUPROBE_EV_DMA,		/* struct gpuprobe_rec_dma */
 	GPUPROBE_EV_IOMMU,		/* struct gpuprobe_rec_iommu */
 	GPUPROBE_EV_SWIOTLB,		/* struct gpuprobe_rec_swiotlb */
+	GPUPROBE_EV_KVM,		/* struct gpuprobe_rec_kvm */
 
 	__GPUPROBE_EV_MAX,
 };
@@ -172,10 +174,49 @@ struct gpuprobe_rec_iommu {
 	__u64 duration_ns;
 	/* appended: records of older modules end here (hdr.size 56) */
 	__u32 domain;			/* the IOMMU domain, a keyed hash; 0: none */
-	__u32 reserved;
+	union {
+		__u32 pid;		/* tgid of the task doing it (a VMM's
+					 * VFIO map); 0: unknown or irq context
+					 */
+		__u32 reserved;		/* its former name */
+	};
 };
 
 #define GPUPROBE_REC_IOMMU_SIZE_V1	56
+
+/*
+ * Where on KVM's way from a host interrupt to a guest interrupt a record
+ * was taken (Documentation/trace-format.md, "KVM injection records").
+ */
+enum gpuprobe_kvm_stage {
+	GPUPROBE_KVM_MSI = 1,		/* kvm_msi_set_irq: an MSI routed to a VM */
+	GPUPROBE_KVM_SET_IRQ,		/* kvm_set_irq: a GSI raised or lowered */
+	GPUPROBE_KVM_ACCEPT,		/* kvm_apic_accept_irq: a vCPU's APIC took it */
+	GPUPROBE_KVM_INJECT,		/* kvm_inj_virq: injected at VM entry */
+};
+
+/* gpuprobe_rec_kvm.hdr.flags */
+#define GPUPROBE_KVM_REINJECTED	(1 << 0)	/* kvm_inj_virq says so (6.2+) */
+
+#define GPUPROBE_KVM_VCPU_NONE	0xffffffffU
+
+struct gpuprobe_rec_kvm {
+	struct gpuprobe_rec_hdr hdr;
+	__u32 bdf;			/* target whose handler it ran in, or
+					 * GPUPROBE_BDF_NONE
+					 */
+	__u32 host_irq;			/* that handler's Linux irq; 0: none */
+	__u32 pid;			/* tgid of the task (INJECT: the VMM);
+					 * 0: irq context or unknown
+					 */
+	__u32 tid;
+	__u32 vcpu;			/* ACCEPT: the vCPU's id; else VCPU_NONE */
+	__u32 vector;			/* guest vector; SET_IRQ: the GSI */
+	__u16 stage;			/* enum gpuprobe_kvm_stage */
+	__u16 reserved;
+	__u32 level;			/* SET_IRQ: the level; else 0 */
+	__u64 msi_address;		/* MSI: the message (data in vector) */
+};
 
 struct gpuprobe_rec_swiotlb {
 	struct gpuprobe_rec_hdr hdr;

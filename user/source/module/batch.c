@@ -24,6 +24,11 @@ int record_batch_split(const void *blob, size_t len, const struct record_sink *s
 			return -1;
 		}
 		memcpy(aligned, p + off, h.size);
+		/* files keep KVM records under their own type, whichever source */
+		if (h.type == GPUPROBE_EV_KVM) {
+			h.type = TRACEFILE_REC_KVM;
+			memcpy(aligned, &h, sizeof(h));
+		}
 		if (h.type == GPUPROBE_EV_LOST && h.size >= sizeof(struct gpuprobe_rec_lost)) {
 			uint64_t count;
 
@@ -57,6 +62,8 @@ uint32_t event_mask_for_caps(uint64_t caps)
 		mask |= GPUPROBE_EVMASK(GPUPROBE_EV_IOMMU);
 	if (caps & GPUPROBE_CAP_SWIOTLB)
 		mask |= GPUPROBE_EVMASK(GPUPROBE_EV_SWIOTLB);
+	if (caps & GPUPROBE_CAP_KVM)
+		mask |= GPUPROBE_EVMASK(GPUPROBE_EV_KVM);
 	return mask;
 }
 

@@ -82,6 +82,20 @@ int irq_pairer_exit(struct irq_pairer *p, unsigned int cpu, uint64_t ts,
 		    handled ? GPUPROBE_IRQ_HANDLED : 0, sink);
 }
 
+uint32_t irq_pairer_current(struct irq_pairer *p, unsigned int cpu, uint32_t *bdf,
+			    const struct record_sink *sink)
+{
+	const struct irq_pending *e = cpu < p->ncpus ? &p->cpu[cpu] : NULL;
+	const struct target_vector *v;
+
+	if (!e || !e->valid)
+		return 0;
+	v = target_set_vector(p->targets, e->irq, bdf);
+	if (!v && p->resolve)
+		v = p->resolve(p->resolve_ctx, e->irq, bdf, sink);
+	return v ? e->irq : 0;
+}
+
 int irq_pairer_flush(struct irq_pairer *p, const struct record_sink *sink)
 {
 	int err = 0;

@@ -38,6 +38,12 @@ int irq_pairer_entry(struct irq_pairer *p, unsigned int cpu, uint64_t ts,
 		     uint32_t irq, const struct record_sink *sink);
 int irq_pairer_exit(struct irq_pairer *p, unsigned int cpu, uint64_t ts,
 		    uint32_t irq, bool handled, const struct record_sink *sink);
+/*
+ * The target irq whose handler runs on cpu now (entry seen, exit not yet),
+ * with its target in *bdf; 0 when none.  What KVM does inside it is its.
+ */
+uint32_t irq_pairer_current(struct irq_pairer *p, unsigned int cpu, uint32_t *bdf,
+			    const struct record_sink *sink);
 /* Emit entries still waiting for their exit, flagged TRACEFILE_IRQ_NO_EXIT. */
 int irq_pairer_flush(struct irq_pairer *p, const struct record_sink *sink);
 void irq_pairer_free(struct irq_pairer *p);

@@ -14,6 +14,7 @@
 
 #include <event-parse.h>
 
+#include "tracefile.h"
 #include "tracefs_source.h"
 #include "util.h"
 
@@ -104,6 +105,10 @@ static void decode_iommu(struct tracefs_source *ts, struct bound_event *be,
 
 	if (be->field[F_DEVICE] && !record_bdf(r, be, &rec.bdf))
 		return;
+	/* whose work, as the module says: a VMM's for VFIO's maps */
+	if (!(tep_data_flags(ts->tep, (struct tep_record *)r) &
+	      (TRACE_FLAG_HARDIRQ | TRACE_FLAG_SOFTIRQ)))
+		rec.pid = tgid_of(&ts->tgids, (uint32_t)tep_data_pid(ts->tep, (struct tep_record *)r));
 	tracefs_put(ts, &rec.hdr);
 }
 
@@ -164,6 +169,56 @@ static void decode_dma(struct tracefs_source *ts, struct bound_event *be,
 	if (be->field[F_LENGTHS] || be->field[F_DMA_ADDRS]) {
 		rec.nents = 0;
 		decode_dma_arrays(r, be, &rec);
+	}
+	tracefs_put(ts, &rec.hdr);
+}
+
+/*
+ * KVM's steps from a host interrupt to a guest one.  MSI routing, GSI and
+ * APIC acceptance run inside the host handler that caused them (vfio's,
+ * through the irqfd's wake-up): kept when that handler is a target's, and
+ * attributed to it.  Injection runs on the vCPU thread at the next VM entry:
+ * kept for the workload's process when there is one (the VMM), else all.
+ */
+static void decode_kvm(struct tracefs_source *ts, struct bound_event *be,
+		       const struct tep_record *r, uint16_t cpu)
+{
+	struct tep_format_field **f = be->field;
+	struct gpuprobe_rec_kvm rec = {
+		.hdr = { .type = TRACEFILE_REC_KVM, .size = sizeof(rec), .cpu = cpu, .ts_ns = r->ts },
+		.bdf = GPUPROBE_BDF_NONE,
+		.tid = (uint32_t)tep_data_pid(ts->tep, (struct tep_record *)r),
+		.vcpu = GPUPROBE_KVM_VCPU_NONE,
+		.stage = be->spec->op,
+	};
+
+	switch (rec.stage) {
+	case GPUPROBE_KVM_MSI:
+		rec.msi_address = field_u64(r, f[F_MSI_ADDR]);
+		rec.vector = (uint32_t)field_u64(r, f[F_MSI_DATA]) & 0xff;
+		break;
+	case GPUPROBE_KVM_SET_IRQ:
+		rec.vector = (uint32_t)field_u64(r, f[F_GSI]);
+		rec.level = (uint32_t)field_u64(r, f[F_LEVEL]);
+		break;
+	case GPUPROBE_KVM_ACCEPT:
+		rec.vcpu = (uint32_t)field_u64(r, f[F_APICID]);
+		rec.vector = (uint32_t)field_u64(r, f[F_VECTOR]);
+		break;
+	default:
+		rec.vector = (uint32_t)field_u64(r, f[F_VECTOR]);
+		if (f[F_REINJECTED] && field_u64(r, f[F_REINJECTED]))
+			rec.hdr.flags |= GPUPROBE_KVM_REINJECTED;
+		rec.pid = tgid_of(&ts->tgids, rec.tid);
+		if (ts->cfg->workload_pid > 0 && rec.pid != (uint32_t)ts->cfg->workload_pid)
+			return;
+		tracefs_put(ts, &rec.hdr);
+		return;
+	}
+	rec.host_irq = irq_pairer_current(&ts->pairer, cpu, &rec.bdf, ts->sink);
+	if (!rec.host_irq) {
+		ts->kvm_outside_handler++;
+		return;
 	}
 	tracefs_put(ts, &rec.hdr);
 }
@@ -256,6 +311,9 @@ int tracefs_on_raw_event(struct tep_event *event, struct tep_record *r, int cpu,
 		break;
 	case K_DMA:
 		decode_dma(ts, be, r, c);
+		break;
+	case K_KVM:
+		decode_kvm(ts, be, r, c);
 		break;
 	}
 	return 0;

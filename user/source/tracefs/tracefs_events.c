@@ -16,6 +16,10 @@ const char *const field_names[F_COUNT][FIELD_NAME_CHOICES] = {
 	[F_SIZE] = { "unmapped_size", "size" }, [F_DMA_ADDR] = { "dma_addr", "addr" },
 	[F_DIR] = { "dir" }, [F_NENTS] = { "full_ents", "ents" },
 	[F_LENGTHS] = { "lengths" }, [F_DMA_ADDRS] = { "dma_addrs", "addrs" },
+	/* kvm_inj_virq's is "irq" before 6.2 */
+	[F_VECTOR] = { "vector", "vec", "irq" }, [F_APICID] = { "apicid" },
+	[F_MSI_ADDR] = { "address" }, [F_MSI_DATA] = { "data" }, [F_GSI] = { "gsi" },
+	[F_LEVEL] = { "level" }, [F_REINJECTED] = { "reinjected" },
 };
 
 /* dma_map_page & co. are the 6.12 names; 6.16 renamed them *_phys. */
@@ -38,6 +42,16 @@ const struct event_spec event_specs[TRACEFS_NSPECS] = {
 	{ "dma", "dma_unmap_sg", K_DMA, BY_DEVICE, GPUPROBE_EV_DMA, GPUPROBE_DMA_UNMAP_SG },
 	{ "dma", "dma_alloc", K_DMA, BY_DEVICE, GPUPROBE_EV_DMA, GPUPROBE_DMA_ALLOC },
 	{ "dma", "dma_free", K_DMA, BY_DEVICE, GPUPROBE_EV_DMA, GPUPROBE_DMA_FREE },
+	/*
+	 * KVM's way from a host interrupt to a guest one (kvm.ko: present while
+	 * it is loaded).  The first three run in the host handler that fired
+	 * them and are kept there only (tracefs_decode.c); injection on the
+	 * vCPU thread is kept for the workload (the VMM) or, with none, all.
+	 */
+	{ "kvm", "kvm_msi_set_irq", K_KVM, BY_NOTHING, GPUPROBE_EV_KVM, GPUPROBE_KVM_MSI },
+	{ "kvm", "kvm_set_irq", K_KVM, BY_NOTHING, GPUPROBE_EV_KVM, GPUPROBE_KVM_SET_IRQ },
+	{ "kvm", "kvm_apic_accept_irq", K_KVM, BY_NOTHING, GPUPROBE_EV_KVM, GPUPROBE_KVM_ACCEPT },
+	{ "kvm", "kvm_inj_virq", K_KVM, BY_NOTHING, GPUPROBE_EV_KVM, GPUPROBE_KVM_INJECT },
 };
 
 static int append_clause(char *buf, size_t size, const char *fmt, ...)

@@ -15,6 +15,7 @@
 enum field_role {
 	F_IRQ, F_RET, F_PID, F_TARGET_CPU, F_PREV_PID, F_NEXT_PID, F_DEVICE,
 	F_IOVA, F_PADDR, F_SIZE, F_DMA_ADDR, F_DIR, F_NENTS, F_LENGTHS, F_DMA_ADDRS,
+	F_VECTOR, F_APICID, F_MSI_ADDR, F_MSI_DATA, F_GSI, F_LEVEL, F_REINJECTED,
 	F_COUNT
 };
 
@@ -23,7 +24,7 @@ enum field_role {
 /* Candidate field names per role, newest kernel first. */
 extern const char *const field_names[F_COUNT][FIELD_NAME_CHOICES];
 
-enum event_kind { K_IRQ_ENTRY, K_IRQ_EXIT, K_WAKEUP, K_SWITCH, K_IOMMU, K_SWIOTLB, K_DMA };
+enum event_kind { K_IRQ_ENTRY, K_IRQ_EXIT, K_WAKEUP, K_SWITCH, K_IOMMU, K_SWIOTLB, K_DMA, K_KVM };
 
 enum filter_kind {
 	BY_NOTHING,		/* the event carries no device: take all */
@@ -38,10 +39,10 @@ struct event_spec {
 	enum event_kind kind;
 	enum filter_kind filter;
 	uint16_t rec_type;	/* enum gpuprobe_event_type, for the event mask */
-	uint16_t op;		/* enum gpuprobe_dma_op / gpuprobe_iommu_op */
+	uint16_t op;		/* enum gpuprobe_dma_op / _iommu_op / _kvm_stage */
 };
 
-#define TRACEFS_NSPECS	18
+#define TRACEFS_NSPECS	22
 extern const struct event_spec event_specs[TRACEFS_NSPECS];
 
 /*

@@ -26,7 +26,7 @@ static void tracefs_close(void *src);
 
 static void *tracefs_open(const struct source_config *cfg, char *err, size_t errlen)
 {
-	const char *systems[] = { "irq", "sched", "iommu", "swiotlb", "dma", NULL, NULL };
+	const char *systems[] = { "irq", "sched", "iommu", "swiotlb", "dma", "kvm", NULL, NULL };
 	struct tracefs_source *ts;
 	struct tep_handle *tep;
 
@@ -42,7 +42,7 @@ static void *tracefs_open(const struct source_config *cfg, char *err, size_t err
 	}
 	tracefs_create_dma_kprobes(ts);
 	if (ts->kp)
-		systems[5] = ts->kp->group;
+		systems[6] = ts->kp->group;
 	tep = tracefs_local_events_system(NULL, systems);
 	if (!tep) {
 		snprintf(err, errlen, "cannot read tracefs event formats (needs root)");

@@ -9,6 +9,7 @@
  *   tracefs_decode.c    raw events into uapi records (tracefs_decoder.h)
  *   tracefs_read.c      reading the ring buffers, and what they dropped
  *   tracefs_vectors.c   the targets' vectors while recording (plain C)
+ *   tgid_cache.c        thread -> process, for KVM injections (plain C)
  */
 #ifndef GPUPROBE_TRACEFS_SOURCE_H
 #define GPUPROBE_TRACEFS_SOURCE_H
@@ -22,6 +23,7 @@
 #include "tracefs_events.h"
 #include "tracefs_kprobe.h"
 #include "tracefs_vectors.h"
+#include "tgid_cache.h"
 
 struct tep_event;
 struct tep_format_field;
@@ -81,6 +83,8 @@ struct tracefs_source {
 	struct irq_pairer pairer;
 	struct vector_tracker vectors;	/* its set is the pairer's targets */
 	struct dma_kprobes *kp;		/* NULL: dma: tracepoints or no DMA */
+	struct tgid_cache tgids;	/* KVM injections name the VMM */
+	uint64_t kvm_outside_handler;	/* in-handler KVM steps of other irqs: dropped */
 	const struct record_sink *sink;
 	struct source_counters counters;
 	uint64_t lost_inband;

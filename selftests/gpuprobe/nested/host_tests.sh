@@ -1,0 +1,98 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Host side of the nested tests (scripts/nested.sh, tier "nested" of
+# scripts/test.sh).  For each source named, records the inner VM -- QEMU is
+# the workload -- while the guest's edu driver raises 1 interrupt (marker
+# A), maps and unmaps a 4 KiB buffer M times, raises 1 more (marker B), then
+# N-1 more (guest_edu.sh).  Then, exactly:
+#   * N+1 vfio-msi interrupts of edu in the trace, and N+1 in the host's
+#     /proc/interrupts (the vfio-msi line, read while the guest lives);
+#   * N+1 of them delivered by KVM inside their host handler and injected
+#     into the guest by QEMU's process (report --json, key kvm);
+#   * VFIO's IOMMU maps for the VM between A and B, by QEMU's process (and
+#     on edu's domain, from the module): M with a vIOMMU in the guest (each
+#     guest map becomes a host map), 0 without (guest memory was pinned and
+#     mapped once, at VM start: at least its 256 MiB, before A).
+# usage: host_tests.sh N M SOURCE...   (the guest command: guest_edu.sh N M)
+N=$1
+M=$2
+shift 2
+PASSED=0
+FAILED=0
+T=0
+pass() { T=$((T + 1)); echo "ok $T $1"; PASSED=$((PASSED + 1)); }
+fail() { T=$((T + 1)); echo "not ok $T $1"; FAILED=$((FAILED + 1)); }
+check() { name=$1; shift; if "$@"; then pass "$name"; else fail "$name"; fi; }
+
+insmod /gpuprobe/gpuprobe.ko 2>/dev/null
+echo "# edu at $EDU, vIOMMU in the guest: $NESTED_VIOMMU; N=$N M=$M"
+
+# A value of the first "key": after the line matching start in report.json.
+json_after() {	# file start key
+	awk -v s="$2" -v k="\"$3\":" '$0 ~ s { on = 1 } on && $1 == k {
+		v = $2; sub(/,$/, "", v); print v; exit }' "$1"
+}
+
+# Counts over the CSV: irq records of edu, IOMMU maps between the first two.
+csv_counts() {	# csv bdf pid
+	awk -F, -v bdf="$2" -v pid="$3" '
+		$1 == "irq" && $5 == bdf { irq[n++] = $2 }
+		$1 == "iommu" && $9 == 1 && $16 == pid { map[m] = $2; mb[m] = $5; sz[m++] = $11 }
+		END {
+			a = n > 0 ? irq[0] : 0; b = n > 1 ? irq[1] : 0
+			for (i = 0; i < m; i++) {
+				if (map[i] < a) { before++; before_bytes += sz[i] }
+				else if (map[i] < b) { between++; if (mb[i] == bdf) on_edu++ }
+			}
+			printf "%d %d %d %d %d\n", n, before + 0, before_bytes + 0, between + 0, on_edu + 0
+		}' "$1"
+}
+
+for src in "$@"; do
+	out=/out/$src
+	mkdir -p "$out"
+	rm -rf /tmp/guest-out/*
+	gpuprobe-trace record -q --source "$src" -d "$EDU" -o "$out/host.trace" -- inner-vm &
+	rec=$!
+	# the kernel's count: the vfio-msi line exists while QEMU has MSI on
+	while kill -0 $rec 2>/dev/null; do
+		grep "vfio-msi.*($EDU)" /proc/interrupts >"$out/irq.now" 2>/dev/null &&
+			cp "$out/irq.now" "$out/proc-interrupts"
+		sleep 0.2
+	done
+	wait $rec
+	check "$src: record of the inner VM exits 0" [ $? -eq 0 ]
+	qpid=$(cat /out/inner-vm.pid)
+	cp /tmp/guest-out/edu-stats "$out/" 2>/dev/null
+	check "$src: the guest raised and handled N+1=$((N + 1))" \
+		grep -qx "irq_handled $((N + 1))" "$out/edu-stats"
+	gpuprobe-trace report --json "$out/host.trace" >"$out/report.json"
+	gpuprobe-trace report "$out/host.trace" >"$out/report.txt"
+	gpuprobe-trace export "$out/host.trace" --csv "$out/host.csv"
+	kcount=$(awk '{ s = 0; for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) s += $i; print s }' \
+		"$out/proc-interrupts" 2>/dev/null)
+	read -r irqs before before_bytes between on_edu <<EOF
+$(csv_counts "$out/host.csv" "$EDU" "$qpid")
+EOF
+	injected=$(json_after "$out/report.json" '"kvm":' injected)
+	by=$(json_after "$out/report.json" '"injected_by":' pid)
+	by_count=$(json_after "$out/report.json" '"injected_by":' count)
+	echo "# $src: $irqs vfio-msi irqs (kernel: $kcount), $injected injected (pid $by: $by_count, QEMU $qpid); IOMMU maps by QEMU: $before before A ($before_bytes bytes), $between between A and B ($on_edu on edu)"
+	check "$src: N+1 vfio-msi interrupts of edu recorded" [ "$irqs" = $((N + 1)) ]
+	check "$src: the host's /proc/interrupts counted N+1" [ "$kcount" = $((N + 1)) ]
+	check "$src: N+1 delivered by KVM and injected" [ "$injected" = $((N + 1)) ]
+	check "$src: every injection by QEMU's process" \
+		[ "$by" = "$qpid" ] && [ "$by_count" = $((N + 1)) ]
+	if [ "$NESTED_VIOMMU" = 1 ]; then
+		check "$src: M guest maps, M host IOMMU maps by QEMU between A and B" \
+			[ "$between" = "$M" ]
+		[ "$src" = module ] &&
+			check "$src: ... all on edu's domain" [ "$on_edu" = "$M" ]
+	else
+		check "$src: no host IOMMU map for the guest's M maps" [ "$between" = 0 ]
+		check "$src: guest memory mapped once at VM start (>= 256 MiB before A)" \
+			[ "$before_bytes" -ge 268435456 ]
+	fi
+done
+echo "$PASSED passed, $FAILED failed"
+[ "$FAILED" -eq 0 ]
