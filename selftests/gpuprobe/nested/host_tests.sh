@@ -48,20 +48,44 @@ csv_counts() {	# csv bdf pid
 		}' "$1"
 }
 
-for src in "$@"; do
-	out=/out/$src
-	mkdir -p "$out"
-	rm -rf /tmp/guest-out/*
-	gpuprobe-trace record -q --source "$src" -d "$EDU" -o "$out/host.trace" -- inner-vm &
+# One recording of the inner VM; 2 when the inner guest never got going:
+# under TCG the nested guest now and then hangs at boot, spinning with
+# interrupts off (Documentation/vmtest.rst), an emulator fault, not ours.
+# It normally finishes in 15-40 s; when its init has not ended after
+# HANG_S, QEMU is killed and the caller tries once more (and says so).
+HANG_S=${HANG_S:-150}
+record_inner() {	# src out
+	rm -rf /tmp/guest-out/* /tmp/guest-console.log
+	gpuprobe-trace record -q --source "$1" -d "$EDU" -o "$2/host.trace" -- inner-vm &
 	rec=$!
+	start=$(date +%s)
 	# the kernel's count: the vfio-msi line exists while QEMU has MSI on
 	while kill -0 $rec 2>/dev/null; do
-		grep "vfio-msi.*($EDU)" /proc/interrupts >"$out/irq.now" 2>/dev/null &&
-			cp "$out/irq.now" "$out/proc-interrupts"
+		grep "vfio-msi.*($EDU)" /proc/interrupts >"$2/irq.now" 2>/dev/null &&
+			cp "$2/irq.now" "$2/proc-interrupts"
+		if [ $(($(date +%s) - start)) -gt "$HANG_S" ] &&
+		   ! grep -q GPUPROBE-GUEST-EXIT /tmp/guest-console.log 2>/dev/null; then
+			kill -9 "$(cat /out/inner-vm.pid)" 2>/dev/null
+			wait $rec
+			return 2
+		fi
 		sleep 0.2
 	done
 	wait $rec
-	check "$src: record of the inner VM exits 0" [ $? -eq 0 ]
+}
+
+for src in "$@"; do
+	out=/out/$src
+	mkdir -p "$out"
+	record_inner "$src" "$out"
+	rc=$?
+	if [ $rc -eq 2 ]; then
+		echo "# $src: the inner guest had not finished in ${HANG_S} s (a nested TCG hang): killed, once more"
+		rm -f "$out/proc-interrupts"
+		record_inner "$src" "$out"
+		rc=$?
+	fi
+	check "$src: record of the inner VM exits 0" [ $rc -eq 0 ]
 	qpid=$(cat /out/inner-vm.pid)
 	cp /tmp/guest-out/edu-stats "$out/" 2>/dev/null
 	check "$src: the guest raised and handled N+1=$((N + 1))" \
