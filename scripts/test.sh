@@ -75,6 +75,10 @@ add_summary host "$LOGDIR/host.log"
 tier "tier 3: QEMU VM selftests"
 scripts/vmtest.sh -q 2>&1 | tee "$LOGDIR/vm.log"
 add_summary vm "$LOGDIR/vm.log"
+# agent and record --guest over vsock loopback and TCP in the VM (the dev
+# machine's kernel has no vsock loopback)
+make -s -C user vmtest-agent MODDIR="$TOP" 2>&1 | tee "$LOGDIR/vm-agent.log"
+add_summary vm-agent "$LOGDIR/vm-agent.log"
 
 tier "tier 3b: QEMU VM without IOMMU, swiotlb=force (bounce buffers)"
 scripts/vmtest.sh -q -t 300 -a "intel_iommu=off swiotlb=force" \

@@ -92,7 +92,9 @@ if grep -qs 'CONFIG_VSOCKETS_LOOPBACK=y' /proc/config.gz 2>/dev/null ||
 	check "vsock: machines[] of 2, a bound stored" \
 		[ "$(json "$T/vsock.trace" "len(d['machines']) == 2 and d['passthrough']['clock_error_ns'] > 0")" = True ]
 else
-	skip "vsock loopback" "this kernel has no vsock loopback transport (CONFIG_VSOCKETS_LOOPBACK); /dev/vsock is $( [ -e /dev/vsock ] && echo present || echo absent)"
+	# not a skip: the VM tier runs the vsock case (make -C user vmtest-agent,
+	# Debian's kernel has the loopback transport), scripts/test.sh tier 3
+	echo "# vsock loopback: not in this kernel (CONFIG_VSOCKETS_LOOPBACK); tested in the VM (make -C user vmtest-agent)"
 fi
 
 # --- the clock fit against a known offset and drift ------------------------
