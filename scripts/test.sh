@@ -118,6 +118,13 @@ for viommu in "" --viommu; do
 		2>&1 | tee "$LOGDIR/nested${viommu#--}.log"
 	add_summary "nested${viommu:+-viommu}" "$LOGDIR/nested${viommu#--}.log" "^nested: "
 done
+# host and guest in one trace: the agent in the inner guest over vhost-vsock,
+# record --guest on the host, N edu interrupts paired host -> guest
+scripts/nested.sh -q -t 420 -o "$TOP/build/nested/out-merged" \
+	--host "sh /gpuprobe/tests/merged_tests.sh 50" \
+	--guest "sh /gpuprobe/tests/guest_agent.sh" \
+	2>&1 | tee "$LOGDIR/nested-merged.log"
+add_summary nested-merged "$LOGDIR/nested-merged.log" "^nested: "
 
 tier "tier 4: the debug kernel (KASAN, KFENCE, UBSAN, lockdep, kmemleak, fault injection)"
 # built from linux-source-6.1 on first use (30-45 min on 2 shared cores), then

@@ -20,8 +20,18 @@ struct passthrough *passthrough_new(void)
 	return pt;
 }
 
-static void push(struct passthrough *pt, struct pt_array *a, uint64_t raw, uint64_t duration,
-		 uint32_t irq, uint32_t cpu)
+static void add_target_vector(struct passthrough *pt, uint32_t vector)
+{
+	for (unsigned int i = 0; i < pt->ntarget_vectors; i++)
+		if (pt->target_vectors[i] == vector)
+			return;
+	if (pt->ntarget_vectors < PT_MAX_VECTORS)
+		pt->target_vectors[pt->ntarget_vectors++] = vector;
+}
+
+/* The event added, NULL when it was dropped (counted). */
+static struct pt_event *push(struct passthrough *pt, struct pt_array *a, uint64_t raw,
+			     uint64_t duration, uint32_t irq, uint32_t cpu)
 {
 	if (a->n == a->cap) {
 		uint32_t cap = a->cap ? 2 * a->cap : 1024;
@@ -29,13 +39,14 @@ static void push(struct passthrough *pt, struct pt_array *a, uint64_t raw, uint6
 
 		if (a->n >= PT_MAX_EVENTS || !(e = realloc(a->e, cap * sizeof(*e)))) {
 			pt->dropped++;
-			return;
+			return NULL;
 		}
 		a->e = e;
 		a->cap = cap;
 	}
-	a->e[a->n++] = (struct pt_event){ .ts = raw, .raw = raw, .duration = duration,
-					  .irq = irq, .cpu = cpu, .pair = -1, .next = -1 };
+	a->e[a->n] = (struct pt_event){ .ts = raw, .raw = raw, .duration = duration,
+					.irq = irq, .cpu = cpu, .pair = -1, .next = -1 };
+	return &a->e[a->n++];
 }
 
 static struct machine_desc *new_guest(struct passthrough *pt)
@@ -151,8 +162,15 @@ void passthrough_add(struct passthrough *pt, const struct gpuprobe_rec_hdr *rec)
 		const struct gpuprobe_rec_kvm *k = (const void *)rec;
 
 		/* the injections into a vCPU; a reinjection is not a new interrupt */
-		if (k->stage == GPUPROBE_KVM_INJECT && !(rec->flags & GPUPROBE_KVM_REINJECTED))
-			push(pt, &pt->inject, rec->ts_ns, 0, k->host_irq, rec->cpu);
+		if (k->stage == GPUPROBE_KVM_INJECT && !(rec->flags & GPUPROBE_KVM_REINJECTED)) {
+			struct pt_event *e = push(pt, &pt->inject, rec->ts_ns, 0, k->host_irq, rec->cpu);
+
+			if (e)
+				e->vector = k->vector;
+		} else if ((k->stage == GPUPROBE_KVM_MSI || k->stage == GPUPROBE_KVM_ACCEPT) &&
+			   k->bdf != GPUPROBE_BDF_NONE) {
+			add_target_vector(pt, k->vector);
+		}
 		break;
 	}
 	case TRACEFILE_REC_GUEST:
@@ -196,10 +214,31 @@ void passthrough_free(struct passthrough *pt)
 	free(pt);
 }
 
+/* Injections of vectors no target's handler routed are not the target's. */
+static void keep_target_injections(struct passthrough *pt)
+{
+	uint32_t kept = 0;
+
+	if (!pt->ntarget_vectors)
+		return;		/* no in-handler records: nothing to tell them by */
+	for (uint32_t i = 0; i < pt->inject.n; i++) {
+		bool target = false;
+
+		for (unsigned int v = 0; v < pt->ntarget_vectors && !target; v++)
+			target = pt->target_vectors[v] == pt->inject.e[i].vector;
+		if (target)
+			pt->inject.e[kept++] = pt->inject.e[i];
+		else
+			pt->injections_other++;
+	}
+	pt->inject.n = kept;
+}
+
 void passthrough_finish(struct passthrough *pt)
 {
 	if (!pt->merged)
 		return;
+	keep_target_injections(pt);
 	if (!pt->guest)
 		new_guest(pt);
 	finish_guest_agg(pt);

@@ -27,6 +27,7 @@
  * handlers, softirq, blk-mq's completion IPI to another CPU).
  */
 #define PT_WAKE_SLACK_NS	1000000
+#define PT_MAX_VECTORS		64
 
 /* One interrupt, injection, wake-up or map, on the host clock (guest ones mapped). */
 struct pt_event {
@@ -37,6 +38,7 @@ struct pt_event {
 	uint32_t cpu;
 	int32_t pair;		/* host irq: its guest irq; guest irq, injection: its host irq; -1 none */
 	int32_t next;		/* injection: the guest irq it became; -1 none */
+	uint32_t vector;	/* injection: the guest vector */
 };
 
 struct pt_array {
@@ -61,6 +63,14 @@ struct passthrough {
 	struct clock_fit fit;
 	bool have_fit;			/* the clocks were compared */
 	struct pt_array host_irq, inject, guest_irq, guest_wake, guest_map, host_map;
+	/*
+	 * The guest vectors KVM routed from a target's host handler (its MSI
+	 * or APIC records): injections of other vectors (the guest's timer,
+	 * other devices) are not the target's and are left out of the pairing.
+	 */
+	uint32_t target_vectors[PT_MAX_VECTORS];
+	unsigned int ntarget_vectors;
+	uint64_t injections_other;	/* injections of other vectors, left out */
 	uint64_t dropped;		/* events beyond PT_MAX_EVENTS */
 	uint64_t host_maps_unattributed;	/* host IOMMU maps naming no device, used */
 

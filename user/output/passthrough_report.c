@@ -172,6 +172,7 @@ void passthrough_print_json(struct json *j, const struct passthrough *pt, const 
 	json_kv_u64(j, "host_irqs", pt->host_irq.n);
 	json_kv_u64(j, "guest_irqs", pt->guest_irq.n);
 	json_kv_u64(j, "kvm_injections", pt->inject.n);
+	json_kv_u64(j, "kvm_injections_other", pt->injections_other);
 	json_key(j, "clock_error_ns");
 	if (pt->have_fit)
 		json_u64(j, pt->fit.error_ns);

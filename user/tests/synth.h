@@ -56,6 +56,9 @@ struct synth_merged {
 	uint32_t drop_guest;		/* this guest interrupt is missing; UINT32_MAX: none */
 	uint32_t maps;			/* guest DMA maps, each with one host IOMMU map */
 	bool injections;		/* KVM injection records on the host */
+	/* ... with the target's MSI routing records (vector 0x41), and an
+	 * injection of another vector (the guest's timer) just before each */
+	bool other_injections;
 	bool guest_cut;			/* the guest's trace ends without its end record */
 };
 

@@ -99,6 +99,19 @@ static int put_host(const struct synth_merged *o, struct trace_writer *w)
 				.tid = 4243, .vcpu = 0, .vector = 0x41, .stage = GPUPROBE_KVM_INJECT,
 			};
 
+			if (o->other_injections) {
+				struct gpuprobe_rec_kvm msi = k, timer = k;
+
+				msi.hdr.ts_ns = t + HANDLER_NS / 2;
+				msi.hdr.cpu = 0;
+				msi.bdf = SYNTH_GPU_BDF;
+				msi.pid = msi.tid = 0;
+				msi.stage = GPUPROBE_KVM_MSI;
+				err |= trace_writer_put(w, &msi.hdr);
+				timer.hdr.ts_ns = t + INJECT_NS / 2;
+				timer.vector = 0xec;
+				err |= trace_writer_put(w, &timer.hdr);
+			}
 			err |= trace_writer_put(w, &k.hdr);
 		}
 	}

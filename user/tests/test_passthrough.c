@@ -209,6 +209,32 @@ void test_passthrough_through_injections(void)
 	passthrough_free(pt);
 }
 
+/*
+ * Injections of vectors no target's handler routed (the guest's timer,
+ * another device) are not the target's: before, each took the place of the
+ * target's injection that followed it and the pairs went wrong (on the
+ * nested testbed, 47 of 50 paired, 3 unpaired on each side).
+ */
+void test_passthrough_other_injections(void)
+{
+	struct synth_merged o;
+	struct passthrough *pt;
+
+	synth_merged_defaults(&o);
+	o.injections = true;
+	o.other_injections = true;
+	pt = merged_trace(&o, NULL);
+	if (!pt)
+		return;
+	CHECK_EQ_U64(pt->inject.n, 100);
+	CHECK_EQ_U64(pt->injections_other, 100);
+	CHECK_EQ_U64(pt->irq_paired, 100);
+	CHECK_EQ_U64(pt->irq_unpaired_host, 0);
+	CHECK_EQ_U64(pt->irq_unpaired_guest, 0);
+	CHECK_EQ_U64(pt->host_to_inject_ns.max, 4000);
+	passthrough_free(pt);
+}
+
 void test_passthrough_dma_maps(void)
 {
 	struct synth_merged o;

@@ -479,6 +479,8 @@ int main(void)
 		  test_passthrough_wide_bound_by_order },
 		{ "passthrough: through KVM injection records: host -> injection -> guest",
 		  test_passthrough_through_injections },
+		{ "passthrough: injections of other vectors (the guest's timer) left out: N paired",
+		  test_passthrough_other_injections },
 		{ "passthrough: guest DMA maps with the host maps they caused (drifting clock)",
 		  test_passthrough_dma_maps },
 		{ "passthrough: a guest cut short: host file incomplete, guest marked lost",

@@ -5,7 +5,7 @@
 #   irq:N        N interrupts, each handled before the next
 #   mapbench:N   N dma_map_single()/dma_unmap_single() pairs of 4 KiB
 # and copies the driver's counters to /out/edu-stats.
-insmod /gpuprobe/gpuprobe_edu.ko || exit 1
+[ -d /sys/module/gpuprobe_edu ] || insmod /gpuprobe/gpuprobe_edu.ko || exit 1
 EDU=$(basename "$(dirname "$(grep -l 0x11e8 /sys/bus/pci/devices/*/device)")")
 CTL=/sys/kernel/debug/gpuprobe_edu/$EDU
 echo "edu at $EDU"
