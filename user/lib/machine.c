@@ -96,30 +96,8 @@ int machine_record_decode(const struct tracefile_rec_machine *rec, struct machin
 		return -1;
 	}
 	for (uint32_t i = 0; i < rec->ntargets; i++) {
-		struct target *t = &m->info.targets.t[i];
-		struct tracefile_target ft;
-
-		if (rec->hdr.size - pos < sizeof(ft))
+		if (tracefile_target_decode(p, rec->hdr.size, &pos, &m->info.targets.t[i]))
 			goto corrupt;
-		memcpy(&ft, p + pos, sizeof(ft));
-		pos += sizeof(ft);
-		if (ft.nvec > TARGET_MAX_VECTORS ||
-		    (rec->hdr.size - pos) / sizeof(struct tracefile_vector) < ft.nvec)
-			goto corrupt;
-		memset(t, 0, sizeof(*t));
-		t->bdf = ft.bdf;
-		t->vendor = ft.vendor;
-		t->device = ft.device;
-		t->class = ft.class;
-		t->nvec = ft.nvec;
-		bdf_format(t->bdf, t->name);
-		snprintf(t->driver, sizeof(t->driver), "%.*s", (int)sizeof(ft.driver) - 1, ft.driver);
-		for (uint32_t v = 0; v < ft.nvec; v++, pos += sizeof(struct tracefile_vector)) {
-			struct tracefile_vector fv;
-
-			memcpy(&fv, p + pos, sizeof(fv));
-			t->vec[v] = (struct target_vector){ fv.index, fv.irq, fv.flags };
-		}
 		m->info.targets.count = i + 1;
 	}
 	return 0;

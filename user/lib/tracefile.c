@@ -404,3 +404,31 @@ void trace_writer_abort(struct trace_writer *w)
 		unlink(w->temp_path);
 	w->temp_path[0] = '\0';
 }
+
+int tracefile_target_decode(const unsigned char *p, size_t len, size_t *pos, struct target *t)
+{
+	struct tracefile_target ft;
+
+	if (*pos > len || len - *pos < sizeof(ft))
+		return TRACEFILE_TARGET_TRUNCATED;
+	memcpy(&ft, p + *pos, sizeof(ft));
+	memset(t, 0, sizeof(*t));
+	t->nvec = ft.nvec;
+	if (ft.nvec > TARGET_MAX_VECTORS ||
+	    (len - *pos - sizeof(ft)) / sizeof(struct tracefile_vector) < ft.nvec)
+		return TRACEFILE_TARGET_BAD_NVEC;
+	t->bdf = ft.bdf;
+	t->vendor = ft.vendor;
+	t->device = ft.device;
+	t->class = ft.class;
+	bdf_format(t->bdf, t->name);
+	copy_string(t->driver, sizeof(t->driver), ft.driver);
+	*pos += sizeof(ft);
+	for (uint32_t i = 0; i < ft.nvec; i++, *pos += sizeof(struct tracefile_vector)) {
+		struct tracefile_vector fv;
+
+		memcpy(&fv, p + *pos, sizeof(fv));
+		t->vec[i] = (struct target_vector){ fv.index, fv.irq, fv.flags };
+	}
+	return 0;
+}

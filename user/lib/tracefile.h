@@ -217,6 +217,21 @@ struct tracefile_vector {
 	uint32_t reserved;
 };
 
+/* tracefile_target_decode()'s refusals */
+enum {
+	TRACEFILE_TARGET_TRUNCATED = -1,	/* no whole tracefile_target */
+	TRACEFILE_TARGET_BAD_NVEC = -2,		/* too many vectors, or they run past len */
+};
+
+/*
+ * One tracefile_target and its vectors at p + *pos (len bytes in all, the
+ * header's variable part or a machine record) into t, *pos moved past them:
+ * 0, or a refusal above (after BAD_NVEC, t->nvec holds the count read).  An
+ * unterminated driver name is cut, not refused: callers that refuse it look
+ * at the bytes themselves.
+ */
+int tracefile_target_decode(const unsigned char *p, size_t len, size_t *pos, struct target *t);
+
 /* What the header says, decoded. */
 struct trace_info {
 	uint32_t format_version;

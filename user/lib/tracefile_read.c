@@ -104,33 +104,17 @@ static int decode_target(struct trace_reader *r, const unsigned char *var,
 			 size_t var_len, size_t *pos, struct target *t)
 {
 	uint64_t off = sizeof(struct tracefile_header_fixed) + *pos;
-	struct tracefile_target ft;
+	const char *driver = (const char *)var + *pos + offsetof(struct tracefile_target, driver);
+	int err = tracefile_target_decode(var, var_len, pos, t);
 
-	if (var_len - *pos < sizeof(ft))
+	if (err == TRACEFILE_TARGET_TRUNCATED)
 		return reader_fail(r, "truncated target at offset %" PRIu64 " (header too small)", off);
-	memcpy(&ft, var + *pos, sizeof(ft));
-	if (ft.nvec > TARGET_MAX_VECTORS ||
-	    (var_len - *pos - sizeof(ft)) / sizeof(struct tracefile_vector) < ft.nvec)
+	if (err == TRACEFILE_TARGET_BAD_NVEC)
 		return reader_fail(r, "corrupt vector count %u at offset %" PRIu64,
-				   ft.nvec, off + offsetof(struct tracefile_target, nvec));
-	if (!string_terminated(ft.driver, sizeof(ft.driver)))
+				   t->nvec, off + offsetof(struct tracefile_target, nvec));
+	if (!string_terminated(driver, sizeof(((struct tracefile_target *)0)->driver)))
 		return reader_fail(r, "corrupt driver name at offset %" PRIu64,
 				   off + offsetof(struct tracefile_target, driver));
-	memset(t, 0, sizeof(*t));
-	t->bdf = ft.bdf;
-	t->vendor = ft.vendor;
-	t->device = ft.device;
-	t->class = ft.class;
-	t->nvec = ft.nvec;
-	bdf_format(t->bdf, t->name);
-	copy_string(t->driver, sizeof(t->driver), ft.driver);
-	*pos += sizeof(ft);
-	for (uint32_t i = 0; i < ft.nvec; i++, *pos += sizeof(struct tracefile_vector)) {
-		struct tracefile_vector fv;
-
-		memcpy(&fv, var + *pos, sizeof(fv));
-		t->vec[i] = (struct target_vector){ fv.index, fv.irq, fv.flags };
-	}
 	return 0;
 }
 
