@@ -78,6 +78,57 @@ static pid_t nvme_reader(volatile int *stop, long *done, int cpu)
 	return pid;
 }
 
+/* READERS NVMe readers in children, sharing a stop flag and a read count. */
+struct readers {
+	volatile int *stop;
+	long *done;
+	pid_t pid[READERS];
+};
+
+/* Pins this process to CPU 0 and starts them (both_cpus: alternately on 0 and 1). */
+static int readers_start(struct __test_metadata *_metadata, struct readers *rd, int both_cpus)
+{
+	rd->stop = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (rd->stop == MAP_FAILED)
+		return -1;
+	rd->done = (long *)(rd->stop + 16);
+	EXPECT_EQ(0, pin_cpu0());
+	for (int i = 0; i < READERS; i++)
+		rd->pid[i] = nvme_reader(rd->stop, rd->done, both_cpus ? i % 2 : 0);
+	return 0;
+}
+
+/* Until they are under way (10 reads). */
+static void readers_wait_started(struct readers *rd)
+{
+	while (__atomic_load_n(rd->done, __ATOMIC_RELAXED) < 10)
+		sched_yield();
+}
+
+/* Until they did at least n reads in all. */
+static void readers_wait(struct readers *rd, long n)
+{
+	while (__atomic_load_n(rd->done, __ATOMIC_RELAXED) < n)
+		usleep(10000);
+}
+
+/* Stops them; the reads they did. */
+static long readers_stop(struct __test_metadata *_metadata, struct readers *rd)
+{
+	int status;
+	long n;
+
+	*rd->stop = 1;
+	for (int i = 0; i < READERS; i++) {
+		EXPECT_EQ(rd->pid[i], waitpid(rd->pid[i], &status, 0));
+		EXPECT_EQ(0, WEXITSTATUS(status));
+	}
+	n = *rd->done;
+	munmap((void *)rd->stop, 4096);
+	return n;
+}
+
 static uint64_t stats_unattributed(struct genl_sock *s)
 {
 	struct gp_stats st;
@@ -127,18 +178,10 @@ static long edu_maps_beside_nvme(struct __test_metadata *_metadata,
 				 long long *maps, long long *unmaps)
 {
 	long long maps0, unmaps0;
-	pid_t pid[READERS];
-	volatile int *stop;
+	struct readers rd;
 	char cmd[32];
-	long *done, reads;
-	int status;
+	long reads;
 
-	stop = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
-		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (stop == MAP_FAILED)
-		return -1;
-	done = (long *)(stop + 16);
-	EXPECT_EQ(0, pin_cpu0());
 	maps0 = edu_stat(self->edu, "dma_maps");
 	unmaps0 = edu_stat(self->edu, "dma_unmaps");
 	EXPECT_GE(maps0, 0);
@@ -146,23 +189,16 @@ static long edu_maps_beside_nvme(struct __test_metadata *_metadata,
 
 	EXPECT_EQ(0, gp_start(&self->s, DMA_EVENTS));
 	/* several, so completions keep landing in edu's calls */
-	for (int i = 0; i < READERS; i++)
-		pid[i] = nvme_reader(stop, done, 0);
-	while (__atomic_load_n(done, __ATOMIC_RELAXED) < 10)
-		sched_yield();
+	if (readers_start(_metadata, &rd, 0))
+		return -1;
+	readers_wait_started(&rd);
 	snprintf(cmd, sizeof(cmd), "%d 4096", MAPS);
 	EXPECT_EQ(0, edu_ctl(self->edu, "mapbench", cmd));
-	*stop = 1;
-	for (int i = 0; i < READERS; i++) {
-		EXPECT_EQ(pid[i], waitpid(pid[i], &status, 0));
-		EXPECT_EQ(0, WEXITSTATUS(status));
-	}
+	reads = readers_stop(_metadata, &rd);
 	EXPECT_EQ(0, gp_stop(&self->s));
 	gp_recv_records(&self->l, two_tallies_cb, tt);
 	*maps = edu_stat(self->edu, "dma_maps") - maps0;
 	*unmaps = edu_stat(self->edu, "dma_unmaps") - unmaps0;
-	reads = *done;
-	munmap((void *)stop, 4096);
 	return reads;
 }
 
@@ -299,36 +335,18 @@ FIXTURE_TEARDOWN(tiny)
 static long nvme_on_both_cpus(struct __test_metadata *_metadata,
 			      FIXTURE_DATA(tiny) *self, long reads, int maps)
 {
-	pid_t pid[READERS];
-	volatile int *stop;
+	struct readers rd;
 	char cmd[32];
-	long *done, n;
-	int status;
 
-	stop = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
-		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (stop == MAP_FAILED)
+	if (readers_start(_metadata, &rd, 1))
 		return -1;
-	done = (long *)(stop + 16);
-	EXPECT_EQ(0, pin_cpu0());
-	for (int i = 0; i < READERS; i++)
-		pid[i] = nvme_reader(stop, done, i % 2);
 	if (maps) {
-		while (__atomic_load_n(done, __ATOMIC_RELAXED) < 10)
-			sched_yield();
+		readers_wait_started(&rd);
 		snprintf(cmd, sizeof(cmd), "%d 4096", maps);
 		EXPECT_EQ(0, edu_ctl(self->edu, "mapbench", cmd));
 	}
-	while (__atomic_load_n(done, __ATOMIC_RELAXED) < reads)
-		usleep(10000);
-	*stop = 1;
-	for (int i = 0; i < READERS; i++) {
-		EXPECT_EQ(pid[i], waitpid(pid[i], &status, 0));
-		EXPECT_EQ(0, WEXITSTATUS(status));
-	}
-	n = *done;
-	munmap((void *)stop, 4096);
-	return n;
+	readers_wait(&rd, reads);
+	return readers_stop(_metadata, &rd);
 }
 
 TEST_F(tiny, other_devices_calls_not_missed)
