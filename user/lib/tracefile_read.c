@@ -337,10 +337,14 @@ int trace_reader_next(struct trace_reader *r, const struct gpuprobe_rec_hdr **re
 
 void trace_reader_close(struct trace_reader *r)
 {
+	/*
+	 * The chunk thread first: it may be inside fread() on the file, and
+	 * the buffer may point into its slots.
+	 */
+	chunks_close(r);
 	if (r->file && r->file != stdin)
 		fclose(r->file);
 	r->file = NULL;
-	chunks_close(r);	/* before the buffer: it may point into the chunks' */
 	free(r->buf_own);
 	r->buf = r->buf_own = NULL;
 }

@@ -8,8 +8,11 @@
  * failure reproduces.
  */
 #include <inttypes.h>
+#include <stdatomic.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "report.h"
@@ -453,6 +456,94 @@ void test_truncation_every_chunk(void)
 		       encodings[e].name, boundaries, randoms);
 		free(img.data);
 	}
+}
+
+/*
+ * A stream whose reads past the first chunk are slow, and which notes a
+ * close that comes while a read is in progress: the reader's chunk thread
+ * must be done with the file before the file is closed.  (It was not: the
+ * thread's fread() on a FILE that trace_reader_close() had freed crashed the
+ * unit tests in CI, once in a while.)
+ */
+struct slow_stream {
+	const unsigned char *data;
+	size_t len, pos, fast;	/* reads below fast are not slowed */
+	atomic_int in_read;
+	atomic_int closed_during_read;
+	atomic_int read_after_close;
+	atomic_int closed;
+};
+
+static ssize_t slow_read(void *cookie, char *buf, size_t size)
+{
+	struct slow_stream *s = cookie;
+	size_t n = s->len - s->pos < size ? s->len - s->pos : size;
+
+	if (s->closed)
+		s->read_after_close++;
+	s->in_read++;
+	if (s->pos >= s->fast)
+		nanosleep(&(struct timespec){ .tv_nsec = 50 * 1000 * 1000 }, NULL);
+	memcpy(buf, s->data + s->pos, n);
+	s->pos += n;
+	s->in_read--;
+	return (ssize_t)n;
+}
+
+static int slow_close(void *cookie)
+{
+	struct slow_stream *s = cookie;
+
+	if (s->in_read)
+		s->closed_during_read++;
+	s->closed = 1;
+	return 0;
+}
+
+void test_close_waits_for_chunk_thread(void)
+{
+	const char *path = test_tmp_path("close-race.trace");
+	cookie_io_functions_t io = { .read = slow_read, .close = slow_close };
+	static struct trace_info info;
+	const struct gpuprobe_rec_hdr *rec;
+	struct slow_stream s = { 0 };
+	struct trace_reader r;
+	uint32_t header_size;
+	struct tracefile_chunk ch;
+	struct image img;
+	FILE *f;
+	int waited;
+
+	synth_set_compression(TRACEFILE_COMPACT, 37);
+	CHECK(synth_write_mix(path, 3000, 7) == 0 && load_image(path, &img) == 0, "no image");
+	synth_set_compression(0, 0);
+	unlink(path);
+	memcpy(&header_size, img.data + offsetof(struct tracefile_header_fixed, header_size),
+	       sizeof(header_size));
+	memcpy(&ch, img.data + header_size, sizeof(ch));
+	s.data = img.data;
+	s.len = img.len;
+	s.fast = header_size + sizeof(ch) + ch.stored_size;	/* the header and chunk 1 */
+	f = fopencookie(&s, "rb", io);
+	CHECK(f, "fopencookie");
+	if (!f) {
+		free(img.data);
+		return;
+	}
+	/* no stream lock: a close must not wait for a read in the FILE's lock */
+	__fsetlocking(f, FSETLOCKING_BYCALLER);
+	setvbuf(f, NULL, _IONBF, 0);
+	CHECK(trace_reader_open_stream(&r, f, "slow", &info) == 0, "open: %s", r.error);
+	CHECK(trace_reader_next(&r, &rec) == 1, "no first record");
+	/* the thread reads chunk 2 now, slowly: close while it does */
+	for (waited = 0; !s.in_read && waited < 2000; waited++)
+		nanosleep(&(struct timespec){ .tv_nsec = 1000 * 1000 }, NULL);
+	CHECK(s.in_read, "the chunk thread never read past chunk 1");
+	trace_reader_close(&r);
+	CHECK(!s.closed_during_read, "the file was closed while the chunk thread read it");
+	CHECK(!s.read_after_close, "the chunk thread read the file after it was closed");
+	CHECK(s.closed, "the file was not closed");
+	free(img.data);
 }
 
 /* Version 1 and both version 2 encodings of one trace count the same. */

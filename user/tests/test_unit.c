@@ -429,6 +429,8 @@ int main(void)
 		  test_fuzz_flips_and_truncations },
 		{ "reader: version 2 cut at every chunk boundary and inside chunks: counts of the chunks before",
 		  test_truncation_every_chunk },
+		{ "reader: closing waits for the chunk thread to be done with the file",
+		  test_close_waits_for_chunk_thread },
 		{ "reader: version 1, compact and zstd files of one trace give the same counts",
 		  test_encodings_agree },
 		{ "tracefs: irq entry/exit pairing per CPU", test_irq_pairing },

@@ -17,6 +17,7 @@ void test_reader_rejects_bad_sizes(void);
 void test_reader_rejects_trailing_data(void);
 void test_fuzz_flips_and_truncations(void);
 void test_truncation_every_chunk(void);
+void test_close_waits_for_chunk_thread(void);
 void test_encodings_agree(void);
 void test_irq_pairing(void);
 void test_record_batches(void);
