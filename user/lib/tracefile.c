@@ -67,33 +67,6 @@ const char *tracefile_record_type_name(uint16_t type)
 	}
 }
 
-/* Smallest valid size of a known record type; 0 for unknown types. */
-size_t tracefile_record_min_size(uint16_t type)
-{
-	switch (type) {
-	case GPUPROBE_EV_IRQ:		return sizeof(struct gpuprobe_rec_irq);
-	case GPUPROBE_EV_LOST:		return sizeof(struct gpuprobe_rec_lost);
-	case GPUPROBE_EV_TARGET:	return sizeof(struct gpuprobe_rec_target);
-	case GPUPROBE_EV_WAKEUP:
-	case GPUPROBE_EV_SWITCH:	return sizeof(struct gpuprobe_rec_sched);
-	case GPUPROBE_EV_DMA:		return sizeof(struct gpuprobe_rec_dma);
-	/* older modules' records end before domain */
-	case GPUPROBE_EV_IOMMU:		return GPUPROBE_REC_IOMMU_SIZE_V1;
-	case GPUPROBE_EV_SWIOTLB:	return sizeof(struct gpuprobe_rec_swiotlb);
-	case TRACEFILE_REC_IRQ_COUNT:	return sizeof(struct tracefile_rec_irq_count);
-	case TRACEFILE_REC_END:		return sizeof(struct tracefile_rec_end);
-	case TRACEFILE_REC_APP:		return sizeof(struct tracefile_rec_app);
-	case TRACEFILE_REC_VECTOR:	return sizeof(struct tracefile_rec_vector);
-	case TRACEFILE_REC_MACHINE:	return sizeof(struct tracefile_rec_machine);
-	/* a wrapper holds at least a record header */
-	case TRACEFILE_REC_GUEST:	return sizeof(struct tracefile_rec_guest) +
-					       sizeof(struct gpuprobe_rec_hdr);
-	case TRACEFILE_REC_CLOCK_SYNC:	return sizeof(struct tracefile_rec_clock_sync);
-	case TRACEFILE_REC_KVM:		return sizeof(struct gpuprobe_rec_kvm);
-	default:			return 0;
-	}
-}
-
 /* ---- writer ---- */
 
 static size_t header_size_for(const struct trace_info *info)

@@ -15,6 +15,7 @@
  * Decoding needs nothing outside the chunk.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zstd.h>
@@ -211,18 +212,38 @@ const char *chunk_header_problem(const struct tracefile_chunk *h)
 }
 
 /*
- * A template into out in whole 64-byte blocks (inlined, no call per
- * record): it may read and write up to 63 bytes past size, which the
- * reader's buffer has (CHUNK_SLACK), and template and out may overlap.
+ * The words of one control byte (four 2-bit codes) decode from four loads at
+ * offsets known from the byte alone: no load waits for the one before it.
+ * A code of 0 (the word unchanged) loads at the next offset and adds 0.
  */
-static inline void copy_template(unsigned char *out, const unsigned char *t, unsigned int size)
-{
-	for (unsigned int o = 0; o < size; o += 64) {
-		uint64_t block[8];
+struct word_group {
+	unsigned char off[4];
+	unsigned char len;
+};
 
-		memcpy(block, t + o, sizeof(block));
-		memcpy(out + o, block, sizeof(block));
+static struct word_group word_groups[256];
+static pthread_once_t word_groups_once = PTHREAD_ONCE_INIT;
+
+static void word_groups_init(void)
+{
+	for (unsigned int b = 0; b < 256; b++) {
+		unsigned int o = 0;
+
+		for (unsigned int k = 0; k < 4; k++) {
+			word_groups[b].off[k] = (unsigned char)o;
+			o += WORD_LEN[b >> (2 * k) & 3];
+		}
+		word_groups[b].len = (unsigned char)o;
 	}
+}
+
+static inline uint32_t word_delta(const unsigned char *p, unsigned int code)
+{
+	uint32_t z;
+
+	memcpy(&z, p, sizeof(z));
+	z &= WORD_MASK[code];
+	return (z >> 1) ^ -(z & 1);
 }
 
 /* One compact record at *pp into out (room bytes left); NULL, or the problem. */
@@ -231,7 +252,8 @@ static const char *decode_compact(const unsigned char **pp, const unsigned char 
 				  unsigned char *out, size_t room)
 {
 	const unsigned char *p = *pp, *ctrl;
-	unsigned int tag = *p++, size, ncodes, code;
+	unsigned int tag = *p++, size, nctrl, code, g;
+	const uint32_t *t;
 	uint64_t x;
 	uint32_t *w;
 
@@ -255,23 +277,45 @@ static const char *decode_compact(const unsigned char **pp, const unsigned char 
 		size = ((const struct gpuprobe_rec_hdr *)tmpl[tag])->size;
 		if (size > room)
 			return "records larger than the chunk says";
-		copy_template(out, tmpl[tag], size);
+		/*
+		 * Every word from the template's, one 4-byte load and store each:
+		 * the template was just written word by word, and a wider load
+		 * of it would wait for those stores to retire.
+		 */
+		t = (const uint32_t *)tmpl[tag];
 		w = (uint32_t *)out;
-		ncodes = size / 4 - 2;
+		w[0] = t[0];
+		/* codes: the timestamp, word 1, then words 4 .. size / 4 - 1 */
+		nctrl = (size / 4 - 2 + 3) / 4;
 		ctrl = p;
-		p += (ncodes + 3) / 4;
+		p += nctrl;
 		code = ctrl[0] & 3;
 		memcpy(&x, p, sizeof(x));
 		p += TS_LEN[code];
 		((struct gpuprobe_rec_hdr *)out)->ts_ns = *prev_ts +
 			(uint64_t)unzigzag64(x & TS_MASK[code]);
-		for (unsigned int c = 1; c < ncodes; c++) {
-			uint32_t z;
+		/* the first byte's other three codes: words 1, 4 and 5 */
+		g = ctrl[0] >> 2;
+		w[1] = t[1] + word_delta(p + word_groups[g].off[0], g & 3);
+		w[4] = t[4] + word_delta(p + word_groups[g].off[1], g >> 2 & 3);
+		w[5] = t[5] + word_delta(p + word_groups[g].off[2], g >> 4 & 3);
+		p += word_groups[g].len;
+		/*
+		 * Byte b: words 4b + 2 .. 4b + 5.  Past the record's last word
+		 * the codes are 0: up to 3 words of slack written, overwritten
+		 * by the next record.
+		 */
+		for (unsigned int b = 1; b < nctrl; b++) {
+			const struct word_group *wg = &word_groups[ctrl[b]];
+			const uint32_t *tb = t + 4 * b + 2;
+			uint32_t *wb = w + 4 * b + 2;
 
-			code = ctrl[c / 4] >> (c % 4 * 2) & 3;
-			memcpy(&z, p, sizeof(z));
-			p += WORD_LEN[code];
-			w[c == 1 ? 1 : c + 2] += (uint32_t)unzigzag64(z & WORD_MASK[code]);
+			g = ctrl[b];
+			wb[0] = tb[0] + word_delta(p + wg->off[0], g & 3);
+			wb[1] = tb[1] + word_delta(p + wg->off[1], g >> 2 & 3);
+			wb[2] = tb[2] + word_delta(p + wg->off[2], g >> 4 & 3);
+			wb[3] = tb[3] + word_delta(p + wg->off[3], g >> 6);
+			p += wg->len;
 		}
 		/* the loads above may read CHUNK_INPUT_SLACK bytes past end: judged here */
 		if (p > end)
@@ -292,6 +336,7 @@ const char *chunk_decode(struct chunk_decoder *d, const struct tracefile_chunk *
 	uint64_t prev_ts = 0;
 	size_t len = 0;
 
+	pthread_once(&word_groups_once, word_groups_init);
 	if (h->encoding == CHUNK_COMPACT_ZSTD) {
 		size_t n = ZSTD_decompressDCtx(d->dctx, d->enc, TRACEFILE_CHUNK_ENC_MAX,
 					       stored, h->stored_size);

@@ -72,8 +72,14 @@ int chunk_decoder_init(struct chunk_decoder *d);
 void chunk_decoder_free(struct chunk_decoder *d);
 /* A chunk header that can be believed: NULL, or what is wrong with it. */
 const char *chunk_header_problem(const struct tracefile_chunk *h);
-/* Bytes the decoder may read past the end of its input (stored has them). */
-#define CHUNK_INPUT_SLACK	16
+/*
+ * Bytes the decoder may read past the end of its input (stored has them):
+ * it judges a record's length once the record is decoded, so a cut or
+ * forged last record may take it past the end by what the longest template
+ * record can encode (a tag, 2-bit codes, an 8-byte timestamp and 4 bytes a
+ * word), and a load of 8 more.
+ */
+#define CHUNK_INPUT_SLACK	(1 + CHUNK_TEMPLATE_MAX / 16 + 8 + CHUNK_TEMPLATE_MAX + 8)
 /* Bytes the decoder may touch past the records it writes. */
 #define CHUNK_SLACK		64
 /*
