@@ -4,7 +4,7 @@
  *
  * One pass: attr_builder_add() sees every record as report reads it.  The
  * application events come last (merged after the run), so the kernel events
- * are kept, compactly (24 bytes each, at most ATTR_MAX_KERNEL_EVENTS; the
+ * are kept, compactly (24 bytes each, sorted in place, at most ATTR_MAX_KERNEL_EVENTS; the
  * rest are counted in kernel_events_dropped and reported), until
  * attr_builder_finish() knows the windows.  Then they are sorted and summed
  * into prefix totals per block of KEV_BLOCK events, so every window costs two
@@ -103,6 +103,11 @@ static bool is_unmap(uint8_t op)
 }
 
 /* The kernel event in its compact form; false for records attribution ignores. */
+static uint64_t saturate_bytes(uint64_t b)
+{
+	return b < (1ull << 60) ? b : (1ull << 60) - 1;
+}
+
 static bool kev_of(const struct gpuprobe_rec_hdr *h, struct kev *k)
 {
 	const struct gpuprobe_rec_dma *d = (const void *)h;
@@ -119,7 +124,7 @@ static bool kev_of(const struct gpuprobe_rec_hdr *h, struct kev *k)
 		k->kind = is_unmap(d->op) ? KEV_DMA_UNMAP : KEV_DMA_MAP;
 		k->key = d->bdf;
 		k->ns = saturate_ns(d->duration_ns);
-		k->bytes = d->bytes;
+		k->bytes = saturate_bytes(d->bytes);
 		return true;
 	case GPUPROBE_EV_IOMMU:
 		/* Without a device (tracefs iommu: events) it is nobody's: keep_kernel_event counts it. */
@@ -131,12 +136,12 @@ static bool kev_of(const struct gpuprobe_rec_hdr *h, struct kev *k)
 			return false;
 		k->kind = io->op == GPUPROBE_IOMMU_MAP ? KEV_IOMMU_MAP : KEV_IOMMU_UNMAP;
 		k->key = io->bdf;
-		k->bytes = io->size;
+		k->bytes = saturate_bytes(io->size);
 		return true;
 	case GPUPROBE_EV_SWIOTLB:
 		k->kind = KEV_SWIOTLB;
 		k->key = ((const struct gpuprobe_rec_swiotlb *)h)->bdf;
-		k->bytes = ((const struct gpuprobe_rec_swiotlb *)h)->bytes;
+		k->bytes = saturate_bytes(((const struct gpuprobe_rec_swiotlb *)h)->bytes);
 		return true;
 	case GPUPROBE_EV_WAKEUP:
 		k->kind = KEV_WAKEUP;
@@ -219,16 +224,110 @@ static void keep_kernel_event(struct attr_builder *ps, const struct gpuprobe_rec
 }
 
 /* GPUs' events first, then wake-ups; by GPU (task), then by time. */
-static int by_segment_ts(const void *a, const void *b)
+static inline bool kev_before(const struct kev *x, const struct kev *y)
 {
-	const struct kev *x = a, *y = b;
 	bool wx = x->kind == KEV_WAKEUP, wy = y->kind == KEV_WAKEUP;
 
 	if (wx != wy)
-		return wx ? 1 : -1;
+		return wy;
 	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
-	return x->ts < y->ts ? -1 : x->ts > y->ts;
+		return x->key < y->key;
+	return x->ts < y->ts;
+}
+
+static inline void kev_swap(struct kev *a, struct kev *b)
+{
+	struct kev t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+static void kev_insertion_sort(struct kev *v, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		struct kev x = v[i];
+		size_t j = i;
+
+		for (; j > 0 && kev_before(&x, &v[j - 1]); j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+}
+
+static void kev_sift_down(struct kev *v, size_t root, size_t n)
+{
+	for (size_t child; (child = 2 * root + 1) < n; root = child) {
+		if (child + 1 < n && kev_before(&v[child], &v[child + 1]))
+			child++;
+		if (!kev_before(&v[root], &v[child]))
+			return;
+		kev_swap(&v[root], &v[child]);
+	}
+}
+
+static void kev_heap_sort(struct kev *v, size_t n)
+{
+	for (size_t i = n / 2; i-- > 0; )
+		kev_sift_down(v, i, n);
+	for (size_t i = n; i-- > 1; ) {
+		kev_swap(&v[0], &v[i]);
+		kev_sift_down(v, 0, i);
+	}
+}
+
+/*
+ * In place (qsort's merge sort takes a copy of the array: as much memory
+ * again as the events): quicksort, median of three, the smaller side first
+ * by recursion and the larger by the loop; heap sort past 2 log2 n levels.
+ */
+static void kev_sort(struct kev *v, size_t n, unsigned int depth)
+{
+	while (n > 16) {
+		struct kev *a = &v[0], *m = &v[n / 2], *z = &v[n - 1];
+		struct kev pivot;
+		size_t i = 0, j = n - 1;
+
+		if (!depth--) {
+			kev_heap_sort(v, n);
+			return;
+		}
+		if (kev_before(m, a))
+			kev_swap(m, a);
+		if (kev_before(z, m)) {
+			kev_swap(z, m);
+			if (kev_before(m, a))
+				kev_swap(m, a);
+		}
+		pivot = *m;
+		for (;;) {	/* Hoare: v[..j] <= pivot <= v[j + 1..] */
+			while (kev_before(&v[i], &pivot))
+				i++;
+			while (kev_before(&pivot, &v[j]))
+				j--;
+			if (i >= j)
+				break;
+			kev_swap(&v[i++], &v[j--]);
+		}
+		if (j + 1 < n - j - 1) {
+			kev_sort(v, j + 1, depth);
+			v += j + 1;
+			n -= j + 1;
+		} else {
+			kev_sort(v + j + 1, n - j - 1, depth);
+			n = j + 1;
+		}
+	}
+	kev_insertion_sort(v, n);
+}
+
+static void kev_sort_all(struct kev *v, size_t n)
+{
+	unsigned int depth = 0;
+
+	for (size_t k = n; k > 1; k >>= 1)
+		depth += 2;
+	kev_sort(v, n, depth);
 }
 
 static int find_segments(struct attr_builder *ps)
@@ -269,7 +368,7 @@ static int build_prefix(struct attr_builder *ps)
 		if (ps->kev[i].ts >= ps->lo && ps->kev[i].ts <= ps->hi)
 			ps->kev[n++] = ps->kev[i];
 	ps->nkev = n;
-	qsort(ps->kev, ps->nkev, sizeof(*ps->kev), by_segment_ts);
+	kev_sort_all(ps->kev, ps->nkev);
 	if (find_segments(ps))
 		return -1;
 	nblocks = ps->nkev / KEV_BLOCK + 1;

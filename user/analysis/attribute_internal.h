@@ -14,11 +14,13 @@ enum kev_kind { KEV_IRQ, KEV_DMA_MAP, KEV_DMA_UNMAP, KEV_IOMMU_MAP, KEV_IOMMU_UN
 /* One kernel event, as attribution needs it. */
 struct kev {
 	uint64_t ts;
-	uint64_t bytes;
+	uint64_t bytes : 60;		/* saturated at 2^60 - 1 */
+	uint64_t kind : 4;		/* enum kev_kind */
 	uint32_t ns;			/* duration, saturated at 4.29 s; 0: not measured */
 	uint32_t key;			/* its GPU's BDF; for wake-ups the task woken */
-	uint32_t kind;			/* enum kev_kind */
 };
+
+_Static_assert(sizeof(struct kev) == 24, "kernel events are kept 24 bytes each");
 
 /* kev[lo, hi): the events of one GPU (or of one thread's wake-ups), by time. */
 struct kev_segment {
