@@ -17,6 +17,11 @@ field() { printf '%s\n' "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
 rate() { awk -v n="$1" -v s="$2" 'BEGIN { printf "%.2f", n / s / 1e6 }'; }
 
 ROUNDS=${BENCH_ROUNDS:-7}
+if [ "${BENCH_BASELINE_ENCODING:-compact}" = v1 ]; then
+	BASE_TRACE=$DIR/mix.trace BASE_LABEL="version 1" BASE_ANCHOR=v1
+else
+	BASE_TRACE=$DIR/mix-compact.trace BASE_LABEL="version 2, compact" BASE_ANCHOR=compact
+fi
 STAT=../scripts/benchstat.py
 SAMPLES=$DIR/samples.txt
 : >"$SAMPLES"
@@ -44,8 +49,9 @@ for i in $(seq "$ROUNDS"); do
 	sample v1 "$N" ./gpuprobe-trace report "$DIR/mix.trace"
 	sample compact "$N" ./gpuprobe-trace report "$DIR/mix-compact.trace"
 	sample zstd "$N" ./gpuprobe-trace report "$DIR/mix-zstd.trace"
-	# BENCH_BASELINE=/path/to/an/older/gpuprobe-trace: a before/after row, interleaved
-	[ -n "${BENCH_BASELINE:-}" ] && sample baseline "$N" "$BENCH_BASELINE" report "$DIR/mix.trace"
+	# BENCH_BASELINE=/path/to/an/older/gpuprobe-trace: a before/after row, interleaved,
+	# on the compact file (BENCH_BASELINE_ENCODING=v1: on version 1's)
+	[ -n "${BENCH_BASELINE:-}" ] && sample baseline "$N" "$BENCH_BASELINE" report "$BASE_TRACE"
 done
 json=$($RUN ./gpuprobe-trace report --json "$DIR/mix.trace")
 small=$($RUN ./gpuprobe-trace report "$DIR/mix-small.trace")
@@ -101,7 +107,7 @@ if command -v trace-cmd >/dev/null && [ -d "$TRACING/instances" ]; then
 	tcsize=$(stat -c %s "$DIR/trace.dat")
 	tc_rate=$(rate "$events" "$(field "$tc" wall_s)")
 	tc_line="| \`trace-cmd report -i trace.dat\` (text, 1 line per event) | $events | $(field "$tc" wall_s) | $(rate "$events" "$(field "$tc" wall_s)") | $(field "$tc" maxrss_kb) | $(awk -v s="$tcsize" -v n="$events" 'BEGIN { printf "%.1f", s / n }') |"
-	tc_note="trace.dat: $events raw_syscalls sys_enter/sys_exit events of \`dd bs=1\` recorded in a private instance ($lost overwritten), extracted uncompressed with \`trace-cmd extract --compression none\` (trace-cmd record itself refuses to run here: this kernel has no function tracer, and record insists on touching it)."
+	tc_note="trace.dat: $events raw_syscalls sys_enter/sys_exit events of \`dd bs=1\` recorded in a private instance ($lost overwritten), extracted uncompressed with \`trace-cmd extract --compression none\` (\`trace-cmd record\` against the tracefs source: Documentation/bench-tracefs.md)."
 fi
 
 # hand-written sections from "## History" on are kept across runs
@@ -127,7 +133,7 @@ Trace: \`tests/gentrace mix $N\`: $N records, 90% irq (8 MSI-X vectors),
 | version 1 (\`record --uncompressed\`) | $size | $(bpr "$size") ($(bytes_goal "$size")) | $(ci v1) | $(goal v1 '>=' 20) | $(ci v1_rss) | 1 |
 | version 2, compact (\`record\`'s default) | $csize | $(bpr "$csize") ($(bytes_goal "$csize")) | $(ci compact) | $(goal compact '>=' 20) | $(ci compact_rss) | $(ratio compact v1) |
 | version 2, compact + zstd 3 (\`record --zstd\`) | $zsize | $(bpr "$zsize") ($(bytes_goal "$zsize")) | $(ci zstd) | $(goal zstd '>=' 20) | $(ci zstd_rss) | $(ratio zstd v1) |
-${BENCH_BASELINE:+| \`$BENCH_BASELINE report\`, version 1 (before) | $size | | $(ci baseline) | $(goal baseline '>=' 20) | $(ci baseline_rss) | $(ratio baseline v1) |
+${BENCH_BASELINE:+| \`$BENCH_BASELINE report\`, $BASE_LABEL (before) | $(stat -c %s "$BASE_TRACE") | | $(ci baseline) | $(goal baseline '>=' 20) | $(ci baseline_rss) | $(ratio baseline v1); to this build's: $(ratio baseline $BASE_ANCHOR) |
 }
 Once each, version 1: \`report --json\` $(rate "$N" "$(field "$json" wall_s)") M records/s
 ($(field "$json" wall_s) s, $(field "$json" maxrss_kb) KiB); \`report\` on 1/10 of the
@@ -166,11 +172,11 @@ $(app_row "\`export --perfetto /dev/null\`, 1/10" $((AN / 10)) "$app_export_smal
 \`export\` streams: its memory does not grow with the trace.  \`report\` on a
 trace with application events keeps every kernel event until the
 application events (which come last) are read: $per_event bytes of peak
-memory per record here (24 bytes per kernel event kept, the array's growth
-and the sort's copy), at most ATTR_MAX_KERNEL_EVENTS (16M) kernel events;
-beyond that they are counted as dropped and reported
-(Documentation/report-json.md, "app"). So the bound is about
-$(awk -v p="$per_event" 'BEGIN { printf "%.1f", p * 16 * 1048576 / 1073741824 }') GiB at 16M kernel events.
+memory per record here: 24 bytes per kernel event kept (sorted in place), at
+most ATTR_MAX_KERNEL_EVENTS (16M) of them, beyond which they are counted as
+dropped and reported (Documentation/report-json.md, "app"); the rest is the
+CUDA side, about 390 bytes per kernel or copy (its event and its per-phase
+counts), at most ATTR_MAX_APP_EVENTS.
 ${history:+
 $history}
 MD
