@@ -89,6 +89,12 @@ struct lane {
 	bool named;
 };
 
+struct sync_span {
+	uint64_t start, end;
+	uint32_t tid;
+	size_t idx;		/* among the file's sync calls */
+};
+
 struct flow_links {
 	/* by the record's position among its type in the file; 0: no flow */
 	uint64_t *irq_flow, *wake_flow, *sync_flow;
@@ -108,7 +114,7 @@ struct proto_writer {
 	/* pass one */
 	struct { uint64_t end; size_t idx; } *irqs;
 	struct { uint64_t ts; uint32_t pid; size_t idx; } *wakes;
-	struct { uint64_t start, end; uint32_t tid; size_t idx; } *syncs;
+	struct sync_span *syncs;
 	size_t nirqs, nwakes, nsyncs, cap_irqs, cap_wakes, cap_syncs;
 	struct flow_links flows;
 	size_t irq_seen, wake_seen, sync_seen;
@@ -427,6 +433,45 @@ static int by_end(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Sync calls by thread, then start: one thread's calls do not overlap. */
+static int by_tid_start(const void *a, const void *b)
+{
+	const struct sync_span *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/*
+ * The sync call of thread tid in progress at ts that no flow ends at yet:
+ * a binary search for its last call started by ts, then back while the
+ * calls still reach ts.  O(log n) a wake-up (it was a scan of every sync).
+ */
+static struct sync_span *sync_at(struct proto_writer *w, uint32_t tid, uint64_t ts)
+{
+	size_t lo = 0, hi = w->nsyncs;
+
+	while (lo < hi) {	/* first call after (tid, ts) */
+		size_t mid = lo + (hi - lo) / 2;
+		const struct sync_span *m = &w->syncs[mid];
+
+		if (m->tid < tid || (m->tid == tid && m->start <= ts))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (lo-- > 0) {
+		struct sync_span *c = &w->syncs[lo];
+
+		if (c->tid != tid || c->end < ts)
+			return NULL;
+		if (!w->flows.sync_flow[c->idx])
+			return c;
+	}
+	return NULL;
+}
+
 static void link_flows(struct proto_writer *w)
 {
 	struct flow_links *f = &w->flows;
@@ -443,9 +488,10 @@ static void link_flows(struct proto_writer *w)
 		return;
 	qsort(w->irqs, w->nirqs, sizeof(*w->irqs), by_end);
 	qsort(w->wakes, w->nwakes, sizeof(*w->wakes), by_end);
+	qsort(w->syncs, w->nsyncs, sizeof(*w->syncs), by_tid_start);
 	for (size_t k = 0, i = 0; k < w->nwakes; k++) {
 		uint64_t ts = w->wakes[k].ts;
-		size_t s;
+		struct sync_span *sync;
 
 		while (i < w->nirqs && w->irqs[i].end <= ts)
 			i++;
@@ -455,13 +501,11 @@ static void link_flows(struct proto_writer *w)
 		f->irq_flow[w->irqs[i - 1].idx] = next;
 		f->wake_flow[w->wakes[k].idx] = next;
 		f->wake_ends[w->wakes[k].idx] = true;
-		for (s = 0; s < w->nsyncs; s++)
-			if (w->syncs[s].tid == w->wakes[k].pid && w->syncs[s].start <= ts &&
-			    ts <= w->syncs[s].end && !f->sync_flow[w->syncs[s].idx]) {
-				f->sync_flow[w->syncs[s].idx] = next;
-				f->wake_ends[w->wakes[k].idx] = false;
-				break;
-			}
+		sync = sync_at(w, w->wakes[k].pid, ts);
+		if (sync) {
+			f->sync_flow[sync->idx] = next;
+			f->wake_ends[w->wakes[k].idx] = false;
+		}
 		next++;
 	}
 }

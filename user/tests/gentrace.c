@@ -58,12 +58,14 @@ int main(int argc, char **argv)
 		return synth_write_known(argv[2]) ? 1 : 0;
 	if (argc == 3 && !strcmp(argv[1], "flows"))
 		return synth_write_flows(argv[2]) ? 1 : 0;
+	if (argc == 4 && !strcmp(argv[1], "flows"))
+		return synth_write_flows_n(argv[2], (unsigned int)strtoul(argv[3], NULL, 0)) ? 1 : 0;
 	if (argc == 4 && !strcmp(argv[1], "mix"))
 		return synth_write_mix(argv[3], strtoull(argv[2], NULL, 0), 42) ? 1 : 0;
 	if (argc == 5 && !strcmp(argv[1], "app"))
 		return synth_write_app(argv[4], strtoull(argv[2], NULL, 0),
 				       strtoull(argv[3], NULL, 0), 42) ? 1 : 0;
-	fprintf(stderr, "usage: gentrace known FILE | gentrace flows FILE | gentrace mix NRECORDS FILE |\n"
+	fprintf(stderr, "usage: gentrace known FILE | gentrace flows FILE [ROUNDS] | gentrace mix NRECORDS FILE |\n"
 		"       gentrace app NKERNEL NAPP FILE |\n"
 		"       gentrace merged FILE [n=N] [drop=K] [offset_error=NS] [bound=NS] [drift_ppb=D] [maps=M] [inject] [cut]\n"
 		"  GENTRACE_ZSTD=LEVEL: format version 2 (-1 compact, 1-19 compact and zstd)\n");

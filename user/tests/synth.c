@@ -363,6 +363,16 @@ static int put_flow_app(struct trace_writer *w, uint16_t type, uint32_t tid, uin
  */
 int synth_write_flows(const char *path)
 {
+	return synth_write_flows_n(path, 4);
+}
+
+/*
+ * n rounds of 1 ms: an interrupt each, a wake-up of the waiting thread 5 us
+ * after each handler but the last round's, a sync call around the first n / 2
+ * (n = 4: the trace the flow tests know).
+ */
+int synth_write_flows_n(const char *path, unsigned int n)
+{
 	static struct trace_info info;
 	const uint64_t t0 = 1000000000ull;
 	struct gpuprobe_rec_dma d;
@@ -373,7 +383,7 @@ int synth_write_flows(const char *path)
 	synth_info(&info);
 	if (trace_writer_open(&w, path, &info))
 		return -1;
-	for (int k = 0; k < 4; k++) {
+	for (unsigned int k = 0; k < n; k++) {
 		uint64_t ts = t0 + 1000000ull * (uint64_t)(k + 1);
 		struct gpuprobe_rec_sched s = {
 			.hdr = { .type = GPUPROBE_EV_WAKEUP, .size = sizeof(s), .cpu = 0,
@@ -383,7 +393,7 @@ int synth_write_flows(const char *path)
 
 		synth_irq(&q, ts, 0, 0, 2000, true);
 		err |= trace_writer_put(&w, &q.hdr);
-		if (k < 3)
+		if (k + 1 < n)
 			err |= trace_writer_put(&w, &s.hdr);
 	}
 	synth_dma(&d, t0 + 100000, GPUPROBE_DMA_MAP_SG, 1 << 20, 16, 50000);
@@ -396,12 +406,12 @@ int synth_write_flows(const char *path)
 			    SYNTH_FLOW_KERNEL);
 	err |= put_flow_app(&w, GPUPROBE_APP_API, SYNTH_FLOW_TID, 0, t0 + 400000, t0 + 410000,
 			    "cuLaunchKernel");
-	for (int k = 0; k < 2; k++) {
+	for (unsigned int k = 0; k < n / 2; k++) {
 		uint64_t ts = t0 + 1000000ull * (uint64_t)(k + 1);
 
 		err |= put_flow_app(&w, GPUPROBE_APP_SYNC, SYNTH_FLOW_TID, 0, ts - 100000,
 				    ts + 30000, "cuStreamSynchronize");
 	}
-	err |= trace_writer_finish(&w, t0 + 6000000, 0);
+	err |= trace_writer_finish(&w, t0 + 1000000ull * (n + 2), 0);
 	return err ? -1 : 0;
 }

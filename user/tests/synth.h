@@ -40,6 +40,7 @@ int synth_write_known(const char *path);
 #define SYNTH_FLOW_TID		4242
 #define SYNTH_FLOW_KERNEL	"_Z13MatrixMulCUDAILi32EEvPfS0_S0_ii"
 int synth_write_flows(const char *path);
+int synth_write_flows_n(const char *path, unsigned int n);
 
 /* n records in a realistic mix (irq-heavy), for fuzzing and benchmarks. */
 int synth_write_mix(const char *path, uint64_t n, uint32_t seed);
