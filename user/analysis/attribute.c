@@ -102,12 +102,12 @@ static bool is_unmap(uint8_t op)
 	       op == GPUPROBE_DMA_UNMAP_RESOURCE || op == GPUPROBE_DMA_FREE;
 }
 
-/* The kernel event in its compact form; false for records attribution ignores. */
 static uint64_t saturate_bytes(uint64_t b)
 {
 	return b < (1ull << 60) ? b : (1ull << 60) - 1;
 }
 
+/* The kernel event in its compact form; false for records attribution ignores. */
 static bool kev_of(const struct gpuprobe_rec_hdr *h, struct kev *k)
 {
 	const struct gpuprobe_rec_dma *d = (const void *)h;
@@ -458,41 +458,53 @@ static void counts_sum(struct attr_counts *d, const struct attr_counts *a)
  *   run [start + e, end + 1 - e)  margin [end + 1 - e, end + 1 + e)
  *   return [end + 1 + e, return + 1)
  */
-static void attribute_op(const struct attr_builder *ps, struct attr_op *op)
+static void attribute_op(const struct attr_builder *ps, const struct attr_op *op,
+			 struct attr_op_detail *d)
 {
 	uint64_t e = op->clock_error_ns, start = op->ev.start_ns, end = op->ev.end_ns + 1;
 	uint64_t s_lo = start > e ? start - e : 1, s_hi = start + e;
 	uint64_t e_lo = end > e ? end - e : 1, e_hi = end + e;
 	struct attr_counts m;
 
-	window(ps, op->bdf, op->issue_tid, op->issue_ns, s_lo, &op->phase[ATTR_ISSUE]);
-	window(ps, op->bdf, op->issue_tid, s_hi, e_lo, &op->phase[ATTR_RUN]);
-	memset(&op->margin, 0, sizeof(op->margin));
+	memset(d, 0, sizeof(*d));
+	window(ps, op->bdf, op->issue_tid, op->issue_ns, s_lo, &d->phase[ATTR_ISSUE]);
+	window(ps, op->bdf, op->issue_tid, s_hi, e_lo, &d->phase[ATTR_RUN]);
 	if (!e)
 		goto return_phase;
 	if (s_hi >= e_lo) {		/* shorter than the two margins: all ambiguous */
-		window(ps, op->bdf, op->issue_tid, s_lo, e_hi, &op->margin);
+		window(ps, op->bdf, op->issue_tid, s_lo, e_hi, &d->margin);
 		goto return_phase;
 	}
 	window(ps, op->bdf, op->issue_tid, s_lo, s_hi, &m);
-	counts_sum(&op->margin, &m);
+	counts_sum(&d->margin, &m);
 	window(ps, op->bdf, op->issue_tid, e_lo, e_hi, &m);
-	counts_sum(&op->margin, &m);
+	counts_sum(&d->margin, &m);
 return_phase:
 	if (op->return_ns)
-		window(ps, op->bdf, op->wait_tid, e_hi, op->return_ns + 1, &op->phase[ATTR_RETURN]);
+		window(ps, op->bdf, op->wait_tid, e_hi, op->return_ns + 1, &d->phase[ATTR_RETURN]);
 }
 
-static void attribute_ops(struct attr_builder *ps)
+static int attribute_ops(struct attr_builder *ps)
 {
 	struct attribution *at = ps->at;
 	struct attr_summary *s = &at->sum;
+	size_t ndetails = at->nops < ATTR_OPS_DETAILED ? at->nops : ATTR_OPS_DETAILED;
 
+	at->details = calloc(ndetails + 1, sizeof(*at->details));
+	if (!at->details)
+		return -1;
 	for (size_t i = 0; i < at->nops; i++) {
 		struct attr_op *op = &at->ops[i];
-		const struct attr_counts *m = &op->margin;
+		struct attr_op_detail d;
+		const struct attr_counts *m = &d.margin;
 
-		attribute_op(ps, op);
+		attribute_op(ps, op, &d);
+		if (attr_name_add(ps, op, &d))
+			at->app_events_dropped++;
+		if (i < ndetails) {
+			at->details[i] = d;
+			op->detail = &at->details[i];
+		}
 		s->device_ns += op->ev.end_ns - op->ev.start_ns;
 		s->margin_irqs += m->irqs;
 		s->margin_events += m->irqs + m->dma_maps + m->dma_unmaps + m->iommu_maps +
@@ -501,7 +513,7 @@ static void attribute_ops(struct attr_builder *ps)
 			continue;
 		s->waits++;
 		s->return_wait_ns += op->return_ns - op->ev.end_ns;
-		if (op->phase[ATTR_RETURN].irqs) {
+		if (d.phase[ATTR_RETURN].irqs) {
 			s->irq_waits++;
 			s->irq_wait_ns += op->return_ns - op->ev.end_ns;
 		}
@@ -521,6 +533,7 @@ static void attribute_ops(struct attr_builder *ps)
 			s->api_ns_with_maps += e->end_ns - e->start_ns;
 		}
 	}
+	return 0;
 }
 
 static int by_start(const void *a, const void *b)
@@ -580,9 +593,13 @@ struct attribution *attr_builder_finish(struct attr_builder *ps, uint64_t wall_n
 		snprintf(err, errlen, "out of memory attributing %zu kernel events", ps->nkev);
 		return NULL;
 	}
-	attribute_ops(ps);
+	/* by start first: the detailed ops are the first ones, names come in that order */
 	qsort(at->ops, at->nops, sizeof(*at->ops), by_start);
-	attr_total_by_name(ps);
+	if (attribute_ops(ps)) {
+		snprintf(err, errlen, "out of memory attributing %zu ops", at->nops);
+		return NULL;
+	}
+	attr_names_sort(ps);
 	ps->at = NULL;
 	return at;
 }
@@ -645,6 +662,7 @@ void attribution_free(struct attribution *at)
 	if (!at)
 		return;
 	free(at->ops);
+	free(at->details);
 	free(at->names);
 	free(at->devices);
 	free(at);

@@ -42,6 +42,18 @@ struct attr_counts {
 	uint64_t wakeups;
 };
 
+/*
+ * An op's kernel events by phase.  Kept for the first ATTR_OPS_DETAILED ops
+ * (what report prints op by op); every op's go into its name's totals and
+ * the summary as they are computed.
+ */
+struct attr_op_detail {
+	struct attr_counts phase[ATTR_PHASES];
+	struct attr_counts margin;	/* within clock_error_ns of start or end: ambiguous */
+};
+
+#define ATTR_OPS_DETAILED	10000
+
 /* One kernel, copy or memset, with its windows. */
 struct attr_op {
 	struct gpuprobe_app_event ev;
@@ -52,8 +64,8 @@ struct attr_op {
 	uint32_t bdf;			/* its GPU, GPUPROBE_BDF_NONE: not known */
 	bool clock_bound_known;		/* a CLOCK record measured clock_error_ns */
 	uint64_t clock_error_ns;	/* bound on start and end as host times */
-	struct attr_counts phase[ATTR_PHASES];
-	struct attr_counts margin;	/* within clock_error_ns of start or end: ambiguous */
+	/* its counts: for the first ATTR_OPS_DETAILED ops by start, else NULL */
+	struct attr_op_detail *detail;
 };
 
 /* A device of one process and the PCI function its API named. */
@@ -105,6 +117,7 @@ struct attribution {
 	char notes[8][GPUPROBE_APP_NAME_LEN];
 	size_t nops;
 	struct attr_op *ops;		/* sorted by device start */
+	struct attr_op_detail *details;	/* of ops[0 .. ATTR_OPS_DETAILED) */
 	size_t nnames;
 	struct attr_name *names;	/* sorted by device time, largest first */
 	size_t ndevices;

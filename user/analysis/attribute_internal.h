@@ -50,7 +50,8 @@ struct attr_builder {
 void attr_counts_add(struct attr_counts *d, const struct attr_counts *a, int sign);
 
 /* attribute_names.c: per-name totals of the ops, sorted by device time. */
-void attr_total_by_name(struct attr_builder *ps);
+int attr_name_add(struct attr_builder *ps, const struct attr_op *op, const struct attr_op_detail *d);
+void attr_names_sort(struct attr_builder *ps);
 
 /* attribute_match.c: issue calls and their threads, GPUs, clock bounds, waits. */
 void attr_keep_device(struct attr_builder *ps, const struct gpuprobe_app_event *ev);

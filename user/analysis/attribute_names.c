@@ -84,24 +84,25 @@ static int by_device_time(const void *a, const void *b)
 	return x->device_ns > y->device_ns ? -1 : x->device_ns < y->device_ns;
 }
 
-void attr_total_by_name(struct attr_builder *ps)
+/* An op's totals into its name's: 0, or -1 without memory (the op is left out). */
+int attr_name_add(struct attr_builder *ps, const struct attr_op *op, const struct attr_op_detail *d)
+{
+	struct attr_name *n = name_slot(ps, op);
+
+	if (!n)
+		return -1;
+	n->count++;
+	n->device_ns += op->ev.end_ns - op->ev.start_ns;
+	n->bytes += op->ev.bytes;
+	n->return_ns += op->return_ns ? op->return_ns - op->ev.end_ns : 0;
+	for (int p = 0; p < ATTR_PHASES; p++)
+		attr_counts_add(&n->phase[p], &d->phase[p], 1);
+	return 0;
+}
+
+void attr_names_sort(struct attr_builder *ps)
 {
 	struct attribution *at = ps->at;
 
-	for (size_t i = 0; i < at->nops; i++) {
-		const struct attr_op *op = &at->ops[i];
-		struct attr_name *n = name_slot(ps, op);
-
-		if (!n) {
-			at->app_events_dropped++;
-			continue;
-		}
-		n->count++;
-		n->device_ns += op->ev.end_ns - op->ev.start_ns;
-		n->bytes += op->ev.bytes;
-		n->return_ns += op->return_ns ? op->return_ns - op->ev.end_ns : 0;
-		for (int p = 0; p < ATTR_PHASES; p++)
-			attr_counts_add(&n->phase[p], &op->phase[p], 1);
-	}
 	qsort(at->names, at->nnames, sizeof(*at->names), by_device_time);
 }

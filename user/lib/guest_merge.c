@@ -98,6 +98,8 @@ int guest_merge(struct guest_merge_input *in, const struct record_sink *sink)
 	rewind(in->spool);
 	if (trace_reader_open_stream(&r, in->spool, "the guest's trace", info)) {
 		errorf("%s", r.error);
+		trace_reader_close(&r);	/* its buffer, and the spool it holds */
+		in->spool = NULL;
 		goto out_close;
 	}
 	if (put_machine(in, info, records, complete, exit_status, stop_ns, sink))

@@ -302,8 +302,8 @@ static const char *decode_compact(const unsigned char **pp, const unsigned char 
 		p += word_groups[g].len;
 		/*
 		 * Byte b: words 4b + 2 .. 4b + 5.  Past the record's last word
-		 * the codes are 0: up to 3 words of slack written, overwritten
-		 * by the next record.
+		 * the codes are 0: up to 2 words (sizes are multiples of 8) of
+		 * slack written, overwritten by the next record.
 		 */
 		for (unsigned int b = 1; b < nctrl; b++) {
 			const struct word_group *wg = &word_groups[ctrl[b]];

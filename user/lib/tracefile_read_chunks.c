@@ -172,8 +172,13 @@ int chunks_open(struct trace_reader *r)
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->changed, NULL);
 	errno = pthread_create(&p->thread, NULL, read_ahead, p);
-	if (errno)
-		return reader_fail(r, "cannot start the chunk reader thread: %s", strerror(errno));
+	if (errno) {
+		int err = errno;
+
+		pthread_cond_destroy(&p->changed);
+		pthread_mutex_destroy(&p->lock);
+		return reader_fail(r, "cannot start the chunk reader thread: %s", strerror(err));
+	}
 	p->started = true;
 	return 0;
 }

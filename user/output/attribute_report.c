@@ -11,7 +11,8 @@
 #include "util.h"
 
 #define TEXT_OPS	20
-#define JSON_OPS	10000
+_Static_assert(TEXT_OPS <= ATTR_OPS_DETAILED, "printed ops have their counts");
+#define JSON_OPS	ATTR_OPS_DETAILED
 
 static const char *const phase_names[ATTR_PHASES] = { "issue", "run", "return" };
 static const char *const sync_kind_names[ATTR_SYNC_KINDS] = {
@@ -148,6 +149,7 @@ static void text_ops(FILE *out, const struct attribution *at)
 	fprintf(out, "  first %zu of %zu in device order (run phase; return: after device end):\n", n, at->nops);
 	for (size_t i = 0; i < n; i++) {
 		const struct attr_op *op = &at->ops[i];
+		const struct attr_op_detail *d = op->detail;	/* TEXT_OPS <= ATTR_OPS_DETAILED */
 		char shown[DEMANGLED_LEN];
 
 		if (op->return_ns)
@@ -160,12 +162,12 @@ static void text_ops(FILE *out, const struct attribution *at)
 			op->ev.flags & GPUPROBE_APPF_PINNED ? " pinned" :
 			op->ev.flags & GPUPROBE_APPF_PAGEABLE ? " pageable" : "",
 			(uint64_t)op->ev.bytes, format_ns(a, FORMAT_NS_LEN, op->ev.end_ns - op->ev.start_ns), b);
-		text_counts(out, &op->phase[ATTR_RUN]);
-		fprintf(out, " | ret %" PRIu64 " irq %" PRIu64 " wake", op->phase[ATTR_RETURN].irqs,
-			op->phase[ATTR_RETURN].wakeups);
-		if (op->margin.irqs + op->margin.dma_maps + op->margin.iommu_maps + op->margin.swiotlb)
+		text_counts(out, &d->phase[ATTR_RUN]);
+		fprintf(out, " | ret %" PRIu64 " irq %" PRIu64 " wake", d->phase[ATTR_RETURN].irqs,
+			d->phase[ATTR_RETURN].wakeups);
+		if (d->margin.irqs + d->margin.dma_maps + d->margin.iommu_maps + d->margin.swiotlb)
 			fprintf(out, " | ambiguous %" PRIu64 " irq %" PRIu64 " map",
-				op->margin.irqs, op->margin.dma_maps + op->margin.iommu_maps);
+				d->margin.irqs, d->margin.dma_maps + d->margin.iommu_maps);
 		fputc('\n', out);
 	}
 }
@@ -301,8 +303,8 @@ static void json_op(struct json *j, const struct attr_op *op)
 		json_u64(j, op->clock_error_ns);
 	else
 		json_put_null(j);	/* not measured */
-	json_phases(j, op->phase);
-	json_counts(j, "ambiguous", &op->margin);
+	json_phases(j, op->detail->phase);
+	json_counts(j, "ambiguous", &op->detail->margin);
 	json_object_end(j);
 }
 

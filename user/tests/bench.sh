@@ -175,8 +175,9 @@ application events (which come last) are read: $per_event bytes of peak
 memory per record here: 24 bytes per kernel event kept (sorted in place), at
 most ATTR_MAX_KERNEL_EVENTS (16M) of them, beyond which they are counted as
 dropped and reported (Documentation/report-json.md, "app"); the rest is the
-CUDA side, about 390 bytes per kernel or copy (its event and its per-phase
-counts), at most ATTR_MAX_APP_EVENTS.
+CUDA side, about 190 bytes per kernel or copy and 136 per API call, at most
+ATTR_MAX_APP_EVENTS (an op's per-phase counts are kept only for the first
+ATTR_OPS_DETAILED, those report prints one by one).
 ${history:+
 $history}
 MD

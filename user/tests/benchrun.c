@@ -36,7 +36,8 @@ int main(int argc, char **argv)
 		return 1;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	/* BENCHRUN_OUT=FILE: the line goes there (benchrun inside a recorder) */
-	out = getenv("BENCHRUN_OUT") ? fopen(getenv("BENCHRUN_OUT"), "a") : stdout;
+	out = getenv("BENCHRUN_OUT") && *getenv("BENCHRUN_OUT") ?
+	      fopen(getenv("BENCHRUN_OUT"), "a") : stdout;
 	if (!out) {
 		perror(getenv("BENCHRUN_OUT"));
 		return 1;

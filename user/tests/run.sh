@@ -46,6 +46,7 @@ run_suite explain-h200 ./explain.sh
 # The same suites under memcheck: use after free (the chunk reader's thread
 # inside fread() on a closed file crashed CI only now and then), leaks.
 MEMCHECK="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite"
+command -v valgrind >/dev/null || MEMCHECK="echo valgrind is missing (scripts/deps.sh installs it):"
 run_suite memcheck-unit $MEMCHECK ./test_unit
 run_suite memcheck-tracefs-decode $MEMCHECK ./test_tracefs formats
 run_suite memcheck-explain $MEMCHECK ./test_explain

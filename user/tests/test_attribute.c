@@ -121,25 +121,25 @@ static void check_ops(const struct attribution *at)
 	      !strcmp(m->ev.name, "memcpy") && !strcmp(k1b->ev.name, "k1"), "ops in device order");
 	CHECK_EQ_U64(k1->issue_ns, T0 + 500);		/* by correlation */
 	CHECK_EQ_U64(k2->issue_ns, 0);			/* no call known */
-	CHECK_EQ_U64(k1->phase[ATTR_ISSUE].iommu_maps, 1);
-	CHECK_EQ_U64(k1->phase[ATTR_ISSUE].iommu_map_bytes, 8192);
-	CHECK_EQ_U64(k1->phase[ATTR_RUN].irqs, 1);
-	CHECK_EQ_U64(k1->phase[ATTR_RUN].irq_ns, 700);
-	CHECK_EQ_U64(k2->phase[ATTR_RUN].irqs, 1);	/* the same irq: overlapping windows */
+	CHECK_EQ_U64(k1->detail->phase[ATTR_ISSUE].iommu_maps, 1);
+	CHECK_EQ_U64(k1->detail->phase[ATTR_ISSUE].iommu_map_bytes, 8192);
+	CHECK_EQ_U64(k1->detail->phase[ATTR_RUN].irqs, 1);
+	CHECK_EQ_U64(k1->detail->phase[ATTR_RUN].irq_ns, 700);
+	CHECK_EQ_U64(k2->detail->phase[ATTR_RUN].irqs, 1);	/* the same irq: overlapping windows */
 	CHECK_EQ_U64(k1->return_ns, 0);			/* nobody waited for it */
-	CHECK_EQ_U64(m->phase[ATTR_ISSUE].dma_maps, 1);
-	CHECK_EQ_U64(m->phase[ATTR_ISSUE].dma_map_bytes, 4096);
-	CHECK_EQ_U64(m->phase[ATTR_RUN].swiotlb, 1);
-	CHECK_EQ_U64(m->phase[ATTR_RUN].swiotlb_bytes, 512);
+	CHECK_EQ_U64(m->detail->phase[ATTR_ISSUE].dma_maps, 1);
+	CHECK_EQ_U64(m->detail->phase[ATTR_ISSUE].dma_map_bytes, 4096);
+	CHECK_EQ_U64(m->detail->phase[ATTR_RUN].swiotlb, 1);
+	CHECK_EQ_U64(m->detail->phase[ATTR_RUN].swiotlb_bytes, 512);
 	CHECK_EQ_U64(m->return_ns, T0 + 4500);		/* its blocking memcpy call */
-	CHECK_EQ_U64(m->phase[ATTR_RETURN].irqs, 0);
+	CHECK_EQ_U64(m->detail->phase[ATTR_RETURN].irqs, 0);
 	CHECK_EQ_U64(k1b->return_ns, T0 + 7000);		/* the stream synchronize */
-	CHECK_EQ_U64(k1b->phase[ATTR_RETURN].irqs, 1);
-	CHECK_EQ_U64(k1b->phase[ATTR_RETURN].irq_ns, 900);
-	CHECK_EQ_U64(k1b->phase[ATTR_RETURN].wakeups, 1);
-	CHECK_EQ_U64(k1b->phase[ATTR_RUN].irqs + k1b->phase[ATTR_ISSUE].irqs, 0);
-	CHECK_EQ_U64(k1b->phase[ATTR_ISSUE].iommu_maps, 0);	/* no device: nobody's */
-	CHECK_EQ_U64(m->phase[ATTR_RUN].iommu_unmaps, 0);
+	CHECK_EQ_U64(k1b->detail->phase[ATTR_RETURN].irqs, 1);
+	CHECK_EQ_U64(k1b->detail->phase[ATTR_RETURN].irq_ns, 900);
+	CHECK_EQ_U64(k1b->detail->phase[ATTR_RETURN].wakeups, 1);
+	CHECK_EQ_U64(k1b->detail->phase[ATTR_RUN].irqs + k1b->detail->phase[ATTR_ISSUE].irqs, 0);
+	CHECK_EQ_U64(k1b->detail->phase[ATTR_ISSUE].iommu_maps, 0);	/* no device: nobody's */
+	CHECK_EQ_U64(m->detail->phase[ATTR_RUN].iommu_unmaps, 0);
 }
 
 static void check_totals(const struct attribution *at)

@@ -151,15 +151,15 @@ void test_attribution_two_gpus(void)
 	CHECK_EQ_U64(at->kernel_bdfs, 2);
 	CHECK_EQ_U64(a->bdf, GPU_A);
 	CHECK_EQ_U64(b->bdf, GPU_B);
-	CHECK_EQ_U64(a->phase[ATTR_RUN].irqs, 2);	/* 1500 and the late vector's 1700 */
-	CHECK_EQ_U64(a->phase[ATTR_RUN].dma_maps, 0);	/* B's maps */
-	CHECK_EQ_U64(b->phase[ATTR_RUN].irqs, 1);
-	CHECK_EQ_U64(b->phase[ATTR_RUN].dma_maps, 2);
+	CHECK_EQ_U64(a->detail->phase[ATTR_RUN].irqs, 2);	/* 1500 and the late vector's 1700 */
+	CHECK_EQ_U64(a->detail->phase[ATTR_RUN].dma_maps, 0);	/* B's maps */
+	CHECK_EQ_U64(b->detail->phase[ATTR_RUN].irqs, 1);
+	CHECK_EQ_U64(b->detail->phase[ATTR_RUN].dma_maps, 2);
 	CHECK_EQ_U64(a->return_ns, T0 + 3000);
-	CHECK_EQ_U64(a->phase[ATTR_RETURN].irqs, 0);	/* 3500 came after the return */
+	CHECK_EQ_U64(a->detail->phase[ATTR_RETURN].irqs, 0);	/* 3500 came after the return */
 	CHECK_EQ_U64(c->bdf, GPUPROBE_BDF_NONE);
 	CHECK_EQ_U64(at->ops_unmapped, 1);
-	CHECK_EQ_U64(c->phase[ATTR_RUN].irqs + c->phase[ATTR_RUN].dma_maps, 0);
+	CHECK_EQ_U64(c->detail->phase[ATTR_RUN].irqs + c->detail->phase[ATTR_RUN].dma_maps, 0);
 	CHECK_EQ_U64(at->ndevices, 2);
 out:
 	attribution_free(at);
@@ -211,10 +211,10 @@ void test_attribution_two_threads(void)
 	CHECK_EQ_U64(x->wait_tid, 100);
 	CHECK_EQ_U64(y->return_ns, T0 + 4000);
 	CHECK_EQ_U64(y->wait_tid, 200);
-	CHECK_EQ_U64(x->phase[ATTR_RETURN].wakeups, 1);	/* 100's at 4800, not 200's */
-	CHECK_EQ_U64(y->phase[ATTR_RETURN].wakeups, 1);	/* 200's at 3900 */
-	CHECK_EQ_U64(x->phase[ATTR_RETURN].irqs, 1);	/* GPU events are the GPU's, any thread */
-	CHECK_EQ_U64(y->phase[ATTR_RETURN].irqs, 0);	/* 3200 is before kY ended */
+	CHECK_EQ_U64(x->detail->phase[ATTR_RETURN].wakeups, 1);	/* 100's at 4800, not 200's */
+	CHECK_EQ_U64(y->detail->phase[ATTR_RETURN].wakeups, 1);	/* 200's at 3900 */
+	CHECK_EQ_U64(x->detail->phase[ATTR_RETURN].irqs, 1);	/* GPU events are the GPU's, any thread */
+	CHECK_EQ_U64(y->detail->phase[ATTR_RETURN].irqs, 0);	/* 3200 is before kY ended */
 	CHECK_EQ_U64(z->return_ns, T0 + 6000);		/* the stream wait's stream */
 	CHECK_EQ_U64(z->wait_tid, 100);
 	CHECK_EQ_U64(wk->return_ns, 0);			/* stream 7: nobody waited */
@@ -312,10 +312,10 @@ void test_attribution_clock_margin(void)
 		goto out;
 	CHECK(k->clock_bound_known && k->clock_error_ns == 100, "bound %llu",
 	      (unsigned long long)k->clock_error_ns);
-	CHECK_EQ_U64(k->phase[ATTR_ISSUE].irqs, 1);
-	CHECK_EQ_U64(k->margin.irqs, 4);
-	CHECK_EQ_U64(k->phase[ATTR_RUN].irqs, 1);
-	CHECK_EQ_U64(k->phase[ATTR_RETURN].irqs, 1);
+	CHECK_EQ_U64(k->detail->phase[ATTR_ISSUE].irqs, 1);
+	CHECK_EQ_U64(k->detail->margin.irqs, 4);
+	CHECK_EQ_U64(k->detail->phase[ATTR_RUN].irqs, 1);
+	CHECK_EQ_U64(k->detail->phase[ATTR_RETURN].irqs, 1);
 	CHECK_EQ_U64(at->sum.margin_irqs, 4);
 	CHECK_EQ_U64(at->clock_error_max_ns, 100);
 	attribution_free(at);
@@ -325,10 +325,10 @@ void test_attribution_clock_margin(void)
 	if (!k)
 		goto out;
 	CHECK(!k->clock_bound_known, "no bound");
-	CHECK_EQ_U64(k->margin.irqs, 0);
-	CHECK_EQ_U64(k->phase[ATTR_ISSUE].irqs, 2);
-	CHECK_EQ_U64(k->phase[ATTR_RUN].irqs, 3);
-	CHECK_EQ_U64(k->phase[ATTR_RETURN].irqs, 2);
+	CHECK_EQ_U64(k->detail->margin.irqs, 0);
+	CHECK_EQ_U64(k->detail->phase[ATTR_ISSUE].irqs, 2);
+	CHECK_EQ_U64(k->detail->phase[ATTR_RUN].irqs, 3);
+	CHECK_EQ_U64(k->detail->phase[ATTR_RETURN].irqs, 2);
 	CHECK_EQ_U64(at->ops_without_clock_bound, 1);
 out:
 	attribution_free(at);
@@ -381,7 +381,7 @@ void test_attribution_clock_all_streams(void)
 		goto out;
 	CHECK(k->clock_bound_known && k->clock_error_ns == 100, "bound %llu",
 	      (unsigned long long)k->clock_error_ns);
-	CHECK_EQ_U64(k->margin.irqs, 4);
+	CHECK_EQ_U64(k->detail->margin.irqs, 4);
 	CHECK_EQ_U64(at->ops_without_clock_bound, 0);
 	attribution_free(at);
 	/* only the other device's record: this op's bound stays unmeasured */
@@ -389,7 +389,7 @@ void test_attribution_clock_all_streams(void)
 	k = op_named(at, "k");
 	if (!k)
 		goto out;
-	CHECK(!k->clock_bound_known && k->margin.irqs == 0, "other device's bound used");
+	CHECK(!k->clock_bound_known && k->detail->margin.irqs == 0, "other device's bound used");
 	CHECK_EQ_U64(at->ops_without_clock_bound, 1);
 out:
 	attribution_free(at);

@@ -469,24 +469,38 @@ struct slow_stream {
 	const unsigned char *data;
 	size_t len, pos, fast;	/* reads below fast are not slowed */
 	atomic_int in_read;
+	atomic_int closing;	/* the test is about to close the reader */
+	atomic_int slept;
 	atomic_int closed_during_read;
 	atomic_int read_after_close;
 	atomic_int closed;
 };
 
+/*
+ * Reads stop at fast (the end of chunk 1); the first read past it waits for
+ * the test to start closing the reader, then 50 ms more: a close that does
+ * not wait for the chunk thread comes inside that read.
+ */
 static ssize_t slow_read(void *cookie, char *buf, size_t size)
 {
 	struct slow_stream *s = cookie;
-	size_t n = s->len - s->pos < size ? s->len - s->pos : size;
+	size_t n;
 
 	if (s->closed)
 		s->read_after_close++;
-	s->in_read++;
-	if (s->pos >= s->fast)
+	if (s->pos < s->fast && size > s->fast - s->pos)
+		size = s->fast - s->pos;
+	if (s->pos >= s->fast && !s->slept) {
+		s->in_read = 1;
+		for (int i = 0; i < 5000 && !s->closing; i++)
+			nanosleep(&(struct timespec){ .tv_nsec = 1000 * 1000 }, NULL);
 		nanosleep(&(struct timespec){ .tv_nsec = 50 * 1000 * 1000 }, NULL);
+		s->slept = 1;
+		s->in_read = 0;
+	}
+	n = s->len - s->pos < size ? s->len - s->pos : size;
 	memcpy(buf, s->data + s->pos, n);
 	s->pos += n;
-	s->in_read--;
 	return (ssize_t)n;
 }
 
@@ -532,13 +546,13 @@ void test_close_waits_for_chunk_thread(void)
 	}
 	/* no stream lock: a close must not wait for a read in the FILE's lock */
 	__fsetlocking(f, FSETLOCKING_BYCALLER);
-	setvbuf(f, NULL, _IONBF, 0);
 	CHECK(trace_reader_open_stream(&r, f, "slow", &info) == 0, "open: %s", r.error);
 	CHECK(trace_reader_next(&r, &rec) == 1, "no first record");
-	/* the thread reads chunk 2 now, slowly: close while it does */
-	for (waited = 0; !s.in_read && waited < 2000; waited++)
+	/* the thread reads chunk 2 now and waits in the read: close while it does */
+	for (waited = 0; !s.in_read && waited < 5000; waited++)
 		nanosleep(&(struct timespec){ .tv_nsec = 1000 * 1000 }, NULL);
 	CHECK(s.in_read, "the chunk thread never read past chunk 1");
+	s.closing = 1;
 	trace_reader_close(&r);
 	CHECK(!s.closed_during_read, "the file was closed while the chunk thread read it");
 	CHECK(!s.read_after_close, "the chunk thread read the file after it was closed");
