@@ -27,6 +27,7 @@ static void copy_target(struct metrics_target *mt, const struct target *t)
 	mt->bound = t->driver[0] != 0;
 }
 
+/* A vector added once the target was resolved is one it did not have then. */
 static struct metrics_vector *find_vector(struct metrics_target *mt, uint32_t index,
 					  bool add)
 {
@@ -36,6 +37,7 @@ static struct metrics_vector *find_vector(struct metrics_target *mt, uint32_t in
 	if (!add || mt->nvec >= METRICS_MAX_VECTORS)
 		return NULL;
 	mt->vec[mt->nvec].index = index;
+	mt->vec[mt->nvec].from_zero = mt->resolved;
 	return &mt->vec[mt->nvec++];
 }
 
@@ -61,6 +63,14 @@ void metrics_free(struct metrics *m)
 	m->ntargets = 0;
 }
 
+static uint32_t irq_of(const struct target *t, uint32_t index)
+{
+	for (uint32_t j = 0; j < t->nvec; j++)
+		if (t->vec[j].index == index)
+			return t->vec[j].irq;
+	return 0;
+}
+
 /* Vectors the device no longer has keep their totals, with no irq. */
 void metrics_update_targets(struct metrics *m, const struct target_set *set)
 {
@@ -71,14 +81,20 @@ void metrics_update_targets(struct metrics *m, const struct target_set *set)
 		if (!mt)
 			continue;
 		copy_target(mt, t);
-		for (unsigned int v = 0; v < mt->nvec; v++)
-			mt->vec[v].irq = 0;
+		for (unsigned int v = 0; v < mt->nvec; v++) {
+			struct metrics_vector *mv = &mt->vec[v];
+			uint32_t irq = irq_of(t, mv->index);
+
+			mv->renewed |= irq != mv->irq;
+			mv->irq = irq;
+		}
 		for (uint32_t j = 0; j < t->nvec; j++) {
 			struct metrics_vector *mv = find_vector(mt, t->vec[j].index, true);
 
 			if (mv)
 				mv->irq = t->vec[j].irq;
 		}
+		mt->resolved = true;
 	}
 }
 
@@ -100,7 +116,7 @@ static void add_irq(struct metrics_target *mt, const struct gpuprobe_rec_irq *r)
 	}
 	log2_hist_add(&v->handler, r->duration_ns);
 	mt->last_irq_end_ns = r->hdr.ts_ns + r->duration_ns;
-	if (!v->kernel_valid || r->hdr.ts_ns <= v->since_ns)
+	if ((!v->kernel_valid && !v->from_zero) || r->hdr.ts_ns <= v->since_ns)
 		return;		/* before its baseline: the kernel's count has it */
 	if (r->hdr.ts_ns > v->cut_ns)
 		v->ahead++;
@@ -218,12 +234,25 @@ void metrics_add_record(struct metrics *m, const struct gpuprobe_rec_hdr *rec)
 }
 
 /*
- * Records read before this call have timestamps before cut_ns, so what was
- * held back as ahead counts now.  A vector whose irq number changed
- * (rebound) carries the old number's count and starts a new baseline.
+ * Was the irq read now allocated since the last cut?  Vectors are MSI/MSI-X
+ * irqs, allocated for the device when its driver enables them and freed
+ * when it unbinds: a new one is a new irq number, or the same number with a
+ * new sysfs directory (its identity), or a count that went down.
  */
-void metrics_kernel_count(struct metrics *m, uint32_t bdf, uint32_t index, uint32_t irq,
-			  uint64_t count, uint64_t cut_ns)
+static bool irq_is_new(const struct metrics_vector *v, const struct kernel_count *kc)
+{
+	return v->renewed || kc->irq != v->counted_irq || kc->count < v->kernel_now ||
+	       (kc->irq_id && v->counted_id && kc->irq_id != v->counted_id);
+}
+
+/*
+ * Records read before this call have timestamps before cut_ns, so what was
+ * held back as ahead counts now.  A vector serve had at its start counts
+ * from its first cut (its baseline); a new irq counts from 0, all of it
+ * since the last cut, the old irq's count carried over.
+ */
+void metrics_kernel_count(struct metrics *m, uint32_t bdf, uint32_t index,
+			  const struct kernel_count *kc)
 {
 	struct metrics_target *mt = metrics_target(m, bdf);
 	struct metrics_vector *v = mt ? find_vector(mt, index, true) : NULL;
@@ -232,17 +261,20 @@ void metrics_kernel_count(struct metrics *m, uint32_t bdf, uint32_t index, uint3
 		return;
 	v->interrupts += v->ahead;
 	v->ahead = 0;
-	if (!v->kernel_valid || v->irq != irq || count < v->kernel_now) {
-		if (v->kernel_valid)
-			v->kernel_carried += v->kernel_now - v->kernel_base;
-		else
-			v->since_ns = cut_ns;
-		v->kernel_base = count;
+	if (!v->kernel_valid) {
+		v->kernel_base = v->from_zero ? 0 : kc->count;
+		if (!v->from_zero)
+			v->since_ns = kc->cut_ns;
 		v->kernel_valid = true;
+	} else if (irq_is_new(v, kc)) {
+		v->kernel_carried += v->kernel_now - v->kernel_base;
+		v->kernel_base = 0;
 	}
-	v->irq = irq;
-	v->kernel_now = count;
-	v->cut_ns = cut_ns;
+	v->renewed = false;
+	v->counted_irq = kc->irq;
+	v->counted_id = kc->irq_id;
+	v->kernel_now = kc->count;
+	v->cut_ns = kc->cut_ns;
 }
 
 /* Module summaries have no sum: each bucket's geometric midpoint stands in. */

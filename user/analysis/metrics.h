@@ -35,15 +35,19 @@ struct log2_hist {
 
 struct metrics_vector {
 	uint32_t index;			/* MSI/MSI-X index */
-	uint32_t irq;			/* Linux irq now; 0: none (unbound) */
+	uint32_t irq;			/* Linux irq now (rescan); 0: none (unbound) */
 	uint64_t interrupts;		/* records up to the last cut */
 	uint64_t ahead;			/* of those after it: counted at the next cut */
 	uint64_t cut_ns;		/* kernel count read at (CLOCK_MONOTONIC) */
 	uint64_t since_ns;		/* the first cut: counting began */
 	uint64_t kernel_base;		/* kernel count when counting began */
 	uint64_t kernel_now;		/* at the last cut */
-	uint64_t kernel_carried;	/* counts of irq numbers it had before */
+	uint64_t kernel_carried;	/* counts of the irqs it had before */
+	uint32_t counted_irq;		/* the irq kernel_now is the count of */
+	uint64_t counted_id;		/* and its identity; 0: unknown */
 	bool kernel_valid;
+	bool from_zero;			/* appeared while serving: its irq's whole count is new */
+	bool renewed;			/* a rescan saw its irq change: a new irq, from 0 */
 	struct log2_hist handler;
 	struct log2_hist module_base;	/* module summaries: earlier sessions */
 	uint64_t module_last;		/* this session's count at the last read */
@@ -69,6 +73,7 @@ struct metrics_target {
 	uint64_t last_irq_end_ns;	/* for wake latency */
 	struct log2_hist wake;
 	uint64_t target_events;		/* TARGET records: bind, unbind, vectors */
+	bool resolved;			/* vectors added from now on are new ones */
 };
 
 struct metrics {
@@ -90,20 +95,35 @@ struct metrics {
 int metrics_init(struct metrics *m, const struct target_set *set, const char *role,
 		 const char *source);
 void metrics_free(struct metrics *m);
-/* Targets' driver, bound state and vectors from a fresh resolve (rescan). */
+/*
+ * Targets' driver, bound state and vectors from a fresh resolve (rescan).
+ * A vector whose irq changed, and one not there before, is a new irq: the
+ * next kernel count takes its whole count (from 0).
+ */
 void metrics_update_targets(struct metrics *m, const struct target_set *set);
 struct metrics_target *metrics_target(struct metrics *m, uint32_t bdf);
 
 void metrics_add_record(struct metrics *m, const struct gpuprobe_rec_hdr *rec);
 
+/* One read of a vector's kernel count. */
+struct kernel_count {
+	uint32_t irq;
+	uint64_t irq_id;		/* the irq's identity (irq_desc_id()); 0: unknown */
+	uint64_t count;
+	uint64_t cut_ns;		/* read just before this (CLOCK_MONOTONIC) */
+};
+
 /*
- * One vector's kernel count, read just before cut_ns: records later than
- * cut_ns are held back as `ahead` until the next cut.  The first cut of a
- * vector is its baseline: records up to it do not count.  Drain the source
- * after the cuts, before rendering.
+ * One vector's kernel count, read just before kc->cut_ns: records later
+ * than cut_ns are held back as `ahead` until the next cut.  The first cut of
+ * a vector serve had at its start is its baseline: records up to it do not
+ * count.  An irq new since the last cut (another number, another identity,
+ * a count that went down, or metrics_update_targets() said so) counts from
+ * 0, the old one's count carried.  Drain the source after the cuts, before
+ * rendering.
  */
-void metrics_kernel_count(struct metrics *m, uint32_t bdf, uint32_t index, uint32_t irq,
-			  uint64_t count, uint64_t cut_ns);
+void metrics_kernel_count(struct metrics *m, uint32_t bdf, uint32_t index,
+			  const struct kernel_count *kc);
 
 /* A module summary histogram (cumulative for its session). */
 void metrics_add_summary(struct metrics *m, uint32_t bdf, uint32_t vector,

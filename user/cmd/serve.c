@@ -4,10 +4,12 @@
  * thread owns the source (the module's summary histograms, or tracefs read
  * into running totals) and reopens it when it goes away; libmicrohttpd's
  * thread answers scrapes (output/http.c).  A scrape asks the main thread
- * for a cut (the kernel's count of every vector read, the source drained
- * up to then) and renders the totals under the lock: so the interrupt
- * counters and the kernel's counters of one scrape agree
- * (Documentation/fleet.md).
+ * for a cut (the targets resolved again, the kernel's count of every vector
+ * read, the source drained up to then) and renders the totals under the
+ * lock: so the interrupt counters and the kernel's counters of one scrape
+ * agree (Documentation/fleet.md).  The main thread also cuts every second
+ * between scrapes: a module unloaded, or a device unbound, is seen within
+ * a second, not at the next scrape.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -27,7 +29,7 @@
 
 #define SERVE_DEFAULT_LISTEN	"127.0.0.1:9477"
 #define SERVE_POLL_MS		50
-#define SERVE_RESCAN_MS		1000
+#define SERVE_CUT_MS		1000	/* between scrapes */
 #define SERVE_RETRY_MS		2000
 #define SCRAPE_WAIT_MS		3000
 
@@ -51,7 +53,7 @@ struct serve {
 	struct summary_session *summary;
 	bool was_up, reported;
 	struct target_set *current;	/* rescanned: drivers and vectors now */
-	uint64_t next_retry_ns, next_rescan_ns;
+	uint64_t next_retry_ns, next_cut_ns;
 	/* shared with the HTTP thread, under lock */
 	pthread_mutex_t lock;
 	pthread_cond_t cut_done;
@@ -181,44 +183,51 @@ static void read_source(struct serve *s, int timeout_ms)
 	}
 	close_source(s);
 	set_health(s, false, err);
-	s->next_retry_ns = mono_now_ns() + SERVE_RETRY_MS * 1000000ull;
+	/* at once: a module reloaded between two reads is back already */
+	s->next_retry_ns = mono_now_ns();
 }
 
 /*
  * A vector's kernel count and the time to cut at: two reads that agree, the
  * time taken between them.  An interrupt counted by the first read had its
  * handler entered before that time, one the second did not count enters
- * after it; two reads that differ (an interrupt in between) are taken again.
+ * after it; two reads that differ (an interrupt in between, or another irq
+ * behind the number) are taken again.
  */
-static int kernel_count_at(uint32_t irq, uint64_t *count, uint64_t *at)
+static int kernel_count_at(struct kernel_count *kc)
 {
-	uint64_t again;
+	uint64_t again, id_again;
 
 	for (int tries = 0; tries < 16; tries++) {
-		if (irq_kernel_count("/sys", irq, count))
+		if (irq_desc_id("/sys", kc->irq, &kc->irq_id))
+			kc->irq_id = 0;
+		if (irq_kernel_count("/sys", kc->irq, &kc->count))
 			return -1;
-		*at = mono_now_ns();
-		if (irq_kernel_count("/sys", irq, &again))
+		kc->cut_ns = mono_now_ns();
+		if (irq_kernel_count("/sys", kc->irq, &again))
 			return -1;
-		if (again == *count)
+		if (irq_desc_id("/sys", kc->irq, &id_again))
+			id_again = 0;
+		if (again == kc->count && id_again == kc->irq_id)
 			break;
 	}
 	return 0;
 }
 
-/* The kernel's count of each vector, then the source drained past it. */
+/* Targets resolved again, the kernel's count of each vector, the source drained past it. */
 static void cut(struct serve *s)
 {
+	rescan_targets(s);
 	for (unsigned int i = 0; i < s->current->count; i++) {
 		const struct target *t = &s->current->t[i];
 
 		for (uint32_t j = 0; j < t->nvec; j++) {
-			uint64_t count, at;
+			struct kernel_count kc = { .irq = t->vec[j].irq };
 
-			if (kernel_count_at(t->vec[j].irq, &count, &at))
+			if (kernel_count_at(&kc))
 				continue;
 			pthread_mutex_lock(&s->lock);
-			metrics_kernel_count(&s->m, t->bdf, t->vec[j].index, t->vec[j].irq, count, at);
+			metrics_kernel_count(&s->m, t->bdf, t->vec[j].index, &kc);
 			pthread_mutex_unlock(&s->lock);
 		}
 	}
@@ -261,9 +270,10 @@ static void serve_loop(struct serve *s)
 			open_source(s);
 			s->next_retry_ns = now + SERVE_RETRY_MS * 1000000ull;
 		}
-		if (now >= s->next_rescan_ns) {
-			rescan_targets(s);
-			s->next_rescan_ns = now + SERVE_RESCAN_MS * 1000000ull;
+		/* the first cut, right after the first open, is the vectors' baseline */
+		if (now >= s->next_cut_ns) {
+			cut(s);
+			s->next_cut_ns = now + SERVE_CUT_MS * 1000000ull;
 		}
 		if (s->tracefs)
 			read_source(s, SERVE_POLL_MS);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <linux/gpuprobe.h>
@@ -263,6 +264,17 @@ int irq_kernel_count(const char *root, uint32_t irq, uint64_t *count)
 			end++;
 	}
 	*count = sum;
+	return 0;
+}
+
+int irq_desc_id(const char *root, uint32_t irq, uint64_t *id)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	if (format_into(path, sizeof(path), "%s/kernel/irq/%u", root, irq) || stat(path, &st))
+		return -1;
+	*id = (uint64_t)st.st_ino;
 	return 0;
 }
 

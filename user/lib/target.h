@@ -62,4 +62,12 @@ const struct target_vector *target_set_vector(const struct target_set *set,
 /* Kernel's count of irq across CPUs (/sys/kernel/irq/N/per_cpu_count). */
 int irq_kernel_count(const char *sysfs_root, uint32_t irq, uint64_t *count);
 
+/*
+ * Which irq is behind the number now: the inode of /sys/kernel/irq/N, made
+ * anew (kernfs numbers are not reused at once) when the irq is freed and
+ * allocated again, as a driver's MSI vectors are on unbind and bind.  -1
+ * without that directory (no CONFIG_SPARSE_IRQ).
+ */
+int irq_desc_id(const char *sysfs_root, uint32_t irq, uint64_t *id);
+
 #endif /* GPUPROBE_TARGET_H */

@@ -19,6 +19,20 @@ static void one_target(struct target_set *set)
 	set->t[0].vec[0] = (struct target_vector){ .index = 0, .irq = 40 };
 }
 
+/* A kernel count of vector 0 of 00:06.0: irq, its identity, count, time. */
+static void kcount(struct metrics *m, uint32_t irq, uint64_t id, uint64_t count, uint64_t at)
+{
+	const struct kernel_count kc = { .irq = irq, .irq_id = id, .count = count, .cut_ns = at };
+
+	metrics_kernel_count(m, GPUPROBE_BDF(0, 6, 0), 0, &kc);
+}
+
+/* gpuprobe_kernel_interrupts_total of a vector */
+static uint64_t kernel_total(const struct metrics_vector *v)
+{
+	return v->kernel_carried + v->kernel_now - v->kernel_base;
+}
+
 static void put_irq(struct metrics *m, uint64_t ts)
 {
 	struct gpuprobe_rec_irq r = {
@@ -41,23 +55,94 @@ void test_metrics_cut_consistent(void)
 	one_target(&set);
 	CHECK(!metrics_init(&m, &set, "guest", "tracefs"), "metrics_init");
 	put_irq(&m, 50);			/* before any cut: not counted */
-	metrics_kernel_count(&m, set.t[0].bdf, 0, 40, 1000, 100);	/* baseline */
+	kcount(&m, 40, 0, 1000, 100);		/* baseline */
 	put_irq(&m, 90);			/* before the baseline */
 	put_irq(&m, 150);
 	put_irq(&m, 160);
-	metrics_kernel_count(&m, set.t[0].bdf, 0, 40, 1002, 200);
+	kcount(&m, 40, 0, 1002, 200);
 	put_irq(&m, 210);			/* read in the drain, after the cut */
 	CHECK_EQ_U64(m.t[0].vec[0].interrupts, 2);
 	CHECK_EQ_U64(m.t[0].vec[0].kernel_now - m.t[0].vec[0].kernel_base, 2);
 	CHECK_EQ_U64(m.t[0].vec[0].ahead, 1);
-	metrics_kernel_count(&m, set.t[0].bdf, 0, 40, 1003, 300);
+	kcount(&m, 40, 0, 1003, 300);
 	CHECK_EQ_U64(m.t[0].vec[0].interrupts, 3);
 	CHECK_EQ_U64(m.t[0].vec[0].handler.count, 5);	/* the histogram has them all */
-	/* rebound: a new irq number carries the old count over */
-	metrics_kernel_count(&m, set.t[0].bdf, 0, 41, 7, 400);
-	metrics_kernel_count(&m, set.t[0].bdf, 0, 41, 9, 500);
-	CHECK_EQ_U64(m.t[0].vec[0].kernel_carried + m.t[0].vec[0].kernel_now -
-		     m.t[0].vec[0].kernel_base, 5);
+	/*
+	 * rebound: a new irq number is an irq allocated since the last cut,
+	 * all of its count is new; the old number's count carries over
+	 */
+	kcount(&m, 41, 0, 7, 400);
+	CHECK_EQ_U64(kernel_total(&m.t[0].vec[0]), 3 + 7);
+	kcount(&m, 41, 0, 9, 500);
+	CHECK_EQ_U64(kernel_total(&m.t[0].vec[0]), 3 + 9);
+	metrics_free(&m);
+}
+
+/*
+ * Unbound and bound again, the vector gets the same irq number back with a
+ * new irq behind it, counting from 0.  Its identity (a new sysfs inode), an
+ * unbind a rescan saw, or a count that went down says so; without them a
+ * count above the old one looked like more of the old irq's.
+ */
+void test_metrics_rebind_same_irq(void)
+{
+	static struct target_set set, unbound;
+	const struct metrics_vector *v;
+	struct metrics m;
+
+	one_target(&set);
+	unbound = set;
+	unbound.t[0].driver[0] = 0;
+	unbound.t[0].nvec = 0;
+	CHECK(!metrics_init(&m, &set, "guest", "module"), "metrics_init");
+	v = &m.t[0].vec[0];
+	kcount(&m, 40, 7, 1000, 100);		/* baseline */
+	kcount(&m, 40, 7, 1010, 200);
+	CHECK_EQ_U64(kernel_total(v), 10);
+	/* unbound and bound between two cuts: only the identity changed */
+	kcount(&m, 40, 8, 1500, 300);
+	CHECK_EQ_U64(kernel_total(v), 10 + 1500);
+	/* a rescan saw it unbound, then bound again: identity unknown */
+	metrics_update_targets(&m, &unbound);
+	CHECK_EQ_U64(kernel_total(v), 1510);	/* kept while unbound */
+	metrics_update_targets(&m, &set);
+	kcount(&m, 40, 0, 2000, 400);
+	CHECK_EQ_U64(kernel_total(v), 1510 + 2000);
+	kcount(&m, 40, 0, 2001, 450);
+	CHECK_EQ_U64(kernel_total(v), 3511);
+	/* identity unknown, rebound unseen: a count that went down */
+	kcount(&m, 40, 0, 5, 500);
+	CHECK_EQ_U64(kernel_total(v), 3511 + 5);
+	metrics_free(&m);
+}
+
+/*
+ * A vector serve did not see at its start (the device bound later, a vector
+ * enabled later) is an irq allocated while serve ran: its whole count is
+ * new, and so is every record of it, also those before its first cut.
+ */
+void test_metrics_late_vector(void)
+{
+	static struct target_set set, unbound;
+	struct metrics m;
+
+	one_target(&set);
+	set.t[0].vec[0].irq = 50;
+	unbound = set;
+	unbound.t[0].driver[0] = 0;
+	unbound.t[0].nvec = 0;
+	CHECK(!metrics_init(&m, &unbound, "guest", "tracefs"), "metrics_init");
+	CHECK_EQ_U64(m.t[0].nvec, 0);
+	metrics_update_targets(&m, &set);	/* bound */
+	put_irq(&m, 150);
+	put_irq(&m, 160);
+	kcount(&m, 50, 3, 2, 200);
+	CHECK_EQ_U64(m.t[0].vec[0].interrupts, 2);
+	CHECK_EQ_U64(kernel_total(&m.t[0].vec[0]), 2);
+	put_irq(&m, 250);
+	kcount(&m, 50, 3, 3, 300);
+	CHECK_EQ_U64(m.t[0].vec[0].interrupts, 3);
+	CHECK_EQ_U64(kernel_total(&m.t[0].vec[0]), 3);
 	metrics_free(&m);
 }
 
@@ -95,9 +180,9 @@ void test_metrics_exposition(void)
 	strcpy(set.t[0].driver, "we\"ird");
 	CHECK(!metrics_init(&m, &set, "host", "tracefs"), "metrics_init");
 	m.detailed = true;
-	metrics_kernel_count(&m, set.t[0].bdf, 0, 40, 0, 100);
+	kcount(&m, 40, 0, 0, 100);
 	put_irq(&m, 150);
-	metrics_kernel_count(&m, set.t[0].bdf, 0, 40, 1, 200);
+	kcount(&m, 40, 0, 1, 200);
 	out = open_memstream(&text, &len);
 	prometheus_write(out, &m, "0.1");
 	fclose(out);

@@ -494,6 +494,10 @@ int main(void)
 		{ "serve: interrupts counted up to the kernel count's cut, later ones at the next",
 		  test_metrics_cut_consistent },
 		{ "serve: a reloaded module's summaries add to the totals", test_metrics_summary_reload },
+		{ "serve: a vector rebound onto the same irq number counts its new irq from 0",
+		  test_metrics_rebind_same_irq },
+		{ "serve: a vector that appears while serving counts from 0, records before its first cut too",
+		  test_metrics_late_vector },
 		{ "serve: Prometheus exposition (buckets, _sum in seconds, escaped labels)",
 		  test_metrics_exposition },
 	};

@@ -57,6 +57,8 @@ void test_passthrough_json_shape(void);
 void test_report_shared_domain(void);
 void test_metrics_cut_consistent(void);
 void test_metrics_summary_reload(void);
+void test_metrics_rebind_same_irq(void);
+void test_metrics_late_vector(void);
 void test_metrics_exposition(void);
 void test_kvm_pairing(void);
 
