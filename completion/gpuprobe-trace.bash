@@ -57,9 +57,9 @@ _gpuprobe_trace()
 		_filedir
 		return ;;
 	--api)
-		COMPREPLY=($(compgen -W "cuda opencl all" -- "$cur"))
+		COMPREPLY=($(compgen -W "cuda opencl all edu" -- "$cur"))
 		return ;;
-	-D | --duration | -p | --pid)
+	-D | --duration | -p | --pid | --rounds)
 		return ;;
 	-l | --listen)
 		COMPREPLY=($(compgen -W "127.0.0.1:9477 [::1]:9477" -- "$cur"))
@@ -85,7 +85,7 @@ _gpuprobe_trace()
 	report) opts="--json" ;;
 	export) opts="--perfetto --perfetto-proto --csv" ;;
 	explain) opts="-d --device --json -o --output" ;;
-	probe) opts="--api --json --quick -o --output" ;;
+	probe) opts="--api -d --device --rounds --json --quick -o --output" ;;
 	compare) opts="--json" ;;
 	serve) opts="-d --device -l --listen -s --source -r --role -p --pid -q --quiet" ;;
 	*) return ;;

@@ -23,6 +23,7 @@ TIMEOUT=${VM_TIMEOUT:-300}
 HOST_CMD=inner-vm
 GUEST_CMD=true
 VIOMMU=0
+MEM=3G
 QUIET=0
 OUT=
 HOST_EXTRA=
@@ -45,10 +46,14 @@ options:
   --guest CMD    guest-side command (sh -c), default `true`
   --viommu       give the inner guest an intel-iommu (caching-mode; kernel
                  intel_iommu=on iommu.strict=1): its DMA maps become host
-                 VFIO maps
+                 VFIO maps (sets $NESTED_VIOMMU=1 in the host, which
+                 inner-vm reads when it starts)
   -o DIR         where /out is (default build/nested/out, emptied first):
                  host.rc, guest.rc, guest-console.log, and what the
                  commands write there; the guest's /out is DIR/guest
+  -m MEM         the host's memory (default 3G); under 2816M (q35's split)
+                 all of it lies below 4 GiB, where edu's 32-bit DMA reaches
+                 it without swiotlb bounces on the host
   -t SECS        time bound for the whole run (default 300)
   -q             print only the commands' output and kernel problems
   -h             this help
@@ -74,6 +79,7 @@ while [ $# -gt 0 ]; do
 	-o) OUT=$2; shift 2 ;;
 	-a) HOST_EXTRA="$HOST_EXTRA $2"; shift 2 ;;
 	-g) GUEST_EXTRA="$GUEST_EXTRA $2"; shift 2 ;;
+	-m) MEM=$2; shift 2 ;;
 	-t) TIMEOUT=$2; shift 2 ;;
 	-q) QUIET=1; shift ;;
 	-h|--help) usage; exit 0 ;;
@@ -147,24 +153,27 @@ vm_pack "$GROOT" "$HROOT/inner/initramfs.cpio.gz"
 printf '%s\n' "$HOST_CMD" >"$HROOT/gpuprobe/host-cmd"
 
 GUEST_APPEND="console=ttyS0 loglevel=5 $VM_PANIC_APPEND$GUEST_EXTRA"
-INNER_MACHINE="-machine q35"
-if [ "$VIOMMU" = 1 ]; then
-	GUEST_APPEND="$GUEST_APPEND intel_iommu=on iommu.strict=1"
-	INNER_MACHINE="-machine q35,kernel-irqchip=split -device intel-iommu,caching-mode=on"
-fi
-# the inner guest: it execs QEMU, so its pid is the VMM's
+# the inner guest: it execs QEMU, so its pid is the VMM's; the vIOMMU is
+# chosen when it starts, so one host command can start the guest both ways
 cat >"$HROOT/gpuprobe/inner-vm" <<EOF
 #!/bin/sh
-# Starts the inner guest, with edu passed through; extra QEMU arguments may follow.
+# Starts the inner guest, with edu passed through and, when NESTED_VIOMMU
+# is 1, a vIOMMU; extra QEMU arguments may follow.
 mkdir -p /tmp/guest-out
 echo \$\$ >/out/inner-vm.pid
-exec qemu-system-x86_64 $INNER_MACHINE \\
+machine="-machine q35"
+append="$GUEST_APPEND"
+if [ "\$NESTED_VIOMMU" = 1 ]; then
+	machine="-machine q35,kernel-irqchip=split -device intel-iommu,caching-mode=on"
+	append="\$append intel_iommu=on iommu.strict=1"
+fi
+exec qemu-system-x86_64 \$machine \\
 	-accel kvm -cpu host,-xsave -m 256 -smp 1 \\
 	-nodefaults -no-user-config -display none -no-reboot -monitor none \\
 	-chardev stdio,id=con,signal=off,logfile=/tmp/guest-console.log \\
 	-serial chardev:con \\
 	-kernel /inner/vmlinuz -initrd /inner/initramfs.cpio.gz \\
-	-append "$GUEST_APPEND" \\
+	-append "\$append" \\
 	-device vfio-pci,host=\$EDU \\
 	-device vhost-vsock-pci,guest-cid=3 \\
 	-fsdev local,id=out,path=/tmp/guest-out,security_model=none \\
@@ -201,7 +210,7 @@ GLOG=$OUT/guest-console.log
 echo "nested: booting $KVER as the host (log: $LOG, bound ${TIMEOUT}s)" >&2
 vm_run_qemu "$LOG" "$QUIET" "$TIMEOUT" \
 	-machine q35,kernel-irqchip=split \
-	-accel "tcg,thread=${VM_TCG_THREAD:-multi}" -cpu max -smp 2 -m 3G \
+	-accel "tcg,thread=${VM_TCG_THREAD:-multi}" -cpu max -smp 2 -m "$MEM" \
 	-nodefaults -no-user-config -display none -no-reboot \
 	-serial stdio -monitor none \
 	-kernel "$VMLINUZ" -initrd "$INITRD" -append "$APPEND" \

@@ -11,7 +11,8 @@
 #   3d. nested: the test VM as a KVM host passing edu through to a guest
 #              (scripts/nested.sh): exact host-side interrupt, KVM injection
 #              and VFIO map counts from both sources, without and with a
-#              vIOMMU in the guest (about 4 min)
+#              vIOMMU in the guest; the "% of base" table of the edu probes,
+#              host vs guest (about 7 min)
 #   4. debug:  every VM selftest plus the stress tests, fault injection and
 #              the netlink fuzzer on the project's debug kernel (KASAN, KFENCE,
 #              UBSAN, lockdep, kmemleak), built or reused by scripts/debug-kernel.sh
@@ -125,6 +126,16 @@ scripts/nested.sh -q -t 420 -o "$TOP/build/nested/out-merged" \
 	--guest "sh /gpuprobe/tests/guest_agent.sh" \
 	2>&1 | tee "$LOGDIR/nested-merged.log"
 add_summary nested-merged "$LOGDIR/nested-merged.log" "^nested: "
+# the testbed's "% of base" table: `probe --api edu` on the outer VM driving
+# edu itself (its bare metal), then in the inner guest through passthrough,
+# without and with a vIOMMU, each traced once more into one host + guest
+# trace (Documentation/results/nested-testbed-2026-12-01); the host's memory
+# below 4 GiB, so that its edu maps do not bounce through swiotlb
+scripts/nested.sh -q -t 600 -m 2560M -o "$TOP/build/nested/out-table" \
+	--host "sh /gpuprobe/tests/base_table.sh 100 module" \
+	--guest "sh /gpuprobe/tests/guest_probe.sh 100" \
+	2>&1 | tee "$LOGDIR/nested-table.log"
+add_summary nested-table "$LOGDIR/nested-table.log" "^nested: "
 
 tier "tier 4: the debug kernel (KASAN, KFENCE, UBSAN, lockdep, kmemleak, fault injection)"
 # built from linux-source-6.1 on first use (30-45 min on 2 shared cores), then

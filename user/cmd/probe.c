@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * `gpuprobe-trace probe`: run the CUDA and OpenCL probe suites that are
- * available, skip (and say why) the ones that are not.
+ * available, skip (and say why) the ones that are not; or, with --api edu,
+ * the edu device's through its test driver.
  */
 #include <getopt.h>
 #include <stdlib.h>
@@ -14,7 +15,7 @@
 #include "util.h"
 
 struct probe_cli {
-	bool cuda, opencl, json;
+	bool cuda, opencl, edu, json;
 	const char *output;
 	struct probe_opts opts;
 };
@@ -23,24 +24,38 @@ static int parse_probe_options(int argc, char **argv, struct probe_cli *cli)
 {
 	static const struct option opts[] = {
 		{ "api", required_argument, NULL, 'a' },
+		{ "device", required_argument, NULL, 'd' },
+		{ "rounds", required_argument, NULL, 'r' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "quick", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
+	uint64_t rounds;
 	int c;
 
 	cli->cuda = cli->opencl = true;
-	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:o:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'a':
 			cli->cuda = !strcmp(optarg, "cuda") || !strcmp(optarg, "all");
 			cli->opencl = !strcmp(optarg, "opencl") || !strcmp(optarg, "all");
-			if (!cli->cuda && !cli->opencl) {
-				errorf("--api %s: expected cuda, opencl or all", optarg);
+			cli->edu = !strcmp(optarg, "edu");
+			if (!cli->cuda && !cli->opencl && !cli->edu) {
+				errorf("--api %s: expected cuda, opencl, all or edu", optarg);
 				return 2;
 			}
+			break;
+		case 'd':
+			cli->opts.device = optarg;
+			break;
+		case 'r':
+			if (parse_u64(optarg, &rounds) || rounds < 1 || rounds > 1000000) {
+				errorf("--rounds %s: expected a number of samples, 1 to 1000000", optarg);
+				return 2;
+			}
+			cli->opts.rounds = rounds;
 			break;
 		case 'j':
 			cli->json = true;
@@ -62,6 +77,11 @@ static int parse_probe_options(int argc, char **argv, struct probe_cli *cli)
 	if (optind < argc) {
 		errorf("probe: unexpected argument '%s'", argv[optind]);
 		usage_of("probe", stderr);
+		return 2;
+	}
+	if (!cli->edu && (cli->opts.device || cli->opts.rounds)) {
+		errorf("probe: %s applies to --api edu only (the CUDA and OpenCL probes pick their device "
+		       "and sample counts themselves)", cli->opts.device ? "-d" : "--rounds");
 		return 2;
 	}
 	return -1;
@@ -87,7 +107,7 @@ static int write_json_file(const char *path, struct probe_api *apis, size_t napi
 int cmd_probe(int argc, char **argv)
 {
 	struct probe_cli cli = { 0 };
-	struct probe_api apis[2];
+	struct probe_api apis[3];
 	size_t napis = 0, ran = 0;
 	uint64_t start, end;
 	int ret = parse_probe_options(argc, argv, &cli);
@@ -96,7 +116,8 @@ int cmd_probe(int argc, char **argv)
 		return ret;
 	memset(apis, 0, sizeof(apis));
 	/* Every probe runs, and every blocking wait sleeps, on this thread. */
-	apis[0].tid = apis[1].tid = (uint32_t)syscall(SYS_gettid);
+	for (size_t i = 0; i < ARRAY_SIZE(apis); i++)
+		apis[i].tid = (uint32_t)syscall(SYS_gettid);
 	start = mono_now_ns();
 	if (cli.cuda) {
 		apis[napis].api = "cuda";
@@ -105,6 +126,10 @@ int cmd_probe(int argc, char **argv)
 	if (cli.opencl) {
 		apis[napis].api = "opencl";
 		ran += probe_opencl_run(&apis[napis++], &cli.opts);
+	}
+	if (cli.edu) {
+		apis[napis].api = "edu";
+		ran += probe_edu_run(&apis[napis++], &cli.opts);
 	}
 	end = mono_now_ns();
 

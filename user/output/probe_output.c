@@ -60,6 +60,10 @@ void probe_print_text(FILE *out, struct probe_api *apis, size_t napis)
 			"GB/s@p50");
 		for (size_t k = 0; k < a->ndists; k++)
 			print_dist_text(out, a->dists[k]);
+		for (size_t k = 0; k < a->ncounters; k++)
+			fprintf(out, "%s%s +%llu%s", k ? ", " : "  device counters over the run: ",
+				a->counters[k].name, (unsigned long long)a->counters[k].value,
+				k + 1 == a->ncounters ? "\n" : "");
 	}
 }
 
@@ -174,6 +178,13 @@ static void json_api(struct json *j, const struct probe_api *a)
 		json_array_end(j);
 		json_wake_samples(j, a);
 		json_windows(j, a);
+		if (a->ncounters) {
+			json_key(j, "counters");
+			json_object_begin(j);
+			for (size_t i = 0; i < a->ncounters; i++)
+				json_kv_u64(j, a->counters[i].name, a->counters[i].value);
+			json_object_end(j);
+		}
 	}
 	json_object_end(j);
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * `gpuprobe-trace probe`: latency, bandwidth and pinning probes for CUDA
- * (driver API, dlopen'd) and OpenCL (ICD loader, dlopen'd), and `compare`.
+ * (driver API, dlopen'd) and OpenCL (ICD loader, dlopen'd), the same kind for
+ * QEMU's edu device (its test driver's debugfs controls), and `compare`.
  *
  * Every probe keeps all its samples (nanoseconds per operation) and reports
  * their distribution; every timestamp is CLOCK_MONOTONIC, the clock of
@@ -18,9 +19,10 @@
 #include "format.h"
 #include "stats.h"
 
-#define PROBE_SUMMARY	"latency, bandwidth and pinning probes (CUDA, OpenCL)"
+#define PROBE_SUMMARY	"latency, bandwidth and pinning probes (CUDA, OpenCL, QEMU edu)"
 #define PROBE_USAGE \
 	"usage: gpuprobe-trace probe [--api cuda|opencl|all] [--json] [--quick] [-o OUT.json]\n" \
+	"       gpuprobe-trace probe --api edu [-d BDF] [--rounds N] [--json] [-o OUT.json]\n" \
 	"\n" \
 	"Measures, per API, distributions (n, min, p50, p99) of: launch latency\n" \
 	"(empty kernel, spin wait); sync wake latency (blocking synchronisation,\n" \
@@ -31,10 +33,23 @@
 	"OpenCL an ICD platform; an API that is missing is skipped with the reason.\n" \
 	"Exit status 0 when at least one API ran, 1 when none could.\n" \
 	"\n" \
-	"      --api API      cuda, opencl or all (default all)\n" \
+	"--api edu drives QEMU's edu device through the gpuprobe_edu test driver's\n" \
+	"debugfs controls (root; selftests/gpuprobe/edu/), the same exact workload on\n" \
+	"a host and in a guest it is passed through to, each write timed: write.noop\n" \
+	"(the control), irq.round_trip (raise MSI -> handler -> waiter woken),\n" \
+	"dma.verify.2KiB (map, RAM -> device -> RAM waited by MSI, unmap, compare;\n" \
+	"QEMU's edu takes 100 ms per transfer, so a tenth of the rounds), and\n" \
+	"map_unmap.4KiB (ns per dma_map_single + dma_unmap_single pair); the\n" \
+	"driver's counters before and after are checked against the workload.\n" \
+	"\n" \
+	"      --api API      cuda, opencl, all (cuda and opencl; the default) or edu\n" \
+	"  -d, --device BDF   the edu device (--api edu; default: the only one bound)\n" \
+	"      --rounds N     samples per edu probe (default 200, --quick 20)\n" \
 	"      --json         one JSON document (keys: Documentation/probes.md)\n" \
 	"  -o, --output FILE  write the JSON document to FILE (text report on stdout)\n" \
 	"      --quick        small sizes and few samples (seconds, for CI)\n" \
+	"\n" \
+	"environment: GPUPROBE_DEBUGFS, where debugfs is (default /sys/kernel/debug)\n" \
 	"\n" \
 	"Every sample keeps CLOCK_MONOTONIC timestamps; record the kernel side with\n" \
 	"  gpuprobe-trace record -o probe.trace -- gpuprobe-trace probe -o probe.json\n" \
@@ -42,7 +57,10 @@
 	"EXAMPLES\n" \
 	"  gpuprobe-trace probe --quick\n" \
 	"  gpuprobe-trace probe --api cuda -o vm.json\n" \
-	"  gpuprobe-trace probe --api opencl --json | jq '.apis[0].probes[0]'\n"
+	"  gpuprobe-trace probe --api opencl --json | jq '.apis[0].probes[0]'\n" \
+	"  gpuprobe-trace probe --api edu -d 0000:00:03.0 --rounds 100 -o base.json   # host\n" \
+	"  gpuprobe-trace probe --api edu --rounds 100 -o guest.json     # guest, edu passed through\n" \
+	"  gpuprobe-trace compare base.json guest.json\n"
 
 #define COMPARE_SUMMARY	"compare two probe runs (RUN as % of BASE)"
 #define COMPARE_USAGE \
@@ -128,6 +146,12 @@ struct probe_window {
 
 #define PROBE_MAX_PHASES	32
 
+/* A device-side counter's change over the run (the edu driver's stats). */
+struct probe_counter {
+	char name[32];
+	uint64_t value;
+};
+
 struct probe_api {
 	const char *api;	/* "cuda", "opencl" */
 	bool ran;
@@ -145,11 +169,15 @@ struct probe_api {
 	size_t nphases;
 	struct probe_window *windows;
 	size_t nwindows;
+	struct probe_counter *counters;
+	size_t ncounters;
 	uint32_t tid;		/* the thread that waits (blocking sync) */
 };
 
 struct probe_opts {
 	bool quick;
+	const char *device;	/* --api edu: -d BDF, NULL for the only one */
+	size_t rounds;		/* --api edu: samples per probe, 0 for the default */
 };
 
 /* The sizes of the copy and pin sweeps. */
@@ -185,9 +213,10 @@ int64_t probe_clock_to_mono(const struct probe_clock_cal *cal, uint64_t dev_ns);
 void *probe_host_alloc(uint64_t bytes);
 void probe_host_free(void *p, uint64_t bytes);
 
-/* probe_cuda.c, probe_opencl.c: fill a; false (with a->reason) if skipped. */
+/* probe_cuda.c, probe_opencl.c, probe_edu.c: fill a; false (with a->reason) if skipped. */
 bool probe_cuda_run(struct probe_api *a, const struct probe_opts *o);
 bool probe_opencl_run(struct probe_api *a, const struct probe_opts *o);
+bool probe_edu_run(struct probe_api *a, const struct probe_opts *o);
 
 /* probe_output.c */
 void probe_print_text(FILE *out, struct probe_api *apis, size_t napis);

@@ -4,7 +4,7 @@
 # The CUDA kernels come from ../kernels as a generated C array (an empty one
 # when nvcc is absent, and the CUDA probes then say so).
 
-PROBE_OBJS	:= probe/probe_stats.o probe/probe_opencl.o probe/probe_cuda.o \
+PROBE_OBJS	:= probe/probe_stats.o probe/probe_opencl.o probe/probe_cuda.o probe/probe_edu.o \
 		   probe/probe_fatbin.o
 
 # This file is included before the Makefile's first rule and defines rules.

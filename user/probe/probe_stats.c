@@ -171,6 +171,9 @@ void probe_api_free(struct probe_api *a)
 	free(a->wake);
 	free(a->deferred);
 	free(a->windows);
+	free(a->counters);
+	a->counters = NULL;
+	a->ncounters = 0;
 	a->windows = NULL;
 	a->nwindows = 0;
 	a->deferred = NULL;

@@ -39,6 +39,7 @@ run_suite never-lose ./never_lose.sh
 run_suite agent ./agent.sh
 run_suite json-inputs ./json_inputs.sh
 run_suite probe ./probe.sh
+run_suite probe-edu ./probe_edu.sh
 run_suite inject ./inject.sh
 run_suite explain ./test_explain
 run_suite explain-h200 ./explain.sh
