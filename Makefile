@@ -117,6 +117,10 @@ demo: all
 bench: all
 	scripts/bench.sh
 
+# the interrupt benchmark in instructions (QEMU -icount): Documentation/benchmarks.md
+bench-icount: all
+	scripts/bench-icount.sh
+
 clean:
 	-$(MAKE) -C $(KDIR) M=$(TOP) clean
 	$(MAKE) -C user clean
@@ -125,4 +129,4 @@ clean:
 # make install, install-dkms, deb, package-test: Documentation/install.rst
 include $(TOP)/install.mk
 
-.PHONY: spec-schema all modules modules-w1 modules-next debug-kernel modules-debug modules-debug-build modules-sign-build user selftests checkpatch test vmtest demo bench clean
+.PHONY: spec-schema all modules modules-w1 modules-next debug-kernel modules-debug modules-debug-build modules-sign-build user selftests checkpatch test vmtest demo bench bench-icount clean

@@ -126,8 +126,14 @@ int gpuprobe_stop(void)
 		return -EALREADY;
 
 	gpuprobe_hooks_detach();
-	/* the rescan work takes gpuprobe_lock: stop it without waiting here */
+	/*
+	 * The rescan work takes gpuprobe_lock: stop it without waiting here.
+	 * A pending one goes now, not up to 500 ms into the next session
+	 * (the vectors of every target re-read for nobody); a running one
+	 * sees the flag and does not queue itself again.
+	 */
 	WRITE_ONCE(gpuprobe_rescanning, false);
+	cancel_delayed_work(&gpuprobe_rescan_work);
 	/* the last records still go to the owner, if it is there */
 	gpuprobe_drain_stop();
 	gpuprobe_set_owner(0, NULL);

@@ -8,6 +8,9 @@ cd "$TOP"
 echo "== interrupt path: cost per edu interrupt in the test VM (TCG)"
 scripts/vmtest.sh -t 900 -- /gpuprobe/tests/irq_bench
 echo
+echo "== interrupt path in instructions: the same benchmark under QEMU -icount"
+scripts/bench-icount.sh
+echo
 echo "== DMA path: cost per DMA map+unmap pair in the test VM (TCG)"
 scripts/vmtest.sh -t 900 -- /gpuprobe/tests/dma_bench
 if grep -q '^bench:' user/Makefile 2>/dev/null; then

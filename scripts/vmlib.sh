@@ -84,7 +84,7 @@ vm_run_qemu() {	# log quiet timeout qemu-args...
 	local log=$1 quiet=$2 timeout=$3
 	shift 3
 	set +e
-	timeout --foreground -k 5 "$timeout" qemu-system-x86_64 "$@" \
+	timeout --foreground -k 5 "$timeout" "${VM_QEMU:-qemu-system-x86_64}" "$@" \
 		</dev/null 2>&1 | stdbuf -oL tr -d '\r' | tee "$log" |
 		awk -v quiet="$quiet" '
 		/GPUPROBE-VM-START/ { started = 1; next }

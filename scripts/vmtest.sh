@@ -28,7 +28,7 @@ usage() {
 usage: scripts/vmtest.sh [options] [-- CMD [ARGS...]]
 
 Boots the gpuprobe test VM (Debian linux-image-amd64 under QEMU TCG:
-q35, intel-iommu strict, edu device, NVMe drive, 2 vCPUs) and either runs
+q35, intel-iommu strict, edu device, NVMe drive, 2 vCPUs by default) and either runs
 the VM selftests or CMD.  Build first with `make`.
 
 options:
@@ -46,6 +46,12 @@ environment:
                   /gpuprobe/ as well, e.g. the signed modules of
                   scripts/sign-test.sh or an installed package tree
   VM_EDUS         edu devices in the VM (default 1; vfio_shared needs 2)
+  VM_SMP          vCPUs (default 2)
+  VM_ICOUNT       -icount options (1: shift=0,sleep=on): the guest clock
+                  counts executed instructions; more than one vCPU needs
+                  QEMU 8.0 or later (scripts/icount-qemu.sh)
+  VM_QEMU         the qemu-system-x86_64 to run (default: the one in PATH)
+  VM_CPU          -cpu model (default max)
 
 examples:
   scripts/vmtest.sh                         # all VM selftests
@@ -176,10 +182,19 @@ for _ in $(seq "${VM_EDUS:-1}"); do
 	EDUS+=(-device edu,dma_mask=0xffffffff)
 done
 
+# VM_ICOUNT: guest time counts executed instructions (benchmarks)
+ICOUNT=()
+if [ -n "${VM_ICOUNT:-}" ]; then
+	[ "$VM_ICOUNT" = 1 ] && VM_ICOUNT=shift=0,sleep=on
+	ICOUNT=(-icount "$VM_ICOUNT")
+fi
+SMP=${VM_SMP:-2}
+
 LOG=$VMDIR/console.log
 echo "vmtest: booting $KVER (log: $LOG, bound ${TIMEOUT}s)" >&2
 vm_run_qemu "$LOG" "$QUIET" "$TIMEOUT" \
-	-machine q35 -accel "tcg,thread=${VM_TCG_THREAD:-single}" -cpu max -smp 2 -m "$MEM" \
+	-machine q35 -accel "tcg,thread=${VM_TCG_THREAD:-single}" -cpu "${VM_CPU:-max}" -smp "$SMP" -m "$MEM" \
+	"${ICOUNT[@]}" \
 	-nodefaults -no-user-config -display none -no-reboot \
 	-serial stdio -monitor none \
 	-kernel "$VMLINUZ" -initrd "$INITRD" -append "$APPEND" \
