@@ -5,12 +5,7 @@
 # the dev machine's has not) and over TCP on lo, both sides with the
 # tracefs source on the NVMe drive: one merged file, machines of 2, a clock
 # error bound.  KTAP-style lines; prints the bounds measured.
-PASSED=0
-FAILED=0
-N=0
-pass() { N=$((N + 1)); echo "ok $N $1"; PASSED=$((PASSED + 1)); }
-fail() { N=$((N + 1)); echo "not ok $N $1"; FAILED=$((FAILED + 1)); }
-check() { n=$1; shift; if "$@"; then pass "$n"; else fail "$n"; fi; }
+. /gpuprobe/tests/ktap.sh
 
 for m in vsock vmw_vsock_virtio_transport_common vsock_loopback; do
 	insmod /gpuprobe/$m.ko || echo "# insmod $m failed"

@@ -4,12 +4,7 @@
 # make -C user vmtest): the module and tracefs
 # sources record the same NVMe workload; both must match the kernel's count.
 # Then the same edu workload: identical interrupt counts and DMA totals.
-PASSED=0
-FAILED=0
-N=0
-pass() { N=$((N + 1)); echo "ok $N $1"; PASSED=$((PASSED + 1)); }
-fail() { N=$((N + 1)); echo "not ok $N $1"; FAILED=$((FAILED + 1)); }
-check() { n=$1; shift; if "$@"; then pass "$n"; else fail "$n"; fi; }
+. /gpuprobe/tests/ktap.sh
 
 insmod /gpuprobe/gpuprobe.ko 2>/dev/null
 BDF=$(basename "$(readlink -f /sys/block/nvme0n1/device/device)")

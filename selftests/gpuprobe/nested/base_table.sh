@@ -28,12 +28,7 @@ SRC=${2:-module}
 RD=$(((R + 9) / 10))
 GIRQS=$((R + 2 * RD))		# interrupts per probe run: R raised, 2 per verify
 MAPS=$((16 * R + 2 * RD))	# DMA maps: 16 mapbench pairs per round, 2 per verify
-PASSED=0
-FAILED=0
-T=0
-pass() { T=$((T + 1)); echo "ok $T $1"; PASSED=$((PASSED + 1)); }
-fail() { T=$((T + 1)); echo "not ok $T $1"; FAILED=$((FAILED + 1)); }
-check() { name=$1; shift; if "$@"; then pass "$name"; else fail "$name"; fi; }
+. /gpuprobe/tests/ktap.sh
 
 echo "# edu at $EDU; R=$R, traced with the $SRC source"
 PCI=/sys/bus/pci

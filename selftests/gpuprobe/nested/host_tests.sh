@@ -17,12 +17,7 @@
 N=$1
 M=$2
 shift 2
-PASSED=0
-FAILED=0
-T=0
-pass() { T=$((T + 1)); echo "ok $T $1"; PASSED=$((PASSED + 1)); }
-fail() { T=$((T + 1)); echo "not ok $T $1"; FAILED=$((FAILED + 1)); }
-check() { name=$1; shift; if "$@"; then pass "$name"; else fail "$name"; fi; }
+. /gpuprobe/tests/ktap.sh
 
 insmod /gpuprobe/gpuprobe.ko 2>/dev/null
 echo "# edu at $EDU, vIOMMU in the guest: $NESTED_VIOMMU; N=$N M=$M"

@@ -8,12 +8,7 @@
 # no order violation, two machines and a clock error bound.
 # usage: merged_tests.sh N
 N=$1
-PASSED=0
-FAILED=0
-T=0
-pass() { T=$((T + 1)); echo "ok $T $1"; PASSED=$((PASSED + 1)); }
-fail() { T=$((T + 1)); echo "not ok $T $1"; FAILED=$((FAILED + 1)); }
-check() { name=$1; shift; if "$@"; then pass "$name"; else fail "$name"; fi; }
+. /gpuprobe/tests/ktap.sh
 
 echo "nested-merged-test-token" >/tmp/token
 chmod 600 /tmp/token

@@ -5,13 +5,7 @@
 # checked against the kernel's own count of edu's interrupts.
 PORT=${PORT:-9477}
 URL=http://127.0.0.1:$PORT/metrics
-PASSED=0
-FAILED=0
-NT=0
-pass() { NT=$((NT + 1)); echo "ok $NT $1"; PASSED=$((PASSED + 1)); }
-fail() { NT=$((NT + 1)); echo "not ok $NT $1"; FAILED=$((FAILED + 1)); }
-check() { n=$1; shift; if "$@"; then pass "$n"; else fail "$n"; fi; }
-finish() { echo "$PASSED passed, $FAILED failed"; [ "$FAILED" -eq 0 ]; }
+. /gpuprobe/tests/ktap.sh
 
 # serve listens on 127.0.0.1: the debug kernel (allnoconfig + a fragment)
 # has no IPv4

@@ -6,12 +6,7 @@
 # command and raises N interrupts at once: the report must hold exactly N,
 # on a vector resolved while recording, matching the kernel's count.
 N=50
-PASSED=0
-FAILED=0
-NT=0
-pass() { NT=$((NT + 1)); echo "ok $NT $1"; PASSED=$((PASSED + 1)); }
-fail() { NT=$((NT + 1)); echo "not ok $NT $1"; FAILED=$((FAILED + 1)); }
-check() { n=$1; shift; if "$@"; then pass "$n"; else fail "$n"; fi; }
+. /gpuprobe/tests/ktap.sh
 
 grep -q '^gpuprobe_edu ' /proc/modules && rmmod gpuprobe_edu
 EDU=$(basename "$(dirname "$(grep -l 0x11e8 /sys/bus/pci/devices/*/device)")")
