@@ -176,8 +176,35 @@ int chunk_encoder_seal(struct chunk_encoder *e, struct tracefile_chunk *hdr,
 
 /* ---- reader ---- */
 
+/*
+ * The words of one control byte (four 2-bit codes) decode from four loads at
+ * offsets known from the byte alone: no load waits for the one before it.
+ * A code of 0 (the word unchanged) loads at the next offset and adds 0.
+ */
+struct word_group {
+	unsigned char off[4];
+	unsigned char len;
+};
+
+static struct word_group word_groups[256];
+static pthread_once_t word_groups_once = PTHREAD_ONCE_INIT;
+
+static void word_groups_init(void)
+{
+	for (unsigned int b = 0; b < 256; b++) {
+		unsigned int o = 0;
+
+		for (unsigned int k = 0; k < 4; k++) {
+			word_groups[b].off[k] = (unsigned char)o;
+			o += WORD_LEN[b >> (2 * k) & 3];
+		}
+		word_groups[b].len = (unsigned char)o;
+	}
+}
+
 int chunk_decoder_init(struct chunk_decoder *d)
 {
+	pthread_once(&word_groups_once, word_groups_init);
 	d->dctx = ZSTD_createDCtx();
 	d->enc = malloc(TRACEFILE_CHUNK_ENC_MAX + CHUNK_INPUT_SLACK);
 	if (!d->dctx || !d->enc) {
@@ -209,32 +236,6 @@ const char *chunk_header_problem(const struct tracefile_chunk *h)
 	    (h->encoding == CHUNK_COMPACT && h->stored_size != h->encoded_size))
 		return "impossible stored size";
 	return NULL;
-}
-
-/*
- * The words of one control byte (four 2-bit codes) decode from four loads at
- * offsets known from the byte alone: no load waits for the one before it.
- * A code of 0 (the word unchanged) loads at the next offset and adds 0.
- */
-struct word_group {
-	unsigned char off[4];
-	unsigned char len;
-};
-
-static struct word_group word_groups[256];
-static pthread_once_t word_groups_once = PTHREAD_ONCE_INIT;
-
-static void word_groups_init(void)
-{
-	for (unsigned int b = 0; b < 256; b++) {
-		unsigned int o = 0;
-
-		for (unsigned int k = 0; k < 4; k++) {
-			word_groups[b].off[k] = (unsigned char)o;
-			o += WORD_LEN[b >> (2 * k) & 3];
-		}
-		word_groups[b].len = (unsigned char)o;
-	}
 }
 
 static inline uint32_t word_delta(const unsigned char *p, unsigned int code)
@@ -336,7 +337,6 @@ const char *chunk_decode(struct chunk_decoder *d, const struct tracefile_chunk *
 	uint64_t prev_ts = 0;
 	size_t len = 0;
 
-	pthread_once(&word_groups_once, word_groups_init);
 	if (h->encoding == CHUNK_COMPACT_ZSTD) {
 		size_t n = ZSTD_decompressDCtx(d->dctx, d->enc, TRACEFILE_CHUNK_ENC_MAX,
 					       stored, h->stored_size);
