@@ -191,11 +191,10 @@ static void refill(struct trace_reader *r)
 		r->eof = true;
 }
 
+/* min: tracefile_record_min_size() of its type, 0 when unknown */
 static int check_record(struct trace_reader *r, const struct gpuprobe_rec_hdr *h,
-			uint64_t off)
+			uint64_t off, size_t min)
 {
-	size_t min = tracefile_record_min_size(h->type);
-
 	if (h->type == GPUPROBE_EV_UNSPEC)
 		return reader_fail(r, "corrupt record at offset %" PRIu64 ": type 0", off);
 	if (min && h->size < min)
@@ -264,7 +263,9 @@ static bool zero_tail(struct trace_reader *r)
 
 static inline int accept(struct trace_reader *r, const struct gpuprobe_rec_hdr *h, uint64_t off)
 {
-	if (check_record(r, h, off))
+	size_t min = tracefile_record_min_size(h->type);
+
+	if (check_record(r, h, off, min))
 		return -1;
 	if (h->type == TRACEFILE_REC_END) {
 		memcpy(&r->end, h, sizeof(r->end));
@@ -272,7 +273,7 @@ static inline int accept(struct trace_reader *r, const struct gpuprobe_rec_hdr *
 		return 0;
 	}
 	r->records++;
-	if (!tracefile_record_min_size(h->type)) {
+	if (!min) {
 		r->unknown_records++;
 		return 0;
 	}
