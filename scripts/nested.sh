@@ -222,7 +222,8 @@ vm_run_qemu "$LOG" "$QUIET" "$TIMEOUT" \
 
 fail=0
 if [ "$VM_QEMU_RC" = 124 ] || [ "$VM_QEMU_RC" = 137 ]; then
-	echo "nested: FAIL: the run went past ${TIMEOUT}s" >&2
+	echo "nested: FAIL: the run went past ${TIMEOUT}s; the console ends:" >&2
+	tail -n 30 "$LOG" | sed 's/^/nested: | /' >&2
 	fail=1
 fi
 # the guest's console is on the host's too (its QEMU's stdio): told apart

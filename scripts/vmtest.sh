@@ -207,7 +207,8 @@ vm_run_qemu "$LOG" "$QUIET" "$TIMEOUT" \
 
 fail=0
 if [ "$VM_QEMU_RC" = 124 ] || [ "$VM_QEMU_RC" = 137 ]; then
-	echo "vmtest: FAIL: VM ran past ${TIMEOUT}s" >&2
+	echo "vmtest: FAIL: VM ran past ${TIMEOUT}s; the console ends:" >&2
+	tail -n 30 "$LOG" | sed 's/^/vmtest: | /' >&2
 	fail=1
 fi
 vm_kernel_problems "$LOG" vmtest && fail=1

@@ -43,30 +43,60 @@ csv_counts() {	# csv bdf pid
 		}' "$1"
 }
 
-# One recording of the inner VM; 2 when the inner guest never got going:
+# One recording of the inner VM; 97 when the inner guest never got going:
 # under TCG the nested guest now and then hangs at boot, spinning with
 # interrupts off (Documentation/vmtest.rst), an emulator fault, not ours.
-# It normally finishes in 15-40 s; when its init has not ended after
-# HANG_S, QEMU is killed and the caller tries once more (and says so).
+# It normally finishes in 15-40 s; when the recording has not ended after
+# HANG_S, QEMU is killed, what every thread of the recorder and of QEMU was
+# doing is printed (and kept in OUT/hang.txt), and the caller tries once
+# more when the guest's init had not finished.  98 when the recorder itself
+# does not end within 30 s of QEMU's death: a hang of ours, a failure.
 HANG_S=${HANG_S:-150}
+hang_report() {	# out why
+	{
+		echo "# $2, $(($(date +%s) - start)) s into the recording; the guest's console ends:"
+		tail -n 4 /tmp/guest-console.log 2>/dev/null | tr -d '\r' | sed 's/^/#   | /'
+		for p in $rec $qpid; do
+			for t in /proc/"$p"/task/*; do
+				[ -r "$t/comm" ] || continue
+				echo "#   $p/${t##*/} $(cat "$t/comm") $(grep '^State' "$t/status" | tr -s '\t ' ' ') wchan $(cat "$t/wchan" 2>/dev/null)"
+				sed 's/^/#     /' "$t/stack" 2>/dev/null
+			done
+		done
+	} | tee -a "$1/hang.txt"
+}
 record_inner() {	# src out
-	rm -rf /tmp/guest-out/* /tmp/guest-console.log
+	rm -rf /tmp/guest-out/* /tmp/guest-console.log /out/inner-vm.pid
 	gpuprobe-trace record -q --source "$1" -d "$EDU" -o "$2/host.trace" -- inner-vm &
 	rec=$!
 	start=$(date +%s)
+	killed=
+	guest_hung=
 	# the kernel's count: the vfio-msi line exists while QEMU has MSI on
 	while kill -0 $rec 2>/dev/null; do
 		grep "vfio-msi.*($EDU)" /proc/interrupts >"$2/irq.now" 2>/dev/null &&
 			cp "$2/irq.now" "$2/proc-interrupts"
-		if [ $(($(date +%s) - start)) -gt "$HANG_S" ] &&
-		   ! grep -q GPUPROBE-GUEST-EXIT /tmp/guest-console.log 2>/dev/null; then
-			kill -9 "$(cat /out/inner-vm.pid)" 2>/dev/null
+		el=$(($(date +%s) - start))
+		if [ -z "$killed" ] && [ $el -gt "$HANG_S" ]; then
+			qpid=$(cat /out/inner-vm.pid 2>/dev/null)
+			fin=yes
+			grep -q GPUPROBE-GUEST-EXIT /tmp/guest-console.log 2>/dev/null ||
+				{ guest_hung=1; fin=no; }
+			hang_report "$2" "$1: the recording had not ended in $HANG_S s (the guest's init finished: $fin)"
+			[ -n "$qpid" ] && kill -9 "$qpid" 2>/dev/null
+			killed=$el
+		elif [ -n "$killed" ] && [ $el -gt $((killed + 30)) ]; then
+			hang_report "$2" "$1: the recorder had not ended 30 s after QEMU was killed"
+			kill -9 $rec 2>/dev/null
 			wait $rec
-			return 2
+			return 98
 		fi
 		sleep 0.2
 	done
 	wait $rec
+	rc=$?
+	[ -n "$guest_hung" ] && return 97
+	return $rc
 }
 
 for src in "$@"; do
@@ -74,7 +104,7 @@ for src in "$@"; do
 	mkdir -p "$out"
 	record_inner "$src" "$out"
 	rc=$?
-	if [ $rc -eq 2 ]; then
+	if [ $rc -eq 97 ]; then
 		echo "# $src: the inner guest had not finished in ${HANG_S} s (a nested TCG hang): killed, once more"
 		rm -f "$out/proc-interrupts"
 		record_inner "$src" "$out"

@@ -3,7 +3,8 @@
 # Runs inside the test VM: every test listed in /gpuprobe/tests/list (or the
 # names given), KTAP on stdout.  Programs built on the kselftest harness report
 # their own cases (nested, indented); other tests count by exit status
-# (0 pass, 4 skip, anything else fail).  Ends with "# vm: N passed, N failed, N skipped".
+# (0 pass, 4 skip, anything else fail), each followed by "# NAME took S s"
+# (guest time).  Ends with "# vm: N passed, N failed, N skipped".
 cd /gpuprobe/tests || exit 1
 # list.debug: the stress tests, the fuzzer and fault injection, run by the
 # debug tier by name (scripts/test.sh); list.package: the signing and
@@ -25,9 +26,11 @@ for name in $names; do
 	cmd=$(awk -v n="$name" '$1 == n { $1 = ""; print }' /tmp/list.all)
 	[ -n "$cmd" ] || cmd="./$name"
 	out=/tmp/ktap.$name
+	t0=$(cut -d' ' -f1 /proc/uptime)
 	# shellcheck disable=SC2086
 	sh -c "$cmd" >"$out" 2>&1
 	rc=$?
+	t1=$(cut -d' ' -f1 /proc/uptime)
 	sed 's/^/    /' "$out"
 	p=$(grep -cE '^ok [0-9]+ [^#]*$' "$out")
 	s=$(grep -cE '^ok [0-9]+ .*# SKIP' "$out")
@@ -49,6 +52,8 @@ for name in $names; do
 	else
 		echo "not ok $n $name # exit $rc"
 	fi
+	# guest time, for balancing the debug tier's VMs (scripts/test.sh)
+	echo "# $name took $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s"
 done
 echo "# vm: $pass passed, $failed failed, $skip skipped"
 # the exit status says it too (scripts/vmtest.sh exits with it)
