@@ -37,7 +37,7 @@ usage: scripts/bench-icount.sh [-c CPUS] [-o NAMES]
   -o NAMES  only these runs (comma-separated: one,again,many,trickle1,
             trickle2,trickleN)
 
-Needs `make` first, and bookworm-backports' QEMU (scripts/icount-qemu.sh
+Needs `make` first, and bookworm-backports' QEMU (scripts/backports-qemu.sh
 unpacks it once).  Logs and samples: build/bench-icount/.
 USAGE
 }
@@ -51,7 +51,7 @@ while getopts "c:o:h" opt; do
 	esac
 done
 
-VM_QEMU=$("$TOP/scripts/icount-qemu.sh" | tail -n1)
+VM_QEMU=$("$TOP/scripts/backports-qemu.sh" | tail -n1)
 export VM_QEMU VM_ICOUNT=shift=0,sleep=on VM_EDUS=2
 mkdir -p "$OUT"
 

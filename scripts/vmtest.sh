@@ -49,7 +49,7 @@ environment:
   VM_SMP          vCPUs (default 2)
   VM_ICOUNT       -icount options (1: shift=0,sleep=on): the guest clock
                   counts executed instructions; more than one vCPU needs
-                  QEMU 8.0 or later (scripts/icount-qemu.sh)
+                  QEMU 8.0 or later (scripts/backports-qemu.sh)
   VM_QEMU         the qemu-system-x86_64 to run (default: the one in PATH)
   VM_CPU          -cpu model (default max)
 

@@ -79,6 +79,7 @@ struct passthrough {
 	uint64_t order_violations;	/* guest interrupts before any host one could cause them */
 	uint64_t early_within_bound;	/* guest handler before its host one, within the bound */
 	uint64_t ambiguous;		/* pairs with another cause within the bound */
+	bool paired_in_order;		/* injections and guest irqs 1:1 by rank (pair_in_order) */
 	uint64_t dma_paired, dma_unpaired_guest;
 	struct hist host_handler_ns, host_to_inject_ns, inject_to_guest_ns, host_to_guest_ns;
 	struct hist guest_handler_ns, guest_handler_to_wake_ns, vfio_map_ns;

@@ -111,6 +111,46 @@ static bool ambiguous(const struct passthrough *pt, const struct pt_array *cause
 	       (k + 1 < causes->n && causes->e[k + 1].ts <= ts + bound);
 }
 
+/* Guest interrupt i came from cause k. */
+static void pair_one(struct passthrough *pt, struct pt_array *causes, uint32_t i, uint32_t k)
+{
+	struct pt_array *g = &pt->guest_irq;
+	int32_t host = causes == &pt->inject ? causes->e[k].pair : (int32_t)k;
+
+	if (causes == &pt->inject)
+		causes->e[k].next = (int32_t)i;
+	pt->ambiguous += ambiguous(pt, causes, k, g->e[i].ts);
+	pt->host_irq.e[host].pair = (int32_t)i;
+	g->e[i].pair = host;
+	g->e[i].next = causes == &pt->inject ? (int32_t)k : -1;
+	pt->irq_paired++;
+}
+
+/*
+ * A KVM injection is an entry into the guest's handler (reinjections are
+ * not kept): when there are as many of the targets' injections as guest
+ * interrupts, each with a host interrupt, and none comes after its guest
+ * interrupt beyond the bound, the i-th injection is the i-th guest
+ * interrupt's cause, however much closer together they are than the
+ * clock's error bound.  Otherwise (an interrupt missing on one side) the
+ * clock decides, pair by pair (pair_guest).
+ */
+static bool pair_in_order(struct passthrough *pt, struct pt_array *causes)
+{
+	struct pt_array *g = &pt->guest_irq;
+	uint64_t bound = pt->fit.error_ns;
+
+	if (causes != &pt->inject || causes->n != g->n || !g->n)
+		return false;
+	for (uint32_t i = 0; i < g->n; i++)
+		if (causes->e[i].pair < 0 || causes->e[i].ts > g->e[i].ts + bound)
+			return false;
+	for (uint32_t i = 0; i < g->n; i++)
+		pair_one(pt, causes, i, i);
+	pt->paired_in_order = true;
+	return true;
+}
+
 /* Each guest interrupt's cause among causes (host irqs, or injections), in order. */
 static void pair_guest(struct passthrough *pt, struct pt_array *causes)
 {
@@ -118,10 +158,13 @@ static void pair_guest(struct passthrough *pt, struct pt_array *causes)
 	int64_t last = -1;
 	uint32_t c = 0;
 
+	if (pair_in_order(pt, causes)) {
+		pt->irq_unpaired_host = pt->host_irq.n - pt->irq_paired;
+		return;
+	}
 	for (uint32_t i = 0; i < g->n; i++) {
 		bool violation;
 		int64_t k = find_cause(pt, causes, &c, last, g->e[i].ts, &violation);
-		int32_t host;
 
 		if (k < 0) {
 			/* none before it, or all taken: a second guest interrupt after one host interrupt */
@@ -130,14 +173,7 @@ static void pair_guest(struct passthrough *pt, struct pt_array *causes)
 			continue;
 		}
 		last = k;
-		host = causes == &pt->inject ? causes->e[k].pair : (int32_t)k;
-		if (causes == &pt->inject)
-			causes->e[k].next = (int32_t)i;
-		pt->ambiguous += ambiguous(pt, causes, (uint32_t)k, g->e[i].ts);
-		pt->host_irq.e[host].pair = (int32_t)i;
-		g->e[i].pair = host;
-		g->e[i].next = causes == &pt->inject ? (int32_t)k : -1;
-		pt->irq_paired++;
+		pair_one(pt, causes, i, (uint32_t)k);
 	}
 	pt->irq_unpaired_host = pt->host_irq.n - pt->irq_paired;
 }
@@ -246,6 +282,10 @@ void passthrough_pair_irqs(struct passthrough *pt)
 		snprintf(pt->note, sizeof(pt->note),
 			 "%llu guest interrupts came before any host interrupt that could have caused them: the clock offset is wrong by more than its bound, do not trust these pairs",
 			 (unsigned long long)pt->order_violations);
+	else if (pt->ambiguous && pt->paired_in_order)
+		snprintf(pt->note, sizeof(pt->note),
+			 "%llu pairs had another interrupt within the clock error bound: paired in order, each KVM injection with the guest interrupt of the same rank (as many of each)",
+			 (unsigned long long)pt->ambiguous);
 	else if (pt->ambiguous)
 		snprintf(pt->note, sizeof(pt->note),
 			 "%llu pairs had another interrupt within the clock error bound: the bound is wider than the interrupts' spacing, those pairs are by order alone",

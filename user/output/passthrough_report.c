@@ -169,6 +169,7 @@ void passthrough_print_json(struct json *j, const struct passthrough *pt, const 
 	json_kv_u64(j, "order_violations", pt->order_violations);
 	json_kv_u64(j, "early_within_bound", pt->early_within_bound);
 	json_kv_u64(j, "ambiguous", pt->ambiguous);
+	json_kv_bool(j, "paired_in_order", pt->paired_in_order);
 	json_kv_u64(j, "host_irqs", pt->host_irq.n);
 	json_kv_u64(j, "guest_irqs", pt->guest_irq.n);
 	json_kv_u64(j, "kvm_injections", pt->inject.n);

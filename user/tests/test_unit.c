@@ -481,6 +481,8 @@ int main(void)
 		  test_passthrough_wide_bound_by_order },
 		{ "passthrough: through KVM injection records: host -> injection -> guest",
 		  test_passthrough_through_injections },
+		{ "passthrough: a late guest clock, bound wider than the spacing: injections paired by rank",
+		  test_passthrough_late_guest_in_order },
 		{ "passthrough: injections of other vectors (the guest's timer) left out: N paired",
 		  test_passthrough_other_injections },
 		{ "passthrough: guest DMA maps with the host maps they caused (drifting clock)",

@@ -47,6 +47,7 @@ void test_passthrough_pairs_exact(void);
 void test_passthrough_one_guest_irq_missing(void);
 void test_passthrough_wrong_offset_counted(void);
 void test_passthrough_through_injections(void);
+void test_passthrough_late_guest_in_order(void);
 void test_passthrough_other_injections(void);
 void test_passthrough_wide_bound_by_order(void);
 void test_passthrough_dma_maps(void);
