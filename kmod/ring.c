@@ -21,7 +21,12 @@
  * the rings are empty: a drain that found nothing arms gpuprobe_drain_idle
  * and does not requeue itself; the first record written after that kicks
  * it through an irq_work (safe from any context a probe runs in), which
- * queues the drain drain_ms later, so delivery latency stays drain_ms.
+ * queues the drain wake_ms later, so that records which trickle in share a
+ * message.  While records keep coming the drain runs every drain_ms when a
+ * ring filled an eighth or more since the last, every wake_ms otherwise.  A
+ * ring that passes half full hurries the drain (another irq_work: the drain
+ * runs now), so a burst is drained before its ring fills, whatever the
+ * timers.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -49,6 +54,15 @@ static unsigned int drain_ms = 4;
 module_param(drain_ms, uint, 0644);
 MODULE_PARM_DESC(drain_ms, "milliseconds between drains of the buffers (default 4)");
 
+static unsigned int wake_ms = 50;
+module_param(wake_ms, uint, 0644);
+MODULE_PARM_DESC(wake_ms,
+		 "milliseconds from the first record after an idle spell to its drain (default 50)");
+
+static bool hurry = true;
+module_param(hurry, bool, 0644);
+MODULE_PARM_DESC(hurry, "drain at once when a ring passes half full (default Y)");
+
 struct gpuprobe_slot {
 	u64 words[GPUPROBE_SLOT_SIZE / sizeof(u64)];
 };
@@ -74,6 +88,7 @@ struct gpuprobe_ring {
 	u64 messages;		/* consumer */
 	u64 bytes;		/* consumer */
 	u64 undelivered;	/* consumer */
+	bool hurried;		/* producer sets, consumer clears */
 };
 
 struct gpuprobe_batch {
@@ -91,6 +106,9 @@ static DECLARE_DELAYED_WORK(gpuprobe_drain_work, gpuprobe_drain_fn);
 static int gpuprobe_drain_idle;
 static void gpuprobe_drain_kick_fn(struct irq_work *work);
 static DEFINE_IRQ_WORK(gpuprobe_drain_kick, gpuprobe_drain_kick_fn);
+/* a ring passed half full: drain now */
+static void gpuprobe_drain_hurry_fn(struct irq_work *work);
+static DEFINE_IRQ_WORK(gpuprobe_drain_hurry, gpuprobe_drain_hurry_fn);
 
 /*
  * Under cpus_read_lock() or from the hotplug callback (which runs with the
@@ -252,6 +270,12 @@ void gpuprobe_emit(struct gpuprobe_rec_hdr *rec)
 	if (unlikely(READ_ONCE(gpuprobe_drain_idle)) &&
 	    cmpxchg(&gpuprobe_drain_idle, 1, 0) == 1)
 		irq_work_queue(&gpuprobe_drain_kick);
+	else if (unlikely(head + 1 - READ_ONCE(r->tail) > r->mask / 2) &&
+		 !r->hurried && READ_ONCE(hurry)) {
+		/* once until the drain has been through this ring */
+		WRITE_ONCE(r->hurried, true);
+		irq_work_queue(&gpuprobe_drain_hurry);
+	}
 out:
 	local_irq_restore(flags);
 }
@@ -301,19 +325,30 @@ static void gpuprobe_batch_add(struct gpuprobe_ring *r,
 		b->records++;
 }
 
-static void gpuprobe_drain_cpu(int cpu, struct gpuprobe_batch *b)
+/* What a drain found in a ring, or in the fullest of them. */
+enum gpuprobe_drained {
+	GPUPROBE_DRAINED_NOTHING,
+	GPUPROBE_DRAINED_SOME,
+	GPUPROBE_DRAINED_BUSY,	/* an eighth of the ring or more: come back soon */
+};
+
+static enum gpuprobe_drained gpuprobe_drain_cpu(int cpu, struct gpuprobe_batch *b)
 {
 	struct gpuprobe_ring *r = per_cpu_ptr(&gpuprobe_rings, cpu);
 	u64 head, tail, dropped;
+	enum gpuprobe_drained found;
 
 	if (!r->slots)
-		return;
+		return GPUPROBE_DRAINED_NOTHING;
+	WRITE_ONCE(r->hurried, false);
 	/* pairs with gpuprobe_emit()'s release: records up to head are whole */
 	head = smp_load_acquire(&r->head);
 	tail = r->tail;
 	dropped = READ_ONCE(r->dropped);
 	if (head == tail && dropped == r->dropped_reported)
-		return;		/* idle: nothing to send */
+		return GPUPROBE_DRAINED_NOTHING;
+	found = head - tail > r->mask / 8 || dropped != r->dropped_reported ?
+		GPUPROBE_DRAINED_BUSY : GPUPROBE_DRAINED_SOME;
 	/* the gap comes before the records written after it */
 	if (dropped != r->dropped_reported) {
 		struct gpuprobe_rec_lost lost = {
@@ -333,6 +368,7 @@ static void gpuprobe_drain_cpu(int cpu, struct gpuprobe_batch *b)
 		smp_store_release(&r->tail, tail + 1);
 	}
 	gpuprobe_batch_flush(r, b);
+	return found;
 }
 
 /* Whether any ring holds records or unreported drops; under the drain lock. */
@@ -351,20 +387,19 @@ static bool gpuprobe_rings_busy(void)
 	return false;
 }
 
-/* Drains every ring; returns whether the drain should run again. */
-static bool gpuprobe_drain_all(void)
+/* Drains every ring; returns what the fullest held. */
+static enum gpuprobe_drained gpuprobe_drain_all(void)
 {
-	bool again = false;
+	enum gpuprobe_drained found = GPUPROBE_DRAINED_NOTHING;
 	int cpu;
 
 	mutex_lock(&gpuprobe_drain_lock);
 	if (gpuprobe_batch) {
-		again = gpuprobe_rings_busy();
 		for_each_cpu(cpu, &gpuprobe_ring_cpus)
-			gpuprobe_drain_cpu(cpu, gpuprobe_batch);
+			found = max(found, gpuprobe_drain_cpu(cpu, gpuprobe_batch));
 	}
 	mutex_unlock(&gpuprobe_drain_lock);
-	return again;
+	return found;
 }
 
 /*
@@ -387,22 +422,39 @@ static bool gpuprobe_drain_sleep(void)
 	return busy && cmpxchg(&gpuprobe_drain_idle, 1, 0) == 1;
 }
 
-static void gpuprobe_drain_queue(void)
+static void gpuprobe_drain_queue(unsigned int ms)
 {
 	if (READ_ONCE(gpuprobe_draining))
 		queue_delayed_work(system_unbound_wq, &gpuprobe_drain_work,
-				   msecs_to_jiffies(max(drain_ms, 1U)));
+				   msecs_to_jiffies(max(ms, 1U)));
 }
 
 static void gpuprobe_drain_kick_fn(struct irq_work *work)
 {
-	gpuprobe_drain_queue();
+	gpuprobe_drain_queue(READ_ONCE(wake_ms));
 }
 
+/* sooner than the pending timer: a queued drain is moved to now */
+static void gpuprobe_drain_hurry_fn(struct irq_work *work)
+{
+	if (READ_ONCE(gpuprobe_draining))
+		mod_delayed_work(system_unbound_wq, &gpuprobe_drain_work, 0);
+}
+
+/*
+ * Records coming fast (a ring an eighth full or more since the last drain)
+ * bring the drain back drain_ms later; fewer, wake_ms later, so that they
+ * share a message; none put it to sleep.  A ring passing half full hurries
+ * it either way.
+ */
 static void gpuprobe_drain_fn(struct work_struct *work)
 {
-	if (gpuprobe_drain_all() || gpuprobe_drain_sleep())
-		gpuprobe_drain_queue();
+	enum gpuprobe_drained found = gpuprobe_drain_all();
+
+	if (found == GPUPROBE_DRAINED_BUSY)
+		gpuprobe_drain_queue(READ_ONCE(drain_ms));
+	else if (found == GPUPROBE_DRAINED_SOME || gpuprobe_drain_sleep())
+		gpuprobe_drain_queue(READ_ONCE(wake_ms));
 }
 
 void gpuprobe_drain_start(void)
@@ -417,6 +469,7 @@ void gpuprobe_drain_stop(void)
 {
 	WRITE_ONCE(gpuprobe_draining, false);
 	irq_work_sync(&gpuprobe_drain_kick);
+	irq_work_sync(&gpuprobe_drain_hurry);
 	cancel_delayed_work_sync(&gpuprobe_drain_work);
 	WRITE_ONCE(gpuprobe_drain_idle, 0);
 	gpuprobe_drain_all();

@@ -206,7 +206,8 @@ TEST_F(irq, ring_overflow_counted_exactly)
 	long long before, delta;
 
 	genl_close(&self->s);
-	load_gpuprobe(_metadata, self, "ring_slots=64 drain_ms=2000");
+	/* no drain while the ring fills: not on a timer, not hurried */
+	load_gpuprobe(_metadata, self, "ring_slots=64 drain_ms=2000 wake_ms=2000 hurry=0");
 	ASSERT_EQ(0, gp_listen(&self->l, 8 << 20));
 	ASSERT_EQ(0, gp_start(&self->s, GPUPROBE_EVMASK(GPUPROBE_EV_IRQ)));
 	before = proc_irq_count(self->edu_irq);
