@@ -136,11 +136,17 @@ static int gpuprobe_ring_alloc_cpu(unsigned int cpu)
 	r->head = 0;
 	r->tail = 0;
 	r->dropped_reported = r->dropped;
-	/* the CPU may be running probes already: slots last */
-	smp_store_release(&r->slots, slots);
+	r->hurried = false;
+	/*
+	 * In the drain's mask before the first record can be written: a
+	 * record's kick must find its ring (the drain skips a ring without
+	 * slots).
+	 */
 	mutex_lock(&gpuprobe_drain_lock);
 	cpumask_set_cpu(cpu, &gpuprobe_ring_cpus);
 	mutex_unlock(&gpuprobe_drain_lock);
+	/* the CPU may be running probes already: the ring's fields before slots */
+	smp_store_release(&r->slots, slots);
 	return 0;
 }
 
@@ -271,7 +277,7 @@ void gpuprobe_emit(struct gpuprobe_rec_hdr *rec)
 	    cmpxchg(&gpuprobe_drain_idle, 1, 0) == 1)
 		irq_work_queue(&gpuprobe_drain_kick);
 	else if (unlikely(head + 1 - READ_ONCE(r->tail) > r->mask / 2) &&
-		 !r->hurried && READ_ONCE(hurry)) {
+		 !READ_ONCE(r->hurried) && READ_ONCE(hurry)) {
 		/* once until the drain has been through this ring */
 		WRITE_ONCE(r->hurried, true);
 		irq_work_queue(&gpuprobe_drain_hurry);
@@ -443,7 +449,8 @@ static void gpuprobe_drain_hurry_fn(struct irq_work *work)
 
 /*
  * Records coming fast (a ring an eighth full or more since the last drain)
- * bring the drain back drain_ms later; fewer, wake_ms later, so that they
+ * bring the drain back drain_ms later (wake_ms if that is sooner); fewer,
+ * wake_ms later, so that they
  * share a message; none put it to sleep.  A ring passing half full hurries
  * it either way.
  */
@@ -452,7 +459,7 @@ static void gpuprobe_drain_fn(struct work_struct *work)
 	enum gpuprobe_drained found = gpuprobe_drain_all();
 
 	if (found == GPUPROBE_DRAINED_BUSY)
-		gpuprobe_drain_queue(READ_ONCE(drain_ms));
+		gpuprobe_drain_queue(min(READ_ONCE(drain_ms), READ_ONCE(wake_ms)));
 	else if (found == GPUPROBE_DRAINED_SOME || gpuprobe_drain_sleep())
 		gpuprobe_drain_queue(READ_ONCE(wake_ms));
 }

@@ -108,6 +108,9 @@ static void add_guest(struct passthrough *pt, const struct tracefile_rec_guest *
 			push(pt, &pt->guest_irq, in->ts_ns, irq->duration_ns, irq->irq, in->cpu);
 		break;
 	}
+	case GPUPROBE_EV_LOST:
+		pt->lost_records++;
+		break;
 	case GPUPROBE_EV_WAKEUP:
 		push(pt, &pt->guest_wake, in->ts_ns, 0, 0, in->cpu);
 		break;
@@ -148,6 +151,9 @@ void passthrough_add(struct passthrough *pt, const struct gpuprobe_rec_hdr *rec)
 		push(pt, &pt->host_irq, rec->ts_ns, irq->duration_ns, irq->irq, rec->cpu);
 		break;
 	}
+	case GPUPROBE_EV_LOST:
+		pt->lost_records++;
+		break;
 	case GPUPROBE_EV_IOMMU: {
 		const struct gpuprobe_rec_iommu *io = (const void *)rec;
 

@@ -223,6 +223,7 @@ void test_passthrough_late_guest_in_order(void)
 
 	synth_merged_defaults(&o);
 	o.injections = true;
+	o.other_injections = true;	/* the target's vector known, the timer's left out */
 	o.spacing_ns = 100000;
 	o.bound_ns = 2000000;
 	o.offset_error_ns = -320000;

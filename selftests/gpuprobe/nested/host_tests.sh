@@ -86,7 +86,7 @@ record_inner() {	# src out
 			[ -n "$qpid" ] && kill -9 "$qpid" 2>/dev/null
 			killed=$el
 		elif [ -n "$killed" ] && [ $el -gt $((killed + 30)) ]; then
-			hang_report "$2" "$1: the recorder had not ended 30 s after QEMU was killed"
+			hang_report "$2" "$1: the recorder had not ended 30 s after ${qpid:+QEMU was killed}${qpid:-its end was due (no QEMU pid: inner-vm never ran)}"
 			kill -9 $rec 2>/dev/null
 			wait $rec
 			return 98
