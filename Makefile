@@ -121,6 +121,10 @@ bench: all
 bench-icount: all
 	scripts/bench-icount.sh
 
+# the tracefs source against trace-cmd record on interrupts + DMA in the test VM
+bench-tracefs-vm: all
+	scripts/bench-tracefs-vm.sh
+
 clean:
 	-$(MAKE) -C $(KDIR) M=$(TOP) clean
 	$(MAKE) -C user clean
@@ -129,4 +133,4 @@ clean:
 # make install, install-dkms, deb, package-test: Documentation/install.rst
 include $(TOP)/install.mk
 
-.PHONY: spec-schema all modules modules-w1 modules-next debug-kernel modules-debug modules-debug-build modules-sign-build user selftests checkpatch test vmtest demo bench bench-icount clean
+.PHONY: spec-schema all modules modules-w1 modules-next debug-kernel modules-debug modules-debug-build modules-sign-build user selftests checkpatch test vmtest demo bench bench-icount bench-tracefs-vm clean

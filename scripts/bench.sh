@@ -11,6 +11,9 @@ echo
 echo "== interrupt path in instructions: the same benchmark under QEMU -icount"
 scripts/bench-icount.sh
 echo
+echo "== tracefs source against trace-cmd record: interrupts + DMA in the test VM"
+scripts/bench-tracefs-vm.sh
+echo
 echo "== DMA path: cost per DMA map+unmap pair in the test VM (TCG)"
 scripts/vmtest.sh -t 900 -- /gpuprobe/tests/dma_bench
 if grep -q '^bench:' user/Makefile 2>/dev/null; then

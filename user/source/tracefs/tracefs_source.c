@@ -24,6 +24,46 @@
 
 static void tracefs_close(void *src);
 
+/*
+ * The formats of the named systems' events, and nothing else.
+ * tracefs_local_events_system() also parses /proc/kallsyms, saved_cmdlines
+ * and printk_formats for printing, none of which this source uses: on the
+ * test VM's kernel kallsyms was the larger part of an empty recording's CPU
+ * time (Documentation/benchmarks.md, "tracefs source in the test VM").
+ * An event whose format cannot be read or parsed is left out, as there:
+ * binding it then finds nothing, and what is missing is said.
+ */
+static struct tep_handle *load_formats(const char *const *systems)
+{
+	struct tep_handle *tep = tep_alloc();
+	int len = 0;
+	char *header = tracefs_instance_file_read(NULL, "events/header_page", &len);
+
+	if (!tep || !header || len <= 0 ||
+	    tep_parse_header_page(tep, header, len, sizeof(long))) {
+		free(header);
+		tep_free(tep);
+		return NULL;
+	}
+	free(header);
+	/* the kernel's long: the size of the page header's commit field */
+	tep_set_long_size(tep, tep_get_header_page_size(tep));
+	for (; *systems; systems++) {
+		char **events = tracefs_system_events(NULL, *systems);
+
+		for (size_t i = 0; events && events[i]; i++) {
+			char *fmt = tracefs_event_file_read(NULL, *systems, events[i],
+							    "format", &len);
+
+			if (fmt && len > 0)
+				tep_parse_event(tep, fmt, len, *systems);
+			free(fmt);
+		}
+		tracefs_list_free(events);
+	}
+	return tep;
+}
+
 static void *tracefs_open(const struct source_config *cfg, char *err, size_t errlen)
 {
 	const char *systems[] = { "irq", "sched", "iommu", "swiotlb", "dma", "kvm", NULL, NULL };
@@ -43,7 +83,7 @@ static void *tracefs_open(const struct source_config *cfg, char *err, size_t err
 	tracefs_create_dma_kprobes(ts);
 	if (ts->kp)
 		systems[6] = ts->kp->group;
-	tep = tracefs_local_events_system(NULL, systems);
+	tep = load_formats(systems);
 	if (!tep) {
 		snprintf(err, errlen, "cannot read tracefs event formats (needs root)");
 		tracefs_close(ts);
