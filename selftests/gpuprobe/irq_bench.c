@@ -8,6 +8,10 @@
  *   ftrace      irq_handler_entry/exit in a tracefs instance, filtered to the irq
  *   other       gpuprobe capturing another device (NVMe, up to 64 vectors):
  *               the cost to interrupts of devices it does not watch
+ *   held        gpuprobe capturing the edu device with its delivery held
+ *               past the timed window (wake_ms raised for it): the probe's
+ *               own cost, on the terms of the ftrace configuration, whose
+ *               events also wait in the kernel's buffer with no reader
  * and with -w, the same costs with more or fewer vectors watched:
  *   gpuprobe65  gpuprobe capturing edu and the NVMe drive (1 + 64 vectors)
  *   other1      gpuprobe capturing a second edu device (one vector; VM_EDUS=2)
@@ -38,9 +42,11 @@
 #define MAX_ROUNDS	101
 #define INST	"/sys/kernel/tracing/instances/gpuprobe_bench"
 
-enum { BASE, GPUPROBE, FTRACE, OTHER, GPUPROBE65, OTHER1, NCONF };
+enum { BASE, GPUPROBE, FTRACE, OTHER, HELD, GPUPROBE65, OTHER1, NCONF };
 static const char *names[NCONF] = { "base", "gpuprobe", "ftrace", "other",
-				    "gpuprobe65", "other1" };
+				    "held", "gpuprobe65", "other1" };
+#define WAKE_MS	"/sys/module/gpuprobe/parameters/wake_ms"
+static char wake_ms[16];
 
 static int rounds = 21, batch = 2000, sustained = 50000, gap_us, wide;
 /* after attaching, before timing: what setup deferred (RCU callbacks) runs */
@@ -110,10 +116,15 @@ static void conf_set(int conf, int irq, int on)
 		return;
 	}
 	if (on) {
+		/* held: the first record's drain comes 100 s later; STOP drains */
+		if (conf == HELD)
+			write_file(WAKE_MS, "100000");
 		targets_set(conf);
 		err = gp_start(&ctl, GPUPROBE_EVMASK(GPUPROBE_EV_IRQ));
 	} else {
 		err = gp_stop(&ctl);
+		if (conf == HELD)
+			write_file(WAKE_MS, wake_ms);
 	}
 	if (err)
 		die(names[conf], err);
@@ -230,6 +241,10 @@ static void report(uint64_t (*samples)[MAX_ROUNDS], int nconf)
 		printf("ratio gpuprobe/ftrace added cost: %.3f\n",
 		       (double)((long long)med[GPUPROBE] - (long long)med[BASE]) /
 		       (double)(med[FTRACE] - med[BASE]));
+	if (med[FTRACE] > med[BASE] && nconf > HELD)
+		printf("ratio held/ftrace added cost: %.3f\n",
+		       (double)((long long)med[HELD] - (long long)med[BASE]) /
+		       (double)(med[FTRACE] - med[BASE]));
 }
 
 int main(int argc, char **argv)
@@ -264,6 +279,9 @@ int main(int argc, char **argv)
 		die("load gpuprobe_edu", err);
 	if (!mod_loaded("gpuprobe") && (err = mod_load(GPUPROBE_KO, NULL)))
 		die("load gpuprobe", err);
+	err = read_file(WAKE_MS, wake_ms, sizeof(wake_ms));
+	if (err)
+		die(WAKE_MS, err);
 	irq = (int)edu_stat(edu, "irq");
 	/* raiser and handler on one vCPU: no cross-vCPU wake-up in the loop */
 	pin_to_cpu0(irq);

@@ -33,6 +33,7 @@ W=/tmp/bt
 mkdir -p $W
 
 grep -q '^gpuprobe_edu ' /proc/modules || insmod /gpuprobe/gpuprobe_edu.ko
+# shellcheck disable=SC2046 # two bus addresses, split on purpose
 set -- $(for d in $(grep -l 0x11e8 /sys/bus/pci/devices/*/device); do
 	basename "$(dirname "$d")"; done)
 A=$1 B=$2
@@ -98,6 +99,7 @@ record_round() {	# name [work.sh|empty.sh]
 			-e tcbench:map_page -f "devname==\"$B\"" -e tcbench:map_page_ret \
 			-e tcbench:unmap_page -f "devname==\"$B\"" -e tcbench:unmap_page_ret \
 			-o $W/t.dat env BENCHRUN_OUT=$W/inner benchrun sh $script 2>$W/tc.err)
+		# shellcheck disable=SC2046 # three counts
 		set -- $(trace-cmd report -i $W/t.dat 2>/dev/null | awk '
 			/ irq_handler_entry:/ { i++ } / map_page:/ { m++ } / unmap_page:/ { u++ }
 			END { print i + 0, m + 0, u + 0 }')
