@@ -274,19 +274,15 @@ static struct bound_event *bound_for(struct tracefs_source *ts, struct tep_event
 	return NULL;
 }
 
-int tracefs_on_raw_event(struct tep_event *event, struct tep_record *r, int cpu, void *ctx)
+static void decode_event(struct tracefs_source *ts, struct bound_event *be,
+			 struct kprobe_event *ke, struct tep_record *r, uint16_t c)
 {
-	struct tracefs_source *ts = ctx;
-	struct bound_event *be = bound_for(ts, event);
-	struct kprobe_event *ke;
-	uint16_t c = (uint16_t)cpu;
-
 	if (r->missed_events)
 		tracefs_note_missed(ts, r, c);
-	if (!be && (ke = kprobe_for(ts, event)))
+	if (ke)
 		decode_kprobe(ts, ke, r, c);
 	if (!be)
-		return 0;
+		return;
 	switch (be->spec->kind) {
 	case K_IRQ_ENTRY:
 		if (irq_pairer_entry(&ts->pairer, c, r->ts,
@@ -316,7 +312,31 @@ int tracefs_on_raw_event(struct tep_event *event, struct tep_record *r, int cpu,
 		decode_kvm(ts, be, r, c);
 		break;
 	}
+}
+
+int tracefs_on_raw_event(struct tep_event *event, struct tep_record *r, int cpu, void *ctx)
+{
+	struct tracefs_source *ts = ctx;
+	struct bound_event *be = bound_for(ts, event);
+
+	decode_event(ts, be, be ? NULL : kprobe_for(ts, event), r, (uint16_t)cpu);
 	return 0;
+}
+
+/* One event of a page: its decoder from the dispatch slots. */
+void tracefs_decode_record(struct tracefs_source *ts, struct tep_record *r, int cpu)
+{
+	int id = tep_data_type(ts->tep, r);
+	struct dispatch_slot *d = &ts->dispatch[(unsigned int)id % DISPATCH_SLOTS];
+
+	if (d->id != id) {
+		struct tep_event *event = tep_find_event(ts->tep, id);
+
+		d->id = id;
+		d->be = event ? bound_for(ts, event) : NULL;
+		d->ke = event && !d->be ? kprobe_for(ts, event) : NULL;
+	}
+	decode_event(ts, d->be, d->ke, r, (uint16_t)cpu);
 }
 
 static void bind_fields(struct bound_event *be)
@@ -355,6 +375,8 @@ struct tracefs_source *tracefs_decoder_new(struct tep_handle *tep,
 		return NULL;
 	ts->cfg = cfg;
 	ts->tep = tep;
+	for (unsigned int i = 0; i < DISPATCH_SLOTS; i++)
+		ts->dispatch[i].id = -1;
 	ts->ncpus = (unsigned int)sysconf(_SC_NPROCESSORS_CONF);
 	if (vectors_init(&ts->vectors, cfg->sysfs_root, cfg->targets) ||
 	    irq_pairer_init(&ts->pairer, ts->ncpus, ts->vectors.set)) {
@@ -371,11 +393,8 @@ struct tracefs_source *tracefs_decoder_new(struct tep_handle *tep,
 int tracefs_decoder_feed(struct tracefs_source *ts, struct tep_record *r, int cpu,
 			 const struct record_sink *sink)
 {
-	struct tep_event *event = tep_find_event(ts->tep, tep_data_type(ts->tep, r));
-
 	ts->sink = sink;
-	if (event)
-		tracefs_on_raw_event(event, r, cpu, ts);
+	tracefs_decode_record(ts, r, cpu);
 	return ts->sink_error;
 }
 

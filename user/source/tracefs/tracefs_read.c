@@ -71,14 +71,10 @@ static void decode_page(struct tracefs_source *ts, unsigned int cpu)
 	rec.missed_events = kbuffer_missed_events(ts->kbuf);
 	for (data = kbuffer_read_event(ts->kbuf, &ts_ns); data;
 	     data = kbuffer_next_event(ts->kbuf, &ts_ns)) {
-		struct tep_event *ev;
-
 		rec.ts = ts_ns;
 		rec.data = data;
 		rec.size = kbuffer_event_size(ts->kbuf);
-		ev = tep_find_event_by_record(ts->tep, &rec);
-		if (ev)
-			tracefs_on_raw_event(ev, &rec, (int)cpu, ts);
+		tracefs_decode_record(ts, &rec, (int)cpu);
 		rec.missed_events = 0;	/* the page's, said with its first event */
 	}
 }

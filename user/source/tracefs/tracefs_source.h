@@ -70,6 +70,19 @@ struct dma_kprobes {
 };
 
 /*
+ * An event type's id and what decodes it (a bound event, a kprobe event, or
+ * nothing), found once: a page's events then need no lookup by id and no
+ * search of the tables (tracefs_decode_record()).  Direct-mapped by id.
+ */
+#define DISPATCH_SLOTS	64
+
+struct dispatch_slot {
+	int id;				/* -1: empty */
+	struct bound_event *be;
+	struct kprobe_event *ke;
+};
+
+/*
  * Two instances: "gpuprobe-PID" for device events, which must see every
  * task, and "gpuprobe-PID-sched" whose set_event_pid + event-fork follow
  * the workload and every thread and child it creates.
@@ -80,6 +93,7 @@ struct tracefs_source {
 	struct instance_handle sched;
 	struct tep_handle *tep;
 	struct bound_event events[NSPECS];
+	struct dispatch_slot dispatch[DISPATCH_SLOTS];
 	struct irq_pairer pairer;
 	struct vector_tracker vectors;	/* its set is the pairer's targets */
 	struct dma_kprobes *kp;		/* NULL: dma: tracepoints or no DMA */
@@ -116,6 +130,7 @@ extern const char *const kprobe_field_names[KP_COUNT];
 void tracefs_bind_events(struct tracefs_source *ts);
 void tracefs_put(struct tracefs_source *ts, const struct gpuprobe_rec_hdr *rec);
 int tracefs_on_raw_event(struct tep_event *event, struct tep_record *r, int cpu, void *ctx);
+void tracefs_decode_record(struct tracefs_source *ts, struct tep_record *r, int cpu);
 
 /* tracefs_read.c */
 int tracefs_read_buffers(struct tracefs_source *ts, const struct record_sink *sink);
