@@ -9,7 +9,8 @@ echo "== interrupt path: cost per edu interrupt in the test VM (TCG)"
 # tsc=reliable: the clock source a host has.  Under TCG Linux marks the TSC
 # unstable and reads the HPET, an emulated device, for every
 # ktime_get_mono_fast_ns() (gpuprobe's two stamps an interrupt), while
-# ftrace stamps with local_clock(), still the TSC (Documentation/benchmarks.md)
+# ftrace stamps with its "local" trace clock, sched_clock(), still the TSC
+# (Documentation/benchmarks.md)
 scripts/vmtest.sh -t 900 -a tsc=reliable -- /gpuprobe/tests/irq_bench
 echo
 echo "== interrupt path in instructions: the same benchmark under QEMU -icount"

@@ -47,6 +47,14 @@ static const char *names[NCONF] = { "base", "gpuprobe", "ftrace", "other",
 				    "held", "gpuprobe65", "other1" };
 #define WAKE_MS	"/sys/module/gpuprobe/parameters/wake_ms"
 static char wake_ms[16];
+static int held_active;
+
+/* wake_ms as found, whatever way the program ends (atexit, die()) */
+static void wake_ms_restore(void)
+{
+	if (held_active && !write_file(WAKE_MS, wake_ms))
+		held_active = 0;
+}
 
 static int rounds = 21, batch = 2000, sustained = 50000, gap_us, wide;
 /* after attaching, before timing: what setup deferred (RCU callbacks) runs */
@@ -117,14 +125,21 @@ static void conf_set(int conf, int irq, int on)
 	}
 	if (on) {
 		/* held: the first record's drain comes 100 s later; STOP drains */
-		if (conf == HELD)
-			write_file(WAKE_MS, "100000");
+		if (conf == HELD) {
+			held_active = 1;
+			err = write_file(WAKE_MS, "100000");
+			if (err)
+				die(WAKE_MS, err);
+		}
 		targets_set(conf);
 		err = gp_start(&ctl, GPUPROBE_EVMASK(GPUPROBE_EV_IRQ));
 	} else {
 		err = gp_stop(&ctl);
-		if (conf == HELD)
-			write_file(WAKE_MS, wake_ms);
+		if (conf == HELD) {
+			wake_ms_restore();
+			if (held_active)
+				die(WAKE_MS, -EIO);
+		}
 	}
 	if (err)
 		die(names[conf], err);
@@ -282,6 +297,7 @@ int main(int argc, char **argv)
 	err = read_file(WAKE_MS, wake_ms, sizeof(wake_ms));
 	if (err)
 		die(WAKE_MS, err);
+	atexit(wake_ms_restore);
 	irq = (int)edu_stat(edu, "irq");
 	/* raiser and handler on one vCPU: no cross-vCPU wake-up in the loop */
 	pin_to_cpu0(irq);

@@ -19,6 +19,7 @@
 #include "synth.h"
 #include "testlib.h"
 #include "tracefs_decoder.h"
+#include "tracefs_source.h"
 #include "tracefs_vectors.h"
 
 #define MAX_RECORDS	32
@@ -295,6 +296,75 @@ static void test_sched_and_missed(void)
 	      "unknown-count loss not flagged");
 }
 
+/*
+ * A page's losses are said with its first event, whatever that event is:
+ * one of a type this decoder has no use for (or cannot find) still carries
+ * them.  Before the dispatch slots such an event was skipped whole.
+ */
+static void test_missed_on_unknown_type(void)
+{
+	const struct gpuprobe_rec_lost *l;
+	struct crafted c;
+	uint16_t nosuch = 0xfffe;
+	int before;
+
+	craft(&c, "sched", "sched_wakeup");
+	memcpy(c.data, &nosuch, sizeof(nosuch));	/* common_type: no such event */
+	before = got.n;
+	feed(&c, 6000, 1, 9);
+	CHECK(got.n == before + 1, "a page's 9 lost events went with its unknown first event (%d records)",
+	      got.n - before);
+	l = last();
+	CHECK(l && l->hdr.type == GPUPROBE_EV_LOST && l->count == 9 && l->hdr.cpu == 1,
+	      "lost record wrong");
+}
+
+/*
+ * Two event types whose ids share a dispatch slot (ids 64 apart): each
+ * event is decoded as its own type however they alternate.  The second is
+ * a copy of sched_wakeup's format under a name the decoder does not bind.
+ */
+static void test_dispatch_slot_shared(void)
+{
+	char fmt[16384], other[16384 + 64], *id, *name;
+	struct tep_event *wakeup = tep_find_event_by_name(tep, "sched", "sched_wakeup");
+	struct crafted w, x;
+	FILE *f = fopen("formats/sched_sched_wakeup.format", "r");
+	size_t len = f ? fread(fmt, 1, sizeof(fmt) - 1, f) : 0;
+	int before;
+
+	if (f)
+		fclose(f);
+	fmt[len] = '\0';
+	id = strstr(fmt, "ID: ");
+	name = strstr(fmt, "name: sched_wakeup");
+	CHECK(wakeup && id && name, "sched_wakeup's format");
+	if (!wakeup || !id || !name)
+		return;
+	/* "name: sched_wakeup\nID: N\n..." -> "name: sched_waking\nID: N+64\n..." */
+	snprintf(other, sizeof(other), "name: sched_waking\nID: %d\n%s", wakeup->id + 64,
+		 strchr(id, '\n') + 1);
+	CHECK(tep_parse_event(tep, other, strlen(other), "sched") == 0, "parse the copy");
+	craft(&w, "sched", "sched_wakeup");
+	set_num(&w, "pid", 31);
+	craft(&x, "sched", "sched_waking");
+	set_num(&x, "pid", 32);
+	CHECK(x.event && (unsigned int)x.event->id % DISPATCH_SLOTS ==
+			 (unsigned int)wakeup->id % DISPATCH_SLOTS, "ids share a slot");
+	for (int i = 0; i < 3; i++) {
+		const struct gpuprobe_rec_sched *s;
+
+		before = got.n;
+		feed(&w, 7000 + 10 * i, 0, 0);
+		s = last();
+		CHECK(got.n == before + 1 && s->hdr.type == GPUPROBE_EV_WAKEUP && s->pid == 31,
+		      "round %d: sched_wakeup decoded", i);
+		before = got.n;
+		feed(&x, 7005 + 10 * i, 0, 0);
+		CHECK(got.n == before, "round %d: the unbound type gave %d records", i, got.n - before);
+	}
+}
+
 /* ---- vectors that appear while recording, over a sysfs tree of our own ---- */
 
 static char sysroot[256];
@@ -527,6 +597,8 @@ int main(int argc, char **argv)
 		{ "tracefs decode: dma_map_sg/unmap_sg arrays", test_dma_scatterlist },
 		{ "tracefs decode: iommu map/unmap/fault, swiotlb", test_iommu_swiotlb },
 		{ "tracefs decode: sched events and missed-event pages", test_sched_and_missed },
+		{ "tracefs: a page's losses said by an event of unknown type", test_missed_on_unknown_type },
+		{ "tracefs: two event types in one dispatch slot", test_dispatch_slot_shared },
 		{ "tracefs vectors: late vector, foreign irq, excluded irq, stop, gone", test_late_vectors },
 		{ "report: a vector resolved while recording", test_report_late_vector },
 	};

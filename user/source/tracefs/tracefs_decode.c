@@ -314,21 +314,17 @@ static void decode_event(struct tracefs_source *ts, struct bound_event *be,
 	}
 }
 
-int tracefs_on_raw_event(struct tep_event *event, struct tep_record *r, int cpu, void *ctx)
-{
-	struct tracefs_source *ts = ctx;
-	struct bound_event *be = bound_for(ts, event);
-
-	decode_event(ts, be, be ? NULL : kprobe_for(ts, event), r, (uint16_t)cpu);
-	return 0;
-}
-
 /* One event of a page: its decoder from the dispatch slots. */
 void tracefs_decode_record(struct tracefs_source *ts, struct tep_record *r, int cpu)
 {
 	int id = tep_data_type(ts->tep, r);
-	struct dispatch_slot *d = &ts->dispatch[(unsigned int)id % DISPATCH_SLOTS];
+	struct dispatch_slot *d;
 
+	if (id < 0) {		/* unreadable type: no decoder, its page's losses still */
+		decode_event(ts, NULL, NULL, r, (uint16_t)cpu);
+		return;
+	}
+	d = &ts->dispatch[(unsigned int)id % DISPATCH_SLOTS];
 	if (d->id != id) {
 		struct tep_event *event = tep_find_event(ts->tep, id);
 

@@ -129,7 +129,6 @@ extern const char *const kprobe_field_names[KP_COUNT];
 /* tracefs_decode.c */
 void tracefs_bind_events(struct tracefs_source *ts);
 void tracefs_put(struct tracefs_source *ts, const struct gpuprobe_rec_hdr *rec);
-int tracefs_on_raw_event(struct tep_event *event, struct tep_record *r, int cpu, void *ctx);
 void tracefs_decode_record(struct tracefs_source *ts, struct tep_record *r, int cpu);
 
 /* tracefs_read.c */
