@@ -116,16 +116,14 @@ for row in base added_gpuprobe added_held added_ftrace added_gpuprobe65 added_ot
 	echo
 done
 echo
-echo "# gpuprobe / ftrace added cost: median of per-round ratios [bootstrap 95%], goal <= 0.5"
-for run in "${done_runs[@]}"; do
-	read -r m lo hi verdict < <(python3 "$STAT" "$OUT/$run.samples" goal \
-		added_gpuprobe/added_ftrace '<=' 0.5)
-	printf '%-18s %s [%s, %s] %s\n' "${TITLE[$run]}" "$m" "$lo" "$hi" "$verdict"
-done
+goal_rows() {	# title ratio
+	echo "# $1: median of per-round ratios [bootstrap 95%], goal <= 0.5"
+	for run in "${done_runs[@]}"; do
+		read -r m lo hi verdict < <(python3 "$STAT" "$OUT/$run.samples" goal "$2" '<=' 0.5)
+		printf '%-18s %s [%s, %s] %s\n' "${TITLE[$run]}" "$m" "$lo" "$hi" "$verdict"
+	done
+}
+goal_rows "gpuprobe / ftrace added cost" added_gpuprobe/added_ftrace
 echo
-echo "# the probe alone, delivery held past the window (as ftrace's events wait unread) / ftrace, goal <= 0.5"
-for run in "${done_runs[@]}"; do
-	read -r m lo hi verdict < <(python3 "$STAT" "$OUT/$run.samples" goal \
-		added_held/added_ftrace '<=' 0.5)
-	printf '%-18s %s [%s, %s] %s\n' "${TITLE[$run]}" "$m" "$lo" "$hi" "$verdict"
-done
+goal_rows "the probe alone, delivery held past the window (as ftrace's events wait unread) / ftrace" \
+	added_held/added_ftrace
