@@ -11,7 +11,8 @@
 #   1 vCPU again    the same: the figures must agree (determinism)
 #   N vCPUs         the same with N vCPUs' rings (-c, default 16)
 #   1 vCPU, trickle each interrupt raised from userspace and followed by
-#                   5 ms of work: records arrive one per drain
+#                   5 ms of work (21 rounds of 400): a record every 5 ms,
+#                   about ten to a drain (wake_ms 50)
 #   2 and N vCPUs, trickle   the same; 2 against N compares rings alone
 #                   (from 2 vCPUs on, the drain and the listener wake
 #                   another vCPU)
@@ -62,7 +63,7 @@ export VM_QEMU VM_ICOUNT=shift=0,sleep=on VM_EDUS=2 VM_APPEND
 mkdir -p "$OUT"
 
 RUNS=(one again many trickle1 trickle2 trickleN)
-TRICKLE="-w -g 5000 -n 100 -r 21 -s 0"
+TRICKLE="-w -g 5000 -n 400 -r 21 -s 0"
 declare -A TITLE=([one]="1 vCPU" [again]="1 vCPU again" [many]="$CPUS vCPUs"
 		  [trickle1]="1 trickle" [trickle2]="2 trickle"
 		  [trickleN]="$CPUS trickle")
