@@ -450,9 +450,8 @@ static void gpuprobe_drain_hurry_fn(struct irq_work *work)
 /*
  * Records coming fast (a ring an eighth full or more since the last drain)
  * bring the drain back drain_ms later (wake_ms if that is sooner); fewer,
- * wake_ms later, so that they
- * share a message; none put it to sleep.  A ring passing half full hurries
- * it either way.
+ * wake_ms later, so that they share a message; none put it to sleep.  A
+ * ring passing half full hurries it either way.
  */
 static void gpuprobe_drain_fn(struct work_struct *work)
 {
