@@ -176,7 +176,8 @@ record_round() {	# name [work.sh|empty.sh]
 	echo "sample ${name}_bytes_per_event $(awk -v s="$bytes" -v n=$events 'BEGIN { printf "%.1f", s / n }')"
 	check "round $r, $name: the kernel counted $IRQS interrupts and $PAIRS pairs ($di, $dm)" \
 		[ "$di" -eq "$IRQS" -a "$dm" -eq "$PAIRS" ]
-	eval "lost_$(echo $name | tr - _)=\$((\${lost_$(echo $name | tr - _):-0} + round_lost))"
+	total=lost_$(echo "$name" | tr - _)	# lost_gpuprobe, lost_trace_cmd
+	eval "$total=\$((\${$total:-0} + round_lost))"
 }
 
 for r in $(seq "$ROUNDS"); do
