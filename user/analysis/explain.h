@@ -202,8 +202,12 @@ struct explain_result {
 void explain_print_text(FILE *out, const struct explain_result *r);
 /* The "explain" object (components flattened for `compare`). */
 void explain_print_json(FILE *out, const struct explain_result *r);
-/* PROBE.json with the "explain" object added as its last member. */
-int explain_write_merged(const char *probe_path, const char *out_path,
+/*
+ * PROBE.json with the "explain" object added as its last member, into o
+ * (opened by the caller before the analysis), committed or dropped here.
+ */
+struct outfile;
+int explain_write_merged(const char *probe_path, struct outfile *o, const char *out_name,
 			 const struct explain_result *r);
 /* Causality violations over every waterfall (0: every check held). */
 size_t explain_violations(const struct explain_result *r);

@@ -22,11 +22,6 @@ void usage_of(const char *cmd, FILE *out);
 /* report.c: the whole report for one file; 0 or an exit code. */
 int report_file(const char *path, bool json, FILE *out);
 
-/* export.c */
-int export_perfetto(const char *trace_path, const char *out_path);
-int export_csv(const char *trace_path, const char *out_path);
-int export_perfetto_proto(const char *trace_path, const char *out_path);
-
 /* info.c: why the module cannot be used (it is not registered). */
 void explain_module_absent(char *buf, size_t size);
 

@@ -5,13 +5,16 @@
  * samples (explain_wake.c, explain_dma.c) and print the result
  * (explain_output.c).
  */
+#include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmds.h"
 #include "explain.h"
 #include "json_read.h"
+#include "outfile.h"
 #include "target.h"
 #include "util.h"
 
@@ -261,6 +264,8 @@ int cmd_explain(int argc, char **argv)
 	static struct explain_result r;
 	uint32_t bdf = GPUPROBE_BDF_NONE;
 	const char *output = NULL;
+	char err[PATH_MAX + 128];
+	struct outfile out;
 	bool json = false;
 	int c, ret;
 
@@ -291,6 +296,12 @@ int cmd_explain(int argc, char **argv)
 		usage_of("explain", stderr);
 		return 2;
 	}
+	/* Refused before the analysis: an output that is an input, or that cannot be created. */
+	if (output && outfile_open(&out, output, (const char *const *)&argv[optind], 2, err,
+				   sizeof(err))) {
+		errorf("%s", err);
+		return errno == EEXIST ? 2 : 1;
+	}
 	memset(&r, 0, sizeof(r));
 	ret = explain_run(argv[optind], argv[optind + 1], bdf, &r);
 	if (ret)
@@ -299,11 +310,15 @@ int cmd_explain(int argc, char **argv)
 		explain_print_json(stdout, &r);
 	else
 		explain_print_text(stdout, &r);
-	if (output && explain_write_merged(argv[optind], output, &r))
-		ret = 1;
+	if (output) {
+		ret = explain_write_merged(argv[optind], &out, output, &r) ? 1 : 0;
+		output = NULL;	/* committed or dropped */
+	}
 	if (!ret && explain_violations(&r))
 		ret = EXIT_CAUSALITY;
 out:
+	if (output)
+		outfile_abort(&out);
 	explain_free(&r);
 	return ret;
 }

@@ -3,23 +3,19 @@
  * `gpuprobe-trace export`: a trace streamed, record by record, through the
  * Perfetto or the CSV writer of output/ (export.h), or both in turn.
  */
+#include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cmds.h"
 #include "export.h"
+#include "outfile.h"
 #include "passthrough.h"
 #include "tracefile.h"
 #include "util.h"
-
-static int finish_output(FILE *out)
-{
-	if (out == stdout)
-		return fflush(out);
-	return fclose(out);
-}
 
 /* A merged trace's host and guest lined up (a first read of the file); NULL otherwise. */
 static struct passthrough *line_up(const char *trace_path)
@@ -51,7 +47,8 @@ static struct passthrough *line_up(const char *trace_path)
 	return pt;
 }
 
-static int export_file(const char *trace_path, const char *out_path,
+/* One writer's pass over the trace into out, which is committed or dropped here. */
+static int export_file(const char *trace_path, struct outfile *out, const char *out_name,
 		       const struct export_writer *writer)
 {
 	struct passthrough *pt = NULL;
@@ -59,25 +56,20 @@ static int export_file(const char *trace_path, const char *out_path,
 	struct trace_info *info = malloc(sizeof(*info));
 	struct trace_reader r;
 	void *state;
-	FILE *out;
-	int n = 0, ret = 1;
+	int n = -1;
 
 	if (!info) {
 		errorf("out of memory");
-		goto out_free;
+		goto out_abort;
 	}
 	if (trace_reader_open(&r, trace_path, info)) {
 		errorf("%s", r.error);
-		goto out_free;
-	}
-	out = strcmp(out_path, "-") ? fopen(out_path, "w") : stdout;
-	if (!out) {
-		errorf("cannot create %s: %m", out_path);
-		goto out_close;
+		goto out_abort;
 	}
 	if (writer == &perfetto_writer)
 		pt = line_up(trace_path);
-	state = writer->begin(out, info, pt);
+	state = writer->begin(out->f, info, pt);
+	n = 0;
 	if (state && writer->prepass) {
 		while ((n = trace_reader_next(&r, &rec)) > 0)
 			writer->prepass(state, rec);
@@ -91,40 +83,78 @@ static int export_file(const char *trace_path, const char *out_path,
 			writer->record(state, rec);
 		writer->end(state);
 	}
-	if (!state)
+	if (!state) {
 		errorf("out of memory");
-	else if (n < 0)
-		errorf("%s", r.error);
-	else if (r.truncated)
-		warnf("%s", r.warning);
-	if (finish_output(out)) {
-		errorf("cannot write %s: %m", out_path);
 		n = -1;
+	} else if (n < 0) {
+		errorf("%s", r.error);
+	} else if (r.truncated) {
+		warnf("%s", r.warning);
 	}
-	if (n < 0 && strcmp(out_path, "-"))
-		unlink(out_path);
-	ret = n < 0 ? 1 : 0;
-out_close:
 	trace_reader_close(&r);
-out_free:
+out_abort:
 	passthrough_free(pt);
 	free(info);
+	if (n < 0) {
+		outfile_abort(out);
+		return 1;
+	}
+	if (outfile_commit(out)) {
+		errorf("cannot write %s: %m", out_name);
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Every output is opened before the first is written: one that cannot be
+ * created, or that is the trace itself or another of the outputs, is refused
+ * before any work, and a failed export leaves every output as it was.
+ */
+static int export_all(const char *trace_path, const char *perfetto, const char *proto,
+		      const char *csv)
+{
+	const char *names[] = { perfetto, proto, csv };
+	const struct export_writer *writers[] = {
+		&perfetto_writer, &perfetto_proto_writer, &csv_writer,
+	};
+	struct outfile out[ARRAY_SIZE(names)];
+	const char *inputs[ARRAY_SIZE(names) + 1] = { trace_path };
+	size_t ninputs = 1, i;
+	char err[PATH_MAX + 128];
+	int ret = 0;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		if (!names[i])
+			continue;
+		for (size_t k = 1; k < ninputs; k++) {
+			if (!strcmp(names[i], inputs[k]) && strcmp(names[i], "-")) {
+				errorf("%s is given as two outputs: give each its own name", names[i]);
+				ret = 2;
+				goto out_abort;
+			}
+		}
+		if (outfile_open(&out[i], names[i], inputs, ninputs, err, sizeof(err))) {
+			errorf("%s", err);
+			ret = errno == EEXIST ? 2 : 1;
+			goto out_abort;
+		}
+		inputs[ninputs++] = names[i];
+	}
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		if (!names[i])
+			continue;
+		if (ret)
+			outfile_abort(&out[i]);
+		else
+			ret = export_file(trace_path, &out[i], names[i], writers[i]);
+	}
 	return ret;
-}
-
-int export_perfetto(const char *trace_path, const char *out_path)
-{
-	return export_file(trace_path, out_path, &perfetto_writer);
-}
-
-int export_perfetto_proto(const char *trace_path, const char *out_path)
-{
-	return export_file(trace_path, out_path, &perfetto_proto_writer);
-}
-
-int export_csv(const char *trace_path, const char *out_path)
-{
-	return export_file(trace_path, out_path, &csv_writer);
+out_abort:
+	while (i-- > 0)
+		if (names[i])
+			outfile_abort(&out[i]);
+	return ret;
 }
 
 int cmd_export(int argc, char **argv)
@@ -137,7 +167,7 @@ int cmd_export(int argc, char **argv)
 		{ 0 }
 	};
 	const char *perfetto = NULL, *csv = NULL, *proto = NULL;
-	int c, ret = 0;
+	int c;
 
 	while ((c = getopt_long(argc, argv, "p:c:P:h", opts, NULL)) != -1) {
 		switch (c) {
@@ -162,12 +192,6 @@ int cmd_export(int argc, char **argv)
 		errorf("export needs one trace file and --perfetto OUT.json, --perfetto-proto OUT.pftrace and/or --csv OUT.csv: see gpuprobe-trace export --help");
 		return 2;
 	}
-	if (perfetto)
-		ret = export_perfetto(argv[optind], perfetto);
-	if (!ret && proto)
-		ret = export_perfetto_proto(argv[optind], proto);
-	if (!ret && csv)
-		ret = export_csv(argv[optind], csv);
-	return ret;
+	return export_all(argv[optind], perfetto, proto, csv);
 }
 

@@ -5,12 +5,14 @@
  * the edu device's through its test driver.
  */
 #include <getopt.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "cmds.h"
+#include "outfile.h"
 #include "probe.h"
 #include "util.h"
 
@@ -87,17 +89,11 @@ static int parse_probe_options(int argc, char **argv, struct probe_cli *cli)
 	return -1;
 }
 
-static int write_json_file(const char *path, struct probe_api *apis, size_t napis,
-			   const struct probe_opts *o, uint64_t start, uint64_t end)
+static int write_json_file(struct outfile *out, const char *path, struct probe_api *apis,
+			   size_t napis, const struct probe_opts *o, uint64_t start, uint64_t end)
 {
-	FILE *f = fopen(path, "w");
-
-	if (!f) {
-		errorf("cannot write %s: %m", path);
-		return 1;
-	}
-	probe_print_json(f, apis, napis, o, start, end);
-	if (fclose(f)) {
+	probe_print_json(out->f, apis, napis, o, start, end);
+	if (outfile_commit(out)) {
 		errorf("writing %s failed: %m", path);
 		return 1;
 	}
@@ -109,11 +105,18 @@ int cmd_probe(int argc, char **argv)
 	struct probe_cli cli = { 0 };
 	struct probe_api apis[3];
 	size_t napis = 0, ran = 0;
+	char err[PATH_MAX + 128];
+	struct outfile out;
 	uint64_t start, end;
 	int ret = parse_probe_options(argc, argv, &cli);
 
 	if (ret >= 0)
 		return ret;
+	/* Before the probes (minutes on a GPU): an output that cannot be created is said now. */
+	if (cli.output && outfile_open(&out, cli.output, NULL, 0, err, sizeof(err))) {
+		errorf("%s", err);
+		return 1;
+	}
 	memset(apis, 0, sizeof(apis));
 	/* Every probe runs, and every blocking wait sleeps, on this thread. */
 	for (size_t i = 0; i < ARRAY_SIZE(apis); i++)
@@ -135,7 +138,7 @@ int cmd_probe(int argc, char **argv)
 
 	ret = 0;
 	if (cli.output)
-		ret = write_json_file(cli.output, apis, napis, &cli.opts, start, end);
+		ret = write_json_file(&out, cli.output, apis, napis, &cli.opts, start, end);
 	if (cli.json && !cli.output) {
 		probe_print_json(stdout, apis, napis, &cli.opts, start, end);
 		for (size_t i = 0; i < napis; i++)	/* stdout is for the JSON */

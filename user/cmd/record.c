@@ -10,9 +10,11 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -393,6 +395,27 @@ static void record_loop(struct recorder *r, uint64_t start_ns)
 		fputc('\n', stderr);
 }
 
+/*
+ * An earlier trace at the output's name is kept as NAME.old (as perf keeps
+ * perf.data.old), replacing an older .old; only a regular file is moved.
+ */
+static void keep_earlier_trace(struct recorder *r)
+{
+	const char *path = r->opts.output;
+	char old[PATH_MAX];
+	struct stat st;
+
+	if (!strcmp(path, "-") || lstat(path, &st) || !S_ISREG(st.st_mode))
+		return;
+	if (format_into(old, sizeof(old), "%s.old", path) || rename(path, old)) {
+		warnf("%s exists and could not be kept as %s.old (%s): it is replaced",
+		      path, path, strerror(errno ? errno : ENAMETOOLONG));
+		return;
+	}
+	if (!r->opts.quiet)
+		fprintf(stderr, "%s: the earlier %s is kept as %s\n", progname, path, old);
+}
+
 /* The header goes first: a module may deliver records while START is acked. */
 static int start_recording(struct recorder *r, uint64_t *start_ns)
 {
@@ -417,6 +440,7 @@ static int start_recording(struct recorder *r, uint64_t *start_ns)
 		return -1;
 	}
 	/* The source runs and the header is on disk: from now on a cut file is readable. */
+	keep_earlier_trace(r);
 	if (trace_writer_publish(&r->writer)) {
 		errorf("cannot put the trace in place as %s: %s", r->opts.output, strerror(errno));
 		stop_source(r);

@@ -12,6 +12,7 @@
 #include "explain.h"
 #include "file.h"
 #include "json.h"
+#include "outfile.h"
 #include "util.h"
 
 #define MiB	1048576.0
@@ -215,16 +216,17 @@ void explain_print_json(FILE *out, const struct explain_result *r)
 	fputc('\n', out);
 }
 
-int explain_write_merged(const char *probe_path, const char *out_path,
+int explain_write_merged(const char *probe_path, struct outfile *o, const char *out_name,
 			 const struct explain_result *r)
 {
 	size_t len = 0, end;
 	char *text = read_whole_file(probe_path, &len);
 	struct json j;
-	FILE *out;
+	FILE *out = o->f;
 
 	if (!text) {
 		errorf("cannot read %s: %m", probe_path);
+		outfile_abort(o);
 		return -1;
 	}
 	/* The document is one object: insert before its closing brace. */
@@ -234,12 +236,7 @@ int explain_write_merged(const char *probe_path, const char *out_path,
 		errorf("%s: %s", probe_path, end ? "already holds an \"explain\" member: give the "
 		       "plain probe output" : "not a JSON object");
 		free(text);
-		return -1;
-	}
-	out = fopen(out_path, "w");
-	if (!out) {
-		errorf("cannot write %s: %m", out_path);
-		free(text);
+		outfile_abort(o);
 		return -1;
 	}
 	while (end > 1 && (text[end - 2] == '\n' || text[end - 2] == ' '))
@@ -250,8 +247,8 @@ int explain_write_merged(const char *probe_path, const char *out_path,
 	json_explain(&j, r);
 	fputs("\n}\n", out);
 	free(text);
-	if (fclose(out)) {
-		errorf("writing %s failed: %m", out_path);
+	if (outfile_commit(o)) {
+		errorf("writing %s failed: %m", out_name);
 		return -1;
 	}
 	return 0;
