@@ -69,6 +69,14 @@ else
 	grep -E '^not ok|Error' "$LOGDIR/spec.log" | head -n 10
 fi
 
+# one version: kmod/gpuprobe.h, the tool, dkms.conf, debian/changelog, man pages
+if scripts/check-version.sh user/gpuprobe-trace >"$LOGDIR/version.log" 2>&1; then
+	result "one_version_everywhere" pass
+else
+	result "one_version_everywhere" fail
+	grep '^not ok' "$LOGDIR/version.log"
+fi
+
 tier "tier 2: host (unit + tracefs)"
 make -C user test 2>&1 | tee "$LOGDIR/host.log"
 add_summary host "$LOGDIR/host.log"

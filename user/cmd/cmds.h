@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#define GPUPROBE_TRACE_VERSION	"0.1"
+#include "version.h"	/* GPUPROBE_TRACE_VERSION, from kmod/gpuprobe.h */
 
 int cmd_info(int argc, char **argv);
 int cmd_record(int argc, char **argv);
