@@ -266,6 +266,18 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	/* help COMMAND: that command's help, as COMMAND --help */
+	if (!strcmp(cmd, "help") && argc > 2) {
+		for (size_t i = 0; i < ARRAY_SIZE(subcommands); i++) {
+			if (!strcmp(subcommands[i].name, argv[2])) {
+				usage_of(argv[2], stdout);
+				return 0;
+			}
+		}
+		errorf("help: unknown command '%s'", argv[2]);
+		usage(stderr);
+		return 2;
+	}
 	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
 		usage(stdout);
 		return 0;

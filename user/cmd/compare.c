@@ -20,6 +20,8 @@ struct compare_row {
 	const char *api, *name;
 	double base_p50, run_p50, base_p99, run_p99;
 	uint64_t bytes;
+	uint64_t base_n, run_n;
+	double run_p25, run_p75;	/* -1: not in RUN (a probe output before p25/p75) */
 };
 
 static const json_t *find_by(const json_t *array, const char *key, const char *value)
@@ -103,33 +105,50 @@ static void json_components(struct json *j, const struct component_row *rows, si
 	json_array_end(j);
 }
 
+/* RUN's p25..p75 as % of BASE's p50: the spread beside the ratio. */
+static void format_spread(char *buf, size_t size, const struct compare_row *r)
+{
+	if (r->run_p25 < 0 || r->run_p75 < 0 || !(r->base_p50 > 0))
+		copy_string(buf, size, "-");
+	else
+		snprintf(buf, size, "%.1f-%.1f%%", percent(r->run_p25, r->base_p50),
+			 percent(r->run_p75, r->base_p50));
+}
+
 static void print_text(const char *base_path, const char *run_path, const struct compare_row *rows,
-		       size_t n, size_t unmatched)
+		       size_t n, size_t unmatched, char notes[][256], size_t nnotes)
 {
 	const char *api = "";
 
-	printf("BASE %s\nRUN  %s\n(RUN p50 as %% of BASE p50; above 100 %% means RUN takes longer)\n",
-	       base_path, run_path);
+	printf("BASE %s\nRUN  %s\n", base_path, run_path);
+	for (size_t i = 0; i < nnotes; i++)
+		printf("note: %s\n", notes[i]);
+	printf("(RUN p50 as %% of BASE p50, above 100 %% means RUN takes longer; spread: RUN's "
+	       "p25-p75 as %% of BASE p50; n: samples BASE/RUN)\n");
 	for (size_t i = 0; i < n; i++) {
 		const struct compare_row *r = &rows[i];
-		char b[32], u[32];
+		char b[32], u[32], spread[48], nn[48];
 
 		if (strcmp(api, r->api)) {
 			api = r->api;
-			printf("\n%s:\n  %-30s %10s %10s %8s %8s\n", api, "probe", "BASE p50", "RUN p50",
-			       "RUN %", "p99 %");
+			printf("\n%s:\n  %-30s %10s %10s %8s %16s %8s %13s\n", api, "probe", "BASE p50",
+			       "RUN p50", "RUN %", "spread", "p99 %", "n");
 		}
-		printf("  %-30s %10s %10s %7.1f%% %7.1f%%\n", r->name,
+		format_spread(spread, sizeof(spread), r);
+		snprintf(nn, sizeof(nn), "%llu/%llu", (unsigned long long)r->base_n,
+			 (unsigned long long)r->run_n);
+		printf("  %-30s %10s %10s %7.1f%% %16s %7.1f%% %13s\n", r->name,
 		       format_ns(b, sizeof(b), r->base_p50),
-		       format_ns(u, sizeof(u), r->run_p50), percent(r->run_p50, r->base_p50),
-		       percent(r->run_p99, r->base_p99));
+		       format_ns(u, sizeof(u), r->run_p50), percent(r->run_p50, r->base_p50), spread,
+		       percent(r->run_p99, r->base_p99), nn);
 	}
 	if (unmatched)
 		printf("\n%zu probe(s) of RUN have no counterpart in BASE (not shown)\n", unmatched);
 }
 
 static void print_json(const char *base_path, const char *run_path, const struct compare_row *rows,
-		       size_t n, size_t unmatched, const struct component_row *crows, size_t ncrows)
+		       size_t n, size_t unmatched, const struct component_row *crows, size_t ncrows,
+		       char notes[][256], size_t nnotes)
 {
 	struct json j;
 
@@ -138,6 +157,11 @@ static void print_json(const char *base_path, const char *run_path, const struct
 	json_kv_string(&j, "base", base_path);
 	json_kv_string(&j, "run", run_path);
 	json_kv_u64(&j, "unmatched", unmatched);
+	json_key(&j, "notes");
+	json_array_begin(&j);
+	for (size_t i = 0; i < nnotes; i++)
+		json_put_string(&j, notes[i]);
+	json_array_end(&j);
 	json_key(&j, "probes");
 	json_array_begin(&j);
 	for (size_t i = 0; i < n; i++) {
@@ -151,12 +175,48 @@ static void print_json(const char *base_path, const char *run_path, const struct
 		json_kv_double(&j, "base_p99", rows[i].base_p99);
 		json_kv_double(&j, "run_p99", rows[i].run_p99);
 		json_kv_double(&j, "percent_p99", percent(rows[i].run_p99, rows[i].base_p99));
+		json_kv_u64(&j, "base_n", rows[i].base_n);
+		json_kv_u64(&j, "run_n", rows[i].run_n);
+		if (rows[i].run_p25 >= 0 && rows[i].run_p75 >= 0 && rows[i].base_p50 > 0) {
+			json_kv_double(&j, "percent_run_p25", percent(rows[i].run_p25, rows[i].base_p50));
+			json_kv_double(&j, "percent_run_p75", percent(rows[i].run_p75, rows[i].base_p50));
+		}
 		json_object_end(&j);
 	}
 	json_array_end(&j);
 	json_components(&j, crows, ncrows);
 	json_object_end(&j);
 	fputc('\n', stdout);
+}
+
+#define COMPARE_NOTES	8
+
+/*
+ * What makes the two runs differ besides what is compared: another device
+ * under one API, one traced and the other not, another kernel.
+ */
+static size_t differences(const json_t *base, const json_t *run, char notes[][256])
+{
+	const json_t *ra, *bt = jread_get(base, "traced"), *rt = jread_get(run, "traced");
+	size_t n = 0;
+
+	jread_each(i, ra, jread_array(run, "apis")) {
+		const char *api = jread_string(ra, "api", "?");
+		const json_t *ba = find_by(jread_array(base, "apis"), "api", api);
+		const char *bd = jread_string(ba, "device", ""), *rd = jread_string(ra, "device", "");
+
+		if (ba && n < COMPARE_NOTES && strcmp(bd, rd))
+			snprintf(notes[n++], 256, "%s: the devices differ: BASE %s, RUN %s", api,
+				 *bd ? bd : "(unnamed)", *rd ? rd : "(unnamed)");
+	}
+	if (bt && rt && json_is_true(bt) != json_is_true(rt) && n < COMPARE_NOTES)
+		snprintf(notes[n++], 256, "%s was traced (gpuprobe-trace record) and %s was not: the difference includes tracing's own cost",
+			 json_is_true(bt) ? "BASE" : "RUN", json_is_true(bt) ? "RUN" : "BASE");
+	if (strcmp(jread_string(base, "kernel", ""), jread_string(run, "kernel", "")) &&
+	    n < COMPARE_NOTES)
+		snprintf(notes[n++], 256, "the kernels differ: BASE %s, RUN %s",
+			 jread_string(base, "kernel", "?"), jread_string(run, "kernel", "?"));
+	return n;
 }
 
 /* Rows for every (api, probe) of run that base also has; the rest counted. */
@@ -185,7 +245,9 @@ static size_t match_probes(const json_t *base, const json_t *run,
 			(*rows)[n++] = (struct compare_row){
 				api, name, jread_number(bp, "p50", 0), jread_number(rp, "p50", 0),
 				jread_number(bp, "p99", 0), jread_number(rp, "p99", 0),
-				jread_u64(rp, "bytes", 0),
+				jread_u64(rp, "bytes", 0), jread_u64(bp, "n", 0), jread_u64(rp, "n", 0),
+				jread_get(rp, "p25") ? jread_number(rp, "p25", 0) : -1,
+				jread_get(rp, "p75") ? jread_number(rp, "p75", 0) : -1,
 			};
 		}
 	}
@@ -202,7 +264,8 @@ int cmd_compare(int argc, char **argv)
 	json_t *base = NULL, *run = NULL;
 	struct compare_row *rows = NULL;
 	struct component_row *crows = NULL;
-	size_t n, unmatched, ncrows;
+	size_t n, unmatched, ncrows, nnotes;
+	char notes[COMPARE_NOTES][256];
 	bool json = false;
 	char err[512];
 	int c, ret = 1;
@@ -238,11 +301,18 @@ int cmd_compare(int argc, char **argv)
 		goto out;
 	}
 	n = match_probes(base, run, &rows, &unmatched);
+	if (!n) {
+		errorf("%s and %s have no probe in common (same API and probe name): nothing to compare",
+		       argv[optind], argv[optind + 1]);
+		goto out;
+	}
 	ncrows = match_components(base, run, &crows);
+	nnotes = differences(base, run, notes);
 	if (json) {
-		print_json(argv[optind], argv[optind + 1], rows, n, unmatched, crows, ncrows);
+		print_json(argv[optind], argv[optind + 1], rows, n, unmatched, crows, ncrows, notes,
+			   nnotes);
 	} else {
-		print_text(argv[optind], argv[optind + 1], rows, n, unmatched);
+		print_text(argv[optind], argv[optind + 1], rows, n, unmatched, notes, nnotes);
 		print_components_text(crows, ncrows);
 	}
 	ret = 0;

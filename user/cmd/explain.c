@@ -169,6 +169,32 @@ static uint32_t waiting_tid(const json_t *doc, char *source, size_t size)
 	return (uint32_t)jread_u64(doc, "pid", 0);
 }
 
+/*
+ * The trace must have been recorded around the probe: both on this machine's
+ * CLOCK_MONOTONIC, the probe's [start_ns, end_ns] inside or across the
+ * trace's span (a trace cut short has no end: only its start is checked).
+ */
+static bool overlaps_probe(const json_t *doc, const struct explain_timeline *t,
+			   const char *trace_path)
+{
+	uint64_t start = jread_u64(doc, "start_ns", 0), end = jread_u64(doc, "end_ns", 0);
+
+	if (!start || !end) {
+		warnf("the probe output has no start_ns/end_ns: cannot check that %s was recorded around it",
+		      trace_path);
+		return true;
+	}
+	if (end < t->start_ns || (t->end_ns && start > t->end_ns)) {
+		errorf("%s was not recorded while the probe ran: the probe ran %.3f s %s the trace "
+		       "(record the probe with: gpuprobe-trace record -- gpuprobe-trace probe -o PROBE.json)",
+		       trace_path,
+		       (double)(end < t->start_ns ? t->start_ns - end : start - t->end_ns) / 1e9,
+		       end < t->start_ns ? "before" : "after");
+		return false;
+	}
+	return true;
+}
+
 static int explain_run(const char *probe_path, const char *trace_path, uint32_t bdf,
 		       struct explain_result *r)
 {
@@ -186,12 +212,33 @@ static int explain_run(const char *probe_path, const char *trace_path, uint32_t 
 		return 1;
 	}
 	tid = waiting_tid(doc, r->tid_source, sizeof(r->tid_source));
-	if (bdf == GPUPROBE_BDF_NONE)
-		bdf = probed_device(doc);
-	if (explain_timeline_load(&r->timeline, trace_path, bdf, tid, err, sizeof(err)) &&
-	    (bdf == GPUPROBE_BDF_NONE ||
-	     explain_timeline_load(&r->timeline, trace_path, GPUPROBE_BDF_NONE, tid, err, sizeof(err)))) {
-		errorf("%s", err);
+	/*
+	 * -d must be in the trace; the probe's own device need not be (a guest's
+	 * BDF in a host's trace): then the trace's first target, said.
+	 */
+	if (bdf != GPUPROBE_BDF_NONE) {
+		if (explain_timeline_load(&r->timeline, trace_path, bdf, tid, err, sizeof(err))) {
+			errorf("-d: %s", err);
+			jread_free(doc);
+			return 2;
+		}
+	} else if ((bdf = probed_device(doc)) == GPUPROBE_BDF_NONE ||
+		   explain_timeline_load(&r->timeline, trace_path, bdf, tid, err, sizeof(err))) {
+		if (explain_timeline_load(&r->timeline, trace_path, GPUPROBE_BDF_NONE, tid, err,
+					  sizeof(err))) {
+			errorf("%s", err);
+			jread_free(doc);
+			return 1;
+		}
+		if (bdf != GPUPROBE_BDF_NONE) {
+			char probed[BDF_STRLEN];
+
+			bdf_format(bdf, probed);
+			warnf("%s was probed but is not in %s: explaining its first target, %s (-d picks another)",
+			      probed, trace_path, r->timeline.target);
+		}
+	}
+	if (!overlaps_probe(doc, &r->timeline, trace_path)) {
 		jread_free(doc);
 		return 1;
 	}

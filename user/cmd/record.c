@@ -153,6 +153,7 @@ static int parse_record_options(int argc, char **argv, struct record_options *o)
 		{ 0 }
 	};
 	enum source_choice guest_source;
+	bool uncompressed = false, zstd = false;
 	double secs;
 	int c;
 
@@ -221,8 +222,10 @@ static int parse_record_options(int argc, char **argv, struct record_options *o)
 			break;
 		case 'U':
 			o->compress = 0;
+			uncompressed = true;
 			break;
 		case 'Z':
+			zstd = true;
 			o->compress = optarg ? atoi(optarg) : TRACEFILE_ZSTD_LEVEL;
 			if (o->compress < 1 || o->compress > 19) {
 				errorf("--zstd wants a level from 1 to 19, not '%s'", optarg);
@@ -238,6 +241,10 @@ static int parse_record_options(int argc, char **argv, struct record_options *o)
 		}
 	}
 	o->command = optind < argc ? argv + optind : NULL;
+	if (uncompressed && zstd) {
+		errorf("--zstd and --uncompressed contradict each other: give one (the default is the compact encoding)");
+		return 2;
+	}
 	if (!o->guest.address && (o->guest.ntargets || o->guest.source || o->guest.command ||
 				  o->guest.token || o->guest.token_file)) {
 		errorf("--guest-target, --guest-source, --guest-command and --token need --guest ADDRESS");
@@ -568,6 +575,7 @@ int cmd_record(int argc, char **argv)
 	if (r->opts.command) {
 		if (!r->opts.no_inject)
 			app_inject_setup(&r->app, r->opts.inject_dir, r->opts.quiet);
+		setenv(GPUPROBE_RECORDING_ENV, r->src_ops->name, 1);
 		if (workload_spawn(&r->workload, r->opts.command, !strcmp(r->opts.output, "-"))) {
 			errorf("cannot start '%s': %s", r->opts.command[0], strerror(errno));
 			goto err_remove_output;

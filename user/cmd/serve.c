@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include "cmds.h"
@@ -52,6 +53,7 @@ struct serve {
 	void *tracefs;			/* tracefs_source's handle */
 	struct summary_session *summary;
 	bool was_up, reported;
+	bool starting;			/* the first open: a failure is the caller's to say */
 	struct target_set *current;	/* rescanned: drivers and vectors now */
 	uint64_t next_retry_ns, next_cut_ns;
 	/* shared with the HTTP thread, under lock */
@@ -100,7 +102,7 @@ static void set_health(struct serve *s, bool up, const char *why)
 	if (changed && !s->quiet && up)
 		fprintf(stderr, "%s: serve: %s source %s\n", progname, s->m.source,
 			s->was_up ? "reconnected" : "running");
-	else if (changed && !s->quiet)
+	else if (changed && !s->quiet && !s->starting)
 		fprintf(stderr, "%s: serve: %s source down: %s; retrying every %d s\n", progname,
 			s->m.source, why, SERVE_RETRY_MS / 1000);
 	s->reported = true;
@@ -118,25 +120,26 @@ static void close_source(struct serve *s)
 	s->summary = NULL;
 }
 
-static void open_source(struct serve *s)
+/* Whether the source runs now; err says why not. */
+static bool open_source(struct serve *s, char *err, size_t errlen)
 {
-	char err[256];
-
+	err[0] = 0;
 	if (s->use_module) {
-		s->summary = summary_open(s->targets, err, sizeof(err));
+		s->summary = summary_open(s->targets, err, errlen);
 		if (s->summary) {
 			pthread_mutex_lock(&s->lock);
 			metrics_summary_session(&s->m);
 			pthread_mutex_unlock(&s->lock);
 		}
 	} else {
-		s->tracefs = tracefs_source.open(&s->cfg, err, sizeof(err));
-		if (s->tracefs && tracefs_source.start(s->tracefs, err, sizeof(err))) {
+		s->tracefs = tracefs_source.open(&s->cfg, err, errlen);
+		if (s->tracefs && tracefs_source.start(s->tracefs, err, errlen)) {
 			tracefs_source.close(s->tracefs);
 			s->tracefs = NULL;
 		}
 	}
 	set_health(s, s->summary || s->tracefs, err);
+	return s->summary || s->tracefs;
 }
 
 /* Driver, bound state and vectors now: an unbind or rebind shows at once. */
@@ -267,7 +270,9 @@ static void serve_loop(struct serve *s)
 		struct timespec tick = { 0, SERVE_POLL_MS * 1000000L };
 
 		if (!s->tracefs && !s->summary && now >= s->next_retry_ns) {
-			open_source(s);
+			char err[256];
+
+			open_source(s, err, sizeof(err));
 			s->next_retry_ns = now + SERVE_RETRY_MS * 1000000ull;
 		}
 		/* the first cut, right after the first open, is the vectors' baseline */
@@ -421,6 +426,14 @@ int cmd_serve(int argc, char **argv)
 	ret = 1;
 	if (targets_from_args("/sys", s->devices, s->ndevices, s->targets))
 		goto out_free;
+	if (!s->targets->count) {
+		errorf("serve: no target: this machine has no PCI display-class device; pass -d BDF (lspci -D lists them)");
+		goto out_free;
+	}
+	if (s->pid && kill(s->pid, 0) && errno == ESRCH) {
+		errorf("serve: --pid %d: no such process", (int)s->pid);
+		goto out_free;
+	}
 	*s->current = *s->targets;
 	s->use_module = choose_module(s);
 	if (metrics_init(&s->m, s->targets, s->role ? s->role : auto_role(s->targets),
@@ -435,9 +448,21 @@ int cmd_serve(int argc, char **argv)
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_cond_init(&s->cut_done, NULL);
 	install_signals();
+	/*
+	 * A source that cannot be read at the start is an error, said now with
+	 * its cause; only one that ran is retried after it fails (or the module,
+	 * with --source module, waited for).
+	 */
+	s->starting = true;
+	if (!(s->use_module && s->choice == SERVE_MODULE) && !open_source(s, err, sizeof(err))) {
+		errorf("serve: cannot read the %s source: %s", s->m.source, err);
+		goto out_metrics;
+	}
+	s->starting = false;
 	http = http_start(s->listen, render, s, err, sizeof(err));
 	if (!http) {
 		errorf("%s", err);
+		close_source(s);
 		goto out_metrics;
 	}
 	if (!s->quiet)

@@ -44,7 +44,8 @@ bool sample_stats_of(const double *v, size_t n, struct sample_stats *s)
 		sum += sorted[i];
 	*s = (struct sample_stats){ n, percentile_sorted(sorted, n, 50),
 				    percentile_sorted(sorted, n, 99), sum / (double)n,
-				    sorted[0], sorted[n - 1] };
+				    sorted[0], sorted[n - 1], percentile_sorted(sorted, n, 25),
+				    percentile_sorted(sorted, n, 75) };
 	free(sorted);
 	return true;
 }

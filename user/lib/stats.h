@@ -16,6 +16,7 @@
 struct sample_stats {
 	size_t n;
 	double p50, p99, mean, min, max;
+	double p25, p75;		/* the spread `compare` shows beside a ratio */
 };
 
 /*

@@ -11,6 +11,9 @@
 
 extern const char *progname;
 
+/* Set by `record` in its workload's environment: a probe run says it was traced. */
+#define GPUPROBE_RECORDING_ENV	"GPUPROBE_RECORDING"
+
 /* Print "gpuprobe-trace: <msg>" on stderr. */
 void errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void warnf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -4,6 +4,7 @@
  * (keys in Documentation/probes.md) that keeps every wake-up sample's
  * timestamps for lining up with a trace of the same run.
  */
+#include <stdlib.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -79,7 +80,9 @@ static void json_dist(struct json *j, const struct probe_dist *d)
 	json_kv_u64(j, "bytes", d->bytes);
 	json_kv_u64(j, "n", s.n);
 	json_kv_double(j, "min", s.min);
+	json_kv_double(j, "p25", s.p25);
 	json_kv_double(j, "p50", s.p50);
+	json_kv_double(j, "p75", s.p75);
 	json_kv_double(j, "p99", s.p99);
 	json_kv_double(j, "max", s.max);
 	json_kv_double(j, "mean", s.mean);
@@ -205,6 +208,8 @@ void probe_print_json(FILE *out, struct probe_api *apis, size_t napis,
 	json_kv_string(&j, "clock", "CLOCK_MONOTONIC");
 	json_kv_u64(&j, "pid", (uint64_t)getpid());
 	json_kv_bool(&j, "quick", o->quick);
+	/* run under `gpuprobe-trace record` (its workload environment): compare says when one was */
+	json_kv_bool(&j, "traced", getenv(GPUPROBE_RECORDING_ENV) != NULL);
 	json_kv_u64(&j, "start_ns", start_ns);
 	json_kv_u64(&j, "end_ns", end_ns);
 	json_key(&j, "apis");

@@ -37,6 +37,7 @@ run_suite serve-prometheus ./serve_prometheus.sh
 run_suite perfetto-proto ./perfetto_proto.sh
 run_suite never-lose ./never_lose.sh
 run_suite outputs ./outputs.sh
+run_suite refuse ./refuse.sh
 run_suite agent ./agent.sh
 run_suite json-inputs ./json_inputs.sh
 run_suite probe ./probe.sh
