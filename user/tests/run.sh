@@ -4,7 +4,8 @@
 # N skipped": the sums of the suites' own summary lines, each of which must
 # be its suite's last line; a suite without one, or that exits non-zero,
 # fails whatever its tally says.  Each skip's "SKIP name: reason" line passes
-# through (scripts/test.sh lists them).
+# through (scripts/test.sh lists them).  With arguments, runs those
+# commands as its suites instead (scripts/harness-test.sh, on made-up ones).
 cd "$(dirname "$0")" || exit 2
 total_pass=0
 total_fail=0
@@ -43,29 +44,37 @@ run_suite() {
 	total_skip=$((total_skip + s))
 }
 
-run_suite unit ./test_unit
-run_suite tracefs-decode ./test_tracefs formats
-run_suite netlink-request ./test_netlink
-run_suite cli ./cli.sh
-run_suite native-tracefs ./native_tracefs.sh
-run_suite serve-prometheus ./serve_prometheus.sh
-run_suite perfetto-proto ./perfetto_proto.sh
-run_suite never-lose ./never_lose.sh
-run_suite agent ./agent.sh
-run_suite json-inputs ./json_inputs.sh
-run_suite probe ./probe.sh
-run_suite probe-edu ./probe_edu.sh
-run_suite inject ./inject.sh
-run_suite explain ./test_explain
-run_suite explain-h200 ./explain.sh
+all_suites() {
+	run_suite unit ./test_unit
+	run_suite tracefs-decode ./test_tracefs formats
+	run_suite netlink-request ./test_netlink
+	run_suite cli ./cli.sh
+	run_suite native-tracefs ./native_tracefs.sh
+	run_suite serve-prometheus ./serve_prometheus.sh
+	run_suite perfetto-proto ./perfetto_proto.sh
+	run_suite never-lose ./never_lose.sh
+	run_suite agent ./agent.sh
+	run_suite json-inputs ./json_inputs.sh
+	run_suite probe ./probe.sh
+	run_suite probe-edu ./probe_edu.sh
+	run_suite inject ./inject.sh
+	run_suite explain ./test_explain
+	run_suite explain-h200 ./explain.sh
 
-# The same suites under memcheck: use after free (the chunk reader's thread
-# inside fread() on a closed file crashed CI only now and then), leaks.
-MEMCHECK="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite"
-command -v valgrind >/dev/null || MEMCHECK="echo valgrind is missing (scripts/deps.sh installs it):"
-run_suite memcheck-unit $MEMCHECK ./test_unit
-run_suite memcheck-tracefs-decode $MEMCHECK ./test_tracefs formats
-run_suite memcheck-explain $MEMCHECK ./test_explain
+	# The same suites under memcheck: use after free (the chunk reader's thread
+	# inside fread() on a closed file crashed CI only now and then), leaks.
+	MEMCHECK="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite"
+	command -v valgrind >/dev/null || MEMCHECK="echo valgrind is missing (scripts/deps.sh installs it):"
+	run_suite memcheck-unit $MEMCHECK ./test_unit
+	run_suite memcheck-tracefs-decode $MEMCHECK ./test_tracefs formats
+	run_suite memcheck-explain $MEMCHECK ./test_explain
+}
+
+if [ $# -gt 0 ]; then
+	for suite in "$@"; do run_suite "$(basename "$suite")" "$suite"; done
+else
+	all_suites
+fi
 
 echo "$total_pass passed, $total_fail failed, $total_skip skipped"
 [ "$total_fail" -eq 0 ]
