@@ -134,5 +134,28 @@ out=$(sh -c '. "$1"; check "t" true; check "f" false; skip "s" "why"; finish; ec
 expect "ktap.sh: numbered lines, a skip with its reason, its tally, a failing finish" \
 	"ok 1 t|not ok 2 f|ok 3 s # SKIP why|1 passed, 1 failed, 1 skipped|rc 1" "$(echo "$out" | paste -sd'|')"
 
+# ---- selftests/gpuprobe/vm/run.sh (inside the VM), on made-up tests ----
+mkdir -p "$T/vm"
+sed "s|^cd /gpuprobe/tests |cd '$T/vm' |" "$TOP/selftests/gpuprobe/vm/run.sh" >"$T/vm/run.sh"
+printf '%s\n' whole comment cases plain died >"$T/vm/list"
+vmtest() {	# name body
+	printf '#!/bin/sh\n%s\n' "$2" >"$T/vm/$1"
+	chmod +x "$T/vm/$1"
+}
+vmtest whole 'echo "1..0 # SKIP no IPv4"; exit 4'
+vmtest comment 'echo "# sig_enforce is absent"; exit 4'
+vmtest cases 'echo "ok 1 x"; echo "ok 2 y # SKIP no edu"; echo "not ok 3 z"; exit 1'
+vmtest plain 'echo "ok 1 x"'
+vmtest died 'echo "ok 1 x"; exit 139'
+sh "$T/vm/run.sh" >"$T/vm.log" 2>&1
+rc=$?
+expect "vm/run.sh: cases counted, exit 4 a skip, a death after its last ok a failure" \
+	"# vm: 3 passed, 2 failed, 3 skipped" "$(tail -n1 "$T/vm.log")"
+expect "vm/run.sh: exits non-zero then" 1 "$([ $rc -ne 0 ] && echo 1)"
+got=$(bash -c '. "$1/scripts/tally.sh"; add_summary vm 1 "$2" "# vm: " >/dev/null; print_skips' _ "$TOP" "$T/vm.log")
+expect "vm/run.sh: one unindented line per skip, with its reason" \
+	"# skipped: vm: ok 1 whole # SKIP no IPv4|# skipped: vm: ok 2 comment # SKIP sig_enforce is absent|# skipped: vm: # SKIP cases: ok 2 y # SKIP no edu" \
+	"$(echo "$got" | paste -sd'|')"
+
 echo "harness: $npass passed, $nfail failed, 0 skipped"
 [ "$nfail" -eq 0 ]

@@ -1,9 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Runs every test tier and ends with one line "N passed, N failed, N skipped":
+# Runs every test tier and ends with one line "N passed, N failed, N skipped"
+# (every tier's tally, plus a failure for a tier that exits non-zero or whose
+# log does not end with its own summary line), after the reason of every
+# skip counted:
 #   1. static: the module builds W=1 warning-free; checkpatch --strict clean;
-#      the uapi header matches the ynl spec
+#      the uapi header matches the ynl spec; the harness's own test
+#      (scripts/harness-test.sh: a tier's exit status, its own summary
+#      line and its skips count)
 #   2. host:   userspace unit tests and tracefs tests on this machine (user/)
 #   3. vm:     the selftests inside the QEMU test VM (scripts/vmtest.sh), and
 #              the swiotlb test in a second VM booted without an IOMMU, and

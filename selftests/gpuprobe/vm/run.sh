@@ -49,7 +49,9 @@ for name in $names; do
 	# one unindented line per skip counted, with its reason (scripts/test.sh
 	# lists them): the test's own ("1..0 # SKIP why", exit 4) or its cases'
 	if [ $whole = 1 ]; then
+		# its "# SKIP why", else its last comment
 		why=$(grep -m1 -o '# SKIP.*' "$out" | sed 's/^# SKIP *//')
+		[ -n "$why" ] || why=$(grep '^# ' "$out" | tail -n1 | sed 's/^# //')
 		echo "ok $n $name # SKIP ${why:-exit 4, no reason given}"
 	else
 		[ "$s" -eq 0 ] || grep -E '^ok [0-9]+ .*# SKIP' "$out" | sed "s/^/# SKIP $name: /"
