@@ -76,6 +76,23 @@ bad=$(echo "$calls" | grep -vE '^\s*(add_summary|add_vm) \S+ ("\$\{PIPESTATUS\[0
 expect "every add_summary/add_vm call in test.sh and package-test.sh passes an exit status" "" "$bad"
 expect "test.sh has tiers to check ($(echo "$calls" | grep -c .) calls)" 1 "$([ "$(echo "$calls" | grep -c .)" -ge 15 ] && echo 1)"
 
+# ---- vmlib.sh's vm_tally: nested.sh's and vmtest.sh's own summary ----
+vt() { bash -c '. "$1/scripts/vmlib.sh"; shift; vm_tally "$@"' _ "$TOP" "$@"; }
+expect "vm_tally: all well: the command's tally" "3 passed, 0 failed" "$(vt "3 passed, 0 failed" 0 0 0)"
+expect "vm_tally: the host command exits 1 after 0 failed: one failure" "3 passed, 1 failed" \
+	"$(vt "3 passed, 0 failed" 0 1 0)"
+expect "vm_tally: the guest command exits 2: one failure" "3 passed, 1 failed, 1 skipped" \
+	"$(vt "3 passed, 0 failed, 1 skipped" 0 0 2)"
+expect "vm_tally: a non-zero exit its tally already counts: none more" "3 passed, 2 failed" \
+	"$(vt "3 passed, 2 failed" 0 1 0)"
+expect "vm_tally: a kernel problem: one failure" "3 passed, 1 failed" "$(vt "3 passed, 0 failed" 1 0 0)"
+expect "vm_tally: no tally, a non-zero exit: a failure all the same" "0 passed, 1 failed" "$(vt "" 0 1 0)"
+expect "vm_tally: no tally, all well: nothing" "" "$(vt "" 0 0 0)"
+expect "nested.sh passes both commands' exit codes to vm_tally" 1 \
+	"$(grep -c 'vm_tally "$summary" "$fail" "$host_rc" "$guest_rc"' "$TOP/scripts/nested.sh")"
+expect "vmtest.sh passes the VM command's exit code to vm_tally" 1 \
+	"$(grep -c 'vm_tally "$summary" "$fail" "$rc"' "$TOP/scripts/vmtest.sh")"
+
 # ---- skips: counted, listed with their reasons, in the final line ----
 log skips "SKIP serve + Prometheus: no prometheus" "    ok 3 inner # SKIP not this one (indented)" \
 	"ok 4 serve_module # SKIP no IPv4" "vmtest: 5 passed, 0 failed, 2 skipped"

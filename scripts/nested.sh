@@ -255,19 +255,10 @@ fi
 # a line of the guest's console (which is on the host's too)
 summary=$(sed -n '/GPUPROBE-VM-START/,/GPUPROBE-VM-EXIT/p' "$NDIR/host-console.log" |
 	grep -aE '^[0-9]+ passed, [0-9]+ failed' | tail -n1 || true)
-# a kernel problem, and a command's non-zero exit that its tally does not
-# already count, is one more failure
-rc_fail=0
-[ "$host_rc" = 0 ] || { echo "nested: FAIL: the host command exited $host_rc" >&2; rc_fail=1; }
-[ "$guest_rc" = 0 ] || { echo "nested: FAIL: the guest command exited $guest_rc" >&2; rc_fail=1; }
-if [ -n "$summary" ] || [ "$fail" = 1 ] || [ "$rc_fail" = 1 ]; then
-	[ -n "$summary" ] || summary="0 passed, 0 failed"
-	[ "$fail" = 0 ] || summary=$(vm_one_more_failure "$summary")
-	if [ "$rc_fail" = 1 ] && echo "$summary" | grep -qE '^[0-9]+ passed, 0 failed'; then
-		summary=$(vm_one_more_failure "$summary")
-	fi
-	echo "nested: $summary"
-fi
+[ "$host_rc" = 0 ] || echo "nested: FAIL: the host command exited $host_rc" >&2
+[ "$guest_rc" = 0 ] || echo "nested: FAIL: the guest command exited $guest_rc" >&2
+summary=$(vm_tally "$summary" "$fail" "$host_rc" "$guest_rc")
+[ -z "$summary" ] || echo "nested: $summary"
 [ "$fail" = 0 ] || exit 1
 [ "$host_rc" = 0 ] || exit "$host_rc"
 exit "$guest_rc"
