@@ -78,6 +78,7 @@ fi
 # the tally below is only as good as tally.sh and user/tests/common.sh
 scripts/harness-test.sh >"$LOGDIR/harness.log" 2>&1
 add_summary harness $? "$LOGDIR/harness.log" "harness: "
+grep '^not ok' "$LOGDIR/harness.log"
 
 tier "tier 2: host (unit + tracefs)"
 make -C user test 2>&1 | tee "$LOGDIR/host.log"
