@@ -241,21 +241,24 @@ if [ ! -f "$OUT/host.rc" ]; then
 	echo "nested: FAIL: the host did not finish its command (see $LOG)" >&2
 	exit 1
 fi
-rc=$(cat "$OUT/host.rc")
+host_rc=$(cat "$OUT/host.rc")
+guest_rc=0
 if [ -f "$GLOG" ]; then
 	if [ ! -f "$OUT/guest/guest.rc" ]; then
 		echo "nested: FAIL: the guest did not finish its command (see $NDIR/guest-console.log)" >&2
 		fail=1
-	elif [ "$rc" = 0 ]; then
-		rc=$(cat "$OUT/guest/guest.rc")
+	else
+		guest_rc=$(cat "$OUT/guest/guest.rc")
 	fi
 fi
-# a test command's own tally, a kernel problem counted as one more failure
-summary=$(grep -aE '^[0-9]+ passed, [0-9]+ failed' "$LOG" | tail -n1 || true)
-if [ -n "$summary" ] || [ "$fail" = 1 ]; then
-	[ -n "$summary" ] || summary="0 passed, 0 failed"
-	[ "$fail" = 0 ] || summary=$(vm_one_more_failure "$summary")
-	echo "nested: $summary"
-fi
+# the host command's own tally: between its start and exit markers, and not
+# a line of the guest's console (which is on the host's too)
+summary=$(sed -n '/GPUPROBE-VM-START/,/GPUPROBE-VM-EXIT/p' "$NDIR/host-console.log" |
+	grep -aE '^[0-9]+ passed, [0-9]+ failed' | tail -n1 || true)
+[ "$host_rc" = 0 ] || echo "nested: FAIL: the host command exited $host_rc" >&2
+[ "$guest_rc" = 0 ] || echo "nested: FAIL: the guest command exited $guest_rc" >&2
+summary=$(vm_tally "$summary" "$fail" "$host_rc" "$guest_rc")
+[ -z "$summary" ] || echo "nested: $summary"
 [ "$fail" = 0 ] || exit 1
-exit "$rc"
+[ "$host_rc" = 0 ] || exit "$host_rc"
+exit "$guest_rc"

@@ -31,9 +31,12 @@ mkdir -p "$LOG"
 # shellcheck source=scripts/tally.sh
 . "$TOP/scripts/tally.sh"
 
-# A VM run's "vmtest: N passed, N failed, N skipped" added to ours.
-add_vm() {	# name log
-	add_summary "$1" "$2" '^vmtest: '
+# A VM run's "vmtest: N passed, N failed, N skipped" and exit status added
+# to ours; its skips, which its log (shown here as "# " lines) holds, said
+# again as ours, one line each
+add_vm() {	# name status log
+	add_summary "$1" "$2" "$3" 'vmtest: '
+	skip_lines "$3" | sed "s|^|# SKIP $1: |"
 }
 
 VERSION=$(sed -n 's/^#define GPUPROBE_VERSION "\(.*\)"/\1/p' kmod/gpuprobe.h)
@@ -121,7 +124,7 @@ if make -s deb >"$LOG/deb.log" 2>&1 && [ -f "$DEBS/gpuprobe-dkms_${VERSION}_all.
 else
 	result "debs_build_with_debhelper_and_dh_dkms" fail "(see $LOG/deb.log)"
 	tail -n 15 "$LOG/deb.log"
-	echo "$PASS passed, $FAIL failed, $SKIP skipped"
+	echo "package: $PASS passed, $FAIL failed, $SKIP skipped"
 	exit 1
 fi
 DKMS_DEB=$DEBS/gpuprobe-dkms_${VERSION}_all.deb
@@ -226,19 +229,22 @@ sed -n '1,3s/^/# /p' "$LOG/installed-info.log"
 rm -rf "$OUT/pkgroot" && mv "$R" "$OUT/pkgroot"
 VM_EXTRA_FILES="$OUT/pkgroot" VMDIR="$TOP/build/vm-pkg" \
 	scripts/vmtest.sh -q -t 600 -T installed_package >"$LOG/vm-installed.log" 2>&1
+st=$?
 sed 's/^/# /' "$LOG/vm-installed.log" | grep -E '^# +(not )?ok |# +# |vmtest:'
-add_vm "vm_installed_package" "$LOG/vm-installed.log"
+add_vm "vm_installed_package" $st "$LOG/vm-installed.log"
 
 echo "# module signatures under module.sig_enforce=1 (Debian's kernel)"
 scripts/sign-test.sh >"$LOG/sign-stock.log" 2>&1
+st=$?
 sed 's/^/# /' "$LOG/sign-stock.log" | grep -E '^# +(not )?ok |sign-module:|vmtest:'
-add_vm "vm_module_sig_debian_kernel" "$LOG/sign-stock.log"
+add_vm "vm_module_sig_debian_kernel" $st "$LOG/sign-stock.log"
 
 if [ $# -eq 2 ]; then
 	echo "# module signatures on $2 (CONFIG_MODULE_SIG=y, its build key trusted)"
 	scripts/sign-test.sh "$1" "$2" >"$LOG/sign-trusted.log" 2>&1
+	st=$?
 	sed 's/^/# /' "$LOG/sign-trusted.log" | grep -E '^# +(not )?ok |sign-module:|sign-test:|vmtest:'
-	add_vm "vm_module_sig_trusted_key" "$LOG/sign-trusted.log"
+	add_vm "vm_module_sig_trusted_key" $st "$LOG/sign-trusted.log"
 else
 	result "signed_module_loads_under_enforcement" skip \
 		"no kernel with CONFIG_MODULE_SIG=y given (scripts/package-test.sh KDIR BZIMAGE)"

@@ -1,9 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Runs every test tier and ends with one line "N passed, N failed, N skipped":
+# Runs every test tier and ends with one line "N passed, N failed, N skipped"
+# (every tier's tally, plus a failure for a tier that exits non-zero or whose
+# log does not end with its own summary line), after the reason of every
+# skip counted:
 #   1. static: the module builds W=1 warning-free; checkpatch --strict clean;
-#      the uapi header matches the ynl spec
+#      the uapi header matches the ynl spec; the harness's own test
+#      (scripts/harness-test.sh: a tier's exit status, its own summary
+#      line and its skips count)
 #   2. host:   userspace unit tests and tracefs tests on this machine (user/)
 #   3. vm:     the selftests inside the QEMU test VM (scripts/vmtest.sh), and
 #              the swiotlb test in a second VM booted without an IOMMU, and
@@ -53,7 +58,9 @@ else
 	grep -m5 -E 'warning:|error:' "$LOGDIR/w1.log"
 fi
 # rebuild without W=1 so later tiers use the ordinary module
-make -s modules >/dev/null 2>&1
+if ! make -s modules >"$LOGDIR/modules.log" 2>&1; then
+	result "kernel_module_rebuilds_without_W1" fail "(see $LOGDIR/modules.log)"
+fi
 if make -s checkpatch >"$LOGDIR/checkpatch.log" 2>&1; then
 	result "checkpatch_strict_clean" pass
 else
@@ -61,13 +68,17 @@ else
 	grep -E 'ERROR|WARNING|CHECK' "$LOGDIR/checkpatch.log" | head -n 10
 fi
 
-make -s spec-schema >"$LOGDIR/spec-schema.log" 2>&1
-if /usr/bin/python3 scripts/check-spec.py >"$LOGDIR/spec.log" 2>&1; then
+if make -s spec-schema >"$LOGDIR/spec-schema.log" 2>&1 &&
+   /usr/bin/python3 scripts/check-spec.py >"$LOGDIR/spec.log" 2>&1; then
 	result "uapi_header_matches_ynl_spec" pass
 else
 	result "uapi_header_matches_ynl_spec" fail
-	grep -E '^not ok|Error' "$LOGDIR/spec.log" | head -n 10
+	grep -E '^not ok|Error' "$LOGDIR/spec-schema.log" "$LOGDIR/spec.log" | head -n 10
 fi
+# the tally below is only as good as tally.sh and user/tests/common.sh
+scripts/harness-test.sh >"$LOGDIR/harness.log" 2>&1
+add_summary harness $? "$LOGDIR/harness.log" "harness: "
+grep '^not ok' "$LOGDIR/harness.log"
 
 # one version: kmod/gpuprobe.h, the tool, dkms.conf, debian/changelog, man pages
 if scripts/check-version.sh user/gpuprobe-trace >"$LOGDIR/version.log" 2>&1; then
@@ -79,20 +90,20 @@ fi
 
 tier "tier 2: host (unit + tracefs)"
 make -C user test 2>&1 | tee "$LOGDIR/host.log"
-add_summary host "$LOGDIR/host.log"
+add_summary host "${PIPESTATUS[0]}" "$LOGDIR/host.log"
 
 tier "tier 3: QEMU VM selftests"
 scripts/vmtest.sh -q 2>&1 | tee "$LOGDIR/vm.log"
-add_summary vm "$LOGDIR/vm.log"
+add_summary vm "${PIPESTATUS[0]}" "$LOGDIR/vm.log" "vmtest: "
 # agent and record --guest over vsock loopback and TCP in the VM (the dev
 # machine's kernel has no vsock loopback)
 make -s -C user vmtest-agent MODDIR="$TOP" 2>&1 | tee "$LOGDIR/vm-agent.log"
-add_summary vm-agent "$LOGDIR/vm-agent.log"
+add_summary vm-agent "${PIPESTATUS[0]}" "$LOGDIR/vm-agent.log"
 
 tier "tier 3b: QEMU VM without IOMMU, swiotlb=force (bounce buffers)"
 scripts/vmtest.sh -q -t 300 -a "intel_iommu=off swiotlb=force" \
 	-T swiotlb_events 2>&1 | tee "$LOGDIR/vm-swiotlb.log"
-add_summary vm-swiotlb "$LOGDIR/vm-swiotlb.log"
+add_summary vm-swiotlb "${PIPESTATUS[0]}" "$LOGDIR/vm-swiotlb.log" "vmtest: "
 
 tier "tier 3c: the module built for the second kernel (bookworm-backports)"
 if make -s modules-next >"$LOGDIR/knext.log" 2>&1; then
@@ -102,11 +113,11 @@ if make -s modules-next >"$LOGDIR/knext.log" 2>&1; then
 		scripts/vmtest.sh -q -t 900 \
 		-T module_load,genl_info,genl_policy,irq_events,sched_events,dma_events,dma_context,irq_shared,vfio_irq,serve_module,serve_tracefs \
 		2>&1 | tee "$LOGDIR/vm-next.log"
-	add_summary vm-next "$LOGDIR/vm-next.log"
+	add_summary vm-next "${PIPESTATUS[0]}" "$LOGDIR/vm-next.log" "vmtest: "
 	VM_EDUS=2 VM_TCG_THREAD=single MODDIR="$TOP/build/knext" \
 		VMDIR="$TOP/build/vm-next-edus" scripts/vmtest.sh -q -t 300 \
 		-T vfio_shared 2>&1 | tee "$LOGDIR/vm-next-edus.log"
-	add_summary vm-next-edus "$LOGDIR/vm-next-edus.log"
+	add_summary vm-next-edus "${PIPESTATUS[0]}" "$LOGDIR/vm-next-edus.log" "vmtest: "
 elif grep -q "no second kernel" "$LOGDIR/knext.log"; then
 	result "vm_next_kernel" skip "no second kernel in the registry (scripts/deps.sh)"
 else
@@ -116,7 +127,7 @@ fi
 tier "tier 3d: QEMU VM with two edu devices (one VFIO container)"
 VM_EDUS=2 VMDIR="$TOP/build/vm-edus" scripts/vmtest.sh -q -t 300 -T vfio_shared \
 	2>&1 | tee "$LOGDIR/vm-edus.log"
-add_summary vm-edus "$LOGDIR/vm-edus.log"
+add_summary vm-edus "${PIPESTATUS[0]}" "$LOGDIR/vm-edus.log" "vmtest: "
 tier "tier 3e: nested passthrough (KVM host in the test VM, edu through VFIO)"
 # N interrupts and M DMA maps in the guest; multi-threaded TCG: the inner
 # guest hangs under single-threaded TCG; the outer VM under backports'
@@ -134,7 +145,7 @@ for viommu in "" --viommu; do
 		--host "sh /gpuprobe/tests/host_tests.sh 100 20 module tracefs" \
 		--guest "sh /gpuprobe/tests/guest_edu.sh 100 20" \
 		2>&1 | tee "$LOGDIR/nested${viommu#--}.log"
-	add_summary "nested${viommu:+-viommu}" "$LOGDIR/nested${viommu#--}.log" "^nested: "
+	add_summary "nested${viommu:+-viommu}" "${PIPESTATUS[0]}" "$LOGDIR/nested${viommu#--}.log" "nested: "
 done
 # host and guest in one trace: the agent in the inner guest over vhost-vsock,
 # record --guest on the host, N edu interrupts paired host -> guest
@@ -142,7 +153,7 @@ scripts/nested.sh -q -t 420 -o "$TOP/build/nested/out-merged" \
 	--host "sh /gpuprobe/tests/merged_tests.sh 50" \
 	--guest "sh /gpuprobe/tests/guest_agent.sh" \
 	2>&1 | tee "$LOGDIR/nested-merged.log"
-add_summary nested-merged "$LOGDIR/nested-merged.log" "^nested: "
+add_summary nested-merged "${PIPESTATUS[0]}" "$LOGDIR/nested-merged.log" "nested: "
 # the testbed's "% of base" table: `probe --api edu` on the outer VM driving
 # edu itself (its bare metal), then in the inner guest through passthrough,
 # without and with a vIOMMU, each traced once more into one host + guest
@@ -152,18 +163,19 @@ scripts/nested.sh -q -t 600 -m 2560M -o "$TOP/build/nested/out-table" \
 	--host "sh /gpuprobe/tests/base_table.sh 100 module" \
 	--guest "sh /gpuprobe/tests/guest_probe.sh 100" \
 	2>&1 | tee "$LOGDIR/nested-table.log"
-add_summary nested-table "$LOGDIR/nested-table.log" "^nested: "
+add_summary nested-table "${PIPESTATUS[0]}" "$LOGDIR/nested-table.log" "nested: "
 unset VM_QEMU
 
 tier "tier 4: the debug kernel (KASAN, KFENCE, UBSAN, lockdep, kmemleak, fault injection)"
 # built from linux-source-6.1 on first use (30-45 min on 2 shared cores), then
 # reused from /var/cache/gpuprobe; Documentation/debug-kernel.rst
 scripts/debug-kernel.sh 2>&1 | tee "$LOGDIR/debug-kernel.log"
+dk_status=${PIPESTATUS[0]}
 dk=$(tail -n1 "$LOGDIR/debug-kernel.log")
 bzimage=$(echo "$dk" | sed -n 's/^BZIMAGE=\([^ ]*\) KDIR=.*/\1/p')
 kdir=$(echo "$dk" | sed -n 's/.* KDIR=//p')
-if [ -z "$bzimage" ] || [ -z "$kdir" ]; then
-	result "debug_kernel_builds" fail "(see $LOGDIR/debug-kernel.log)"
+if [ "$dk_status" != 0 ] || [ -z "$bzimage" ] || [ -z "$kdir" ]; then
+	result "debug_kernel_builds" fail "(exit $dk_status; see $LOGDIR/debug-kernel.log)"
 elif ! make -s modules-debug-build KDIR_DEBUG="$kdir" >"$LOGDIR/kdebug.log" 2>&1 ||
      grep -q 'warning:' "$LOGDIR/kdebug.log"; then
 	result "module_builds_W1_for_the_debug_kernel" fail "(see $LOGDIR/kdebug.log)"
@@ -193,10 +205,12 @@ else
 	second_pid=$!
 	echo "# debug VM 1: $first"
 	debug_vm vm-debug "$first" 2>&1 | tee "$LOGDIR/vm-debug.log"
+	first_status=${PIPESTATUS[0]}
 	wait "$second_pid"
+	second_status=$?
 	cat "$LOGDIR/vm-debug2.log"
-	add_summary vm-debug "$LOGDIR/vm-debug.log"
-	add_summary vm-debug2 "$LOGDIR/vm-debug2.log"
+	add_summary vm-debug "$first_status" "$LOGDIR/vm-debug.log" "vmtest: "
+	add_summary vm-debug2 "$second_status" "$LOGDIR/vm-debug2.log" "vmtest: "
 fi
 
 tier "tier 5: install, Debian packages, DKMS, module signatures"
@@ -207,9 +221,10 @@ if [ -n "$bzimage" ] && [ -n "$kdir" ] && grep -q '^CONFIG_MODULE_SIG=y' "$kdir/
 	sign_kernel=("$kdir" "$bzimage")
 fi
 scripts/package-test.sh "${sign_kernel[@]}" 2>&1 | tee "$LOGDIR/package.log"
-add_summary package "$LOGDIR/package.log"
+add_summary package "${PIPESTATUS[0]}" "$LOGDIR/package.log" "package: "
 
 tier
 echo "# make test: $((SECONDS - T0)) s"
+print_skips
 echo "$PASS passed, $FAIL failed, $SKIP skipped"
 [ "$FAIL" -eq 0 ]

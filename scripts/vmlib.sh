@@ -101,6 +101,23 @@ vm_one_more_failure() {	# summary
 	echo "$1" | awk -F', ' '{ split($2, f, " "); $2 = (f[1] + 1) " failed"; print }' OFS=', '
 }
 
+# A runner's tally: its command's own "N passed, N failed[, N skipped]" (or
+# none), one failure more for a kernel problem or a timeout (problem 1), and
+# one more for a non-zero exit status that the tally does not already count
+# (0 failed).  Nothing when there is no tally and nothing went wrong.
+vm_tally() {	# summary problem(0|1) exit-status...
+	local s=$1 problem=$2 st bad=0
+	shift 2
+	for st in "$@"; do [ "$st" = 0 ] || bad=1; done
+	[ -n "$s" ] || [ "$problem" = 1 ] || [ "$bad" = 1 ] || return 0
+	[ -n "$s" ] || s="0 passed, 0 failed"
+	[ "$problem" = 0 ] || s=$(vm_one_more_failure "$s")
+	if [ "$bad" = 1 ] && [[ $s =~ ^[0-9]+\ passed,\ 0\ failed ]]; then
+		s=$(vm_one_more_failure "$s")
+	fi
+	echo "$s"
+}
+
 # The tree as a gzipped newc cpio archive.
 vm_pack() {	# root out
 	(cd "$1" && find . | cpio -o -H newc --quiet | gzip -1) >"$2"

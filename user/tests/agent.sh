@@ -51,15 +51,17 @@ check "agent listens on tcp:127.0.0.1:$PORT" start_agent "$T/tcp.log" --once --l
 	--token-file "$T/token" --guest-source tracefs --guest-target "$BDF" --guest-command "$IO" 2>"$T/tcp.err"
 rc=$?
 wait $AGENT
+arc=$?
 check "record --guest tcp: exit 0 (the guest command's status)" [ $rc -eq 0 ]
-check "agent --once: exit 0 after a whole session" [ $? -eq 0 ]
+check "agent --once: exit 0 after a whole session" [ $arc -eq 0 ]
 check "tcp: report reads one file with machines[] of 2 (host, guest)" \
 	[ "$(json "$T/tcp.trace" "[m['role'] for m in d['machines']]")" = "['host', 'guest']" ]
 check "tcp: the trace and the guest's part are complete" \
 	[ "$(json "$T/tcp.trace" "d['trace']['complete'] and d['machines'][1]['complete']")" = True ]
 bound=$(json "$T/tcp.trace" "d['passthrough']['clock_error_ns']")
 echo "    tcp clock error bound: $bound ns; $(json "$T/tcp.trace" "d['passthrough']['clock']")"
-check "tcp: a clock error bound is stored (0 < bound < 10 ms)" [ "${bound:-0}" -gt 0 ] && [ "$bound" -lt 10000000 ]
+check "tcp: a clock error bound is stored (0 < bound < 10 ms)" \
+	sh -c '[ "$1" -gt 0 ] && [ "$1" -lt 10000000 ]' _ "${bound:-0}"
 check "tcp: report prints the bound" sh -c "'$GPT' report '$T/tcp.trace' | grep -q 'error bound +-'"
 # one machine, one clock: the fitted offset is 0 within the bound
 check "tcp: one machine's clocks: |offset| <= bound" \

@@ -8,8 +8,9 @@ GEN="$(dirname "$0")/gentrace"
 
 for cmd in info record report export agent; do
 	out=$("$GPT" "$cmd" --help 2>&1)
+	rc=$?
 	check "$cmd --help exits 0 with EXAMPLES" \
-		sh -c '[ $? -eq 0 ] && printf "%s" "$1" | grep -q EXAMPLES' _ "$out"
+		sh -c '[ "$1" -eq 0 ] && printf "%s" "$2" | grep -q EXAMPLES' _ "$rc" "$out"
 done
 "$GPT" frobnicate >/dev/null 2>&1
 check "unknown command exits 2" [ $? -eq 2 ]

@@ -1,19 +1,25 @@
+# shellcheck shell=sh
 # SPDX-License-Identifier: GPL-2.0
-# Helpers for the shell test suites: pass/fail/skip counting.
+# Helpers for the shell test suites: pass/fail/skip counting, and the one
+# summary line "N passed, N failed, N skipped" each suite ends with (run.sh
+# sums them; a skip is counted, so that a check that did not run shows).
 GPT=${GPT:-$(cd "$(dirname "$0")/.." && pwd)/gpuprobe-trace}
 PASSED=0
 FAILED=0
+SKIPPED=0
 
 pass() { echo "PASS $1"; PASSED=$((PASSED + 1)); }
 fail() { echo "FAIL $1${2:+: $2}"; FAILED=$((FAILED + 1)); }
-skip() { echo "SKIP $1${2:+: $2}"; }
-check() {	# check NAME CMD...: passes when CMD succeeds
+skip() { echo "SKIP $1: ${2:-no reason given}"; SKIPPED=$((SKIPPED + 1)); }
+# check NAME CMD...: passes when CMD succeeds.  The whole condition must be
+# CMD: in `check N [ a ] && [ b ]` the shell runs `[ b ]` outside check.
+check() {
 	name=$1
 	shift
 	if "$@"; then pass "$name"; else fail "$name"; fi
 }
 finish() {
-	echo "$PASSED passed, $FAILED failed"
+	echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"
 	[ "$FAILED" -eq 0 ]
 	exit $?
 }
@@ -33,5 +39,6 @@ need_tracefs_disk() {
 		finish
 	fi
 	# /sys/block/vda/device -> .../0000:00:02.0/virtio1: the PCI function is its parent.
+	# shellcheck disable=SC2034 # for the suites that source this
 	BDF=$(basename "$(dirname "$(readlink -f "/sys/block/$DISK/device")")")
 }

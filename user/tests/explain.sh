@@ -10,8 +10,9 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 
 out=$("$GPT" explain --help 2>&1)
+rc=$?
 check "explain --help exits 0 with EXAMPLES" \
-	sh -c '[ $? -eq 0 ] && printf "%s" "$1" | grep -q EXAMPLES' _ "$out"
+	sh -c '[ "$1" -eq 0 ] && printf "%s" "$2" | grep -q EXAMPLES' _ "$rc" "$out"
 "$GPT" explain "$RUN/probe-traced.json" >/dev/null 2>&1
 check "explain with one file: exit 2" [ $? -eq 2 ]
 "$GPT" explain "$RUN/probe-traced.json" "$T/none.trace" >/dev/null 2>"$T/err.txt"

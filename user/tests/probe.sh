@@ -32,8 +32,9 @@ PY
 
 for cmd in probe compare; do
 	out=$("$GPT" "$cmd" --help 2>&1)
+	rc=$?
 	check "$cmd --help exits 0 with EXAMPLES" \
-		sh -c '[ $? -eq 0 ] && printf "%s" "$1" | grep -q EXAMPLES' _ "$out"
+		sh -c '[ "$1" -eq 0 ] && printf "%s" "$2" | grep -q EXAMPLES' _ "$rc" "$out"
 done
 "$GPT" probe --api metal >/dev/null 2>&1
 check "probe --api metal: exit 2" [ $? -eq 2 ]

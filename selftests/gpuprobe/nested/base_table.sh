@@ -241,5 +241,4 @@ awk 'FNR == 1 { f++ } /^  [a-z]/ && $1 != "probe" {
 		}
 	}' /out/passthrough/compare.txt /out/viommu/compare.txt >/out/table.txt
 sed 's/^/# table: /' /out/table.txt
-echo "$PASSED passed, $FAILED failed"
-[ "$FAILED" -eq 0 ]
+finish

@@ -45,5 +45,4 @@ check "no host interrupt unpaired" [ "$uh" = 0 ]
 check "no guest interrupt unpaired" [ "$ug" = 0 ]
 check "no order violation" [ "$viol" = 0 ]
 check "a clock error bound stored" [ "${bound:-0}" -gt 0 ]
-echo "$PASSED passed, $FAILED failed"
-[ "$FAILED" -eq 0 ]
+finish

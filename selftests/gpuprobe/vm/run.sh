@@ -35,22 +35,33 @@ for name in $names; do
 	p=$(grep -cE '^ok [0-9]+ [^#]*$' "$out")
 	s=$(grep -cE '^ok [0-9]+ .*# SKIP' "$out")
 	f=$(grep -cE '^not ok [0-9]+' "$out")
+	whole=0
 	if [ $((p + s + f)) -eq 0 ]; then
 		case $rc in
 		0) p=1 ;;
-		4) s=1 ;;
+		4) s=1; whole=1 ;;
 		*) f=1 ;;
 		esac
 	elif [ $rc -ne 0 ] && [ $rc -ne 4 ] && [ "$f" -eq 0 ]; then
 		f=1	# died after its last report
 	fi
 	pass=$((pass + p)); failed=$((failed + f)); skip=$((skip + s))
-	if [ $rc -eq 4 ] && [ "$f" -eq 0 ]; then
-		echo "ok $n $name # SKIP"
-	elif [ "$f" -eq 0 ] && [ $rc -eq 0 ]; then
-		echo "ok $n $name"
+	# one unindented line per skip counted, with its reason (scripts/test.sh
+	# lists them): the test's own ("1..0 # SKIP why", exit 4) or its cases'
+	if [ $whole = 1 ]; then
+		# its "# SKIP why", else its last comment
+		why=$(grep -m1 -o '# SKIP.*' "$out" | sed 's/^# SKIP *//')
+		[ -n "$why" ] || why=$(grep '^# ' "$out" | tail -n1 | sed 's/^# //')
+		echo "ok $n $name # SKIP ${why:-exit 4, no reason given}"
 	else
-		echo "not ok $n $name # exit $rc"
+		[ "$s" -eq 0 ] || grep -E '^ok [0-9]+ .*# SKIP' "$out" | sed "s/^/# SKIP $name: /"
+		if [ $rc -eq 4 ] && [ "$f" -eq 0 ]; then
+			echo "ok $n $name # exit 4, $s of its cases skipped"
+		elif [ "$f" -eq 0 ] && [ $rc -eq 0 ]; then
+			echo "ok $n $name"
+		else
+			echo "not ok $n $name # exit $rc"
+		fi
 	fi
 	# guest time, for balancing the debug tier's VMs (scripts/test.sh)
 	echo "# $name took $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s"

@@ -34,5 +34,4 @@ check "the report's kernel count matches the trace on the late vector" \
 check "the vector is shown as resolved while recording" \
 	grep -q "resolved while recording" /tmp/late.txt
 rmmod gpuprobe_edu
-echo "$PASSED passed, $FAILED failed"
-[ "$FAILED" -eq 0 ]
+finish
