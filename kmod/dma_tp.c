@@ -24,16 +24,19 @@
 
 #include "dma.h"
 #include "gpuprobe.h"
+#include "probe_types.h"
 
 #ifdef GPUPROBE_HAVE_DMA_TP
 
 #ifdef GPUPROBE_HAVE_DMA_TP_PHYS
-#define GPUPROBE_TP_MAP		"dma_map_phys"
-#define GPUPROBE_TP_UNMAP	"dma_unmap_phys"
+#define GPUPROBE_TP_MAP_ID	dma_map_phys
+#define GPUPROBE_TP_UNMAP_ID	dma_unmap_phys
 #else
-#define GPUPROBE_TP_MAP		"dma_map_page"
-#define GPUPROBE_TP_UNMAP	"dma_unmap_page"
+#define GPUPROBE_TP_MAP_ID	dma_map_page
+#define GPUPROBE_TP_UNMAP_ID	dma_unmap_page
 #endif
+#define GPUPROBE_TP_MAP		__stringify(GPUPROBE_TP_MAP_ID)
+#define GPUPROBE_TP_UNMAP	__stringify(GPUPROBE_TP_UNMAP_ID)
 
 /* The calls being timed, one per slot of the owner table (dma_owner.c). */
 static struct gpuprobe_dma_inst gpuprobe_dma_tp_calls[GPUPROBE_DMA_OWNERS];
@@ -144,6 +147,7 @@ static void tp_map_sg(void *data, struct device *dev, struct scatterlist *sgl,
 		      sg_dma_address(sgl));
 }
 
+#ifdef GPUPROBE_HAVE_DMA_TP_SG_ERR
 /* A failed map_sg: its record (no address) ends the call's claim. */
 static void tp_map_sg_err(void *data, struct device *dev,
 			  struct scatterlist *sgl, int nents, int err,
@@ -152,6 +156,7 @@ static void tp_map_sg_err(void *data, struct device *dev,
 	dma_tp_finish(dev, GPUPROBE_DMA_MAP_SG, dir,
 		      gpuprobe_sg_bytes(sgl, nents), nents, 0);
 }
+#endif
 
 static void tp_unmap_sg(void *data, struct device *dev,
 			struct scatterlist *sgl, int nents,
@@ -262,6 +267,21 @@ static bool gpuprobe_sg_krp_on[ARRAY_SIZE(gpuprobe_sg_krps)];
 static struct kprobe gpuprobe_sg_entry_kps[ARRAY_SIZE(gpuprobe_sg_krps)];
 static bool gpuprobe_sg_entry_on[ARRAY_SIZE(gpuprobe_sg_krps)];
 
+GPUPROBE_TP_CHECK(GPUPROBE_TP_MAP_ID, tp_map);
+GPUPROBE_TP_CHECK(GPUPROBE_TP_UNMAP_ID, tp_unmap);
+GPUPROBE_TP_CHECK(dma_map_resource, tp_map_resource);
+GPUPROBE_TP_CHECK(dma_unmap_resource, tp_unmap_resource);
+GPUPROBE_TP_CHECK(dma_map_sg, tp_map_sg);
+GPUPROBE_TP_CHECK(dma_unmap_sg, tp_unmap_sg);
+GPUPROBE_TP_CHECK(dma_alloc, tp_alloc);
+GPUPROBE_TP_CHECK(dma_free, tp_free);
+#ifdef GPUPROBE_HAVE_DMA_TP_SG_ERR
+GPUPROBE_TP_CHECK(dma_map_sg_err, tp_map_sg_err);
+#define GPUPROBE_TP_SG_ERR	tp_map_sg_err
+#else
+#define GPUPROBE_TP_SG_ERR	NULL	/* not in this kernel's dma.h */
+#endif
+
 static struct {
 	const char *name;
 	void *probe;
@@ -277,7 +297,7 @@ static struct {
 	{ "dma_unmap_sg", tp_unmap_sg },
 	{ "dma_alloc", tp_alloc },
 	{ "dma_free", tp_free },
-	{ "dma_map_sg_err", tp_map_sg_err, .optional = true },
+	{ "dma_map_sg_err", GPUPROBE_TP_SG_ERR, .optional = true },
 };
 
 /* local to the table below */
@@ -301,7 +321,9 @@ static void gpuprobe_dma_tp_find(struct tracepoint *tp, void *priv)
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(gpuprobe_dma_tps); i++)
-		if (!strcmp(tp->name, gpuprobe_dma_tps[i].name))
+		/* no probe: the prototype could not be checked, never attached */
+		if (gpuprobe_dma_tps[i].probe &&
+		    !strcmp(tp->name, gpuprobe_dma_tps[i].name))
 			gpuprobe_dma_tps[i].tp = tp;
 }
 

@@ -18,6 +18,7 @@
 #include <net/genetlink.h>
 
 #include "gpuprobe.h"
+#include "probe_types.h"
 
 enum gpuprobe_hook_id {
 	GPUPROBE_HOOK_IRQ_ENTRY,
@@ -358,6 +359,16 @@ static void gpuprobe_io_page_fault(void *data, struct device *dev,
 	};
 	gpuprobe_emit(&rec.hdr);
 }
+
+/* a probe that does not take what its tracepoint passes fails the build */
+GPUPROBE_TP_CHECK(irq_handler_entry, gpuprobe_irq_entry);
+GPUPROBE_TP_CHECK(irq_handler_exit, gpuprobe_irq_exit);
+GPUPROBE_TP_CHECK(sched_wakeup, gpuprobe_sched_wakeup);
+GPUPROBE_TP_CHECK(sched_switch, gpuprobe_sched_switch);
+GPUPROBE_TP_CHECK(sched_process_fork, gpuprobe_sched_fork);
+GPUPROBE_TP_CHECK(sched_process_exit, gpuprobe_sched_exit);
+GPUPROBE_TP_CHECK(swiotlb_bounced, gpuprobe_swiotlb_bounced);
+GPUPROBE_TP_CHECK(io_page_fault, gpuprobe_io_page_fault);
 
 static struct gpuprobe_hook gpuprobe_hooks[GPUPROBE_HOOK_COUNT] = {
 	[GPUPROBE_HOOK_IRQ_ENTRY] = { "irq_handler_entry", gpuprobe_irq_entry,

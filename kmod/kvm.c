@@ -22,13 +22,15 @@
 #include <net/genetlink.h>
 
 #include "gpuprobe.h"
+#include "probe_types.h"
 
 static void gpuprobe_kvm_emit(u16 stage, u32 vector, u32 vcpu, u64 msi_address,
-			      u32 level)
+			      u32 level, u16 flags)
 {
 	struct gpuprobe_rec_kvm rec = {
 		.hdr.type = GPUPROBE_EV_KVM,
 		.hdr.size = sizeof(rec),
+		.hdr.flags = flags,
 		.hdr.ts_ns = ktime_get_mono_fast_ns(),
 		.bdf = GPUPROBE_BDF_NONE,
 		.vcpu = vcpu,
@@ -52,34 +54,68 @@ static void gpuprobe_kvm_emit(u16 stage, u32 vector, u32 vcpu, u64 msi_address,
 	gpuprobe_emit(&rec.hdr);
 }
 
+#ifdef GPUPROBE_TPH_kvm_msi_set_irq
 static void gpuprobe_kvm_msi(void *data, u64 address, u64 msi_data)
 {
 	gpuprobe_kvm_emit(GPUPROBE_KVM_MSI, msi_data & 0xff,
-			  GPUPROBE_KVM_VCPU_NONE, address, 0);
+			  GPUPROBE_KVM_VCPU_NONE, address, 0, 0);
 }
 
+GPUPROBE_TP_CHECK(kvm_msi_set_irq, gpuprobe_kvm_msi);
+#define GPUPROBE_KVM_MSI_PROBE		gpuprobe_kvm_msi
+#else
+#define GPUPROBE_KVM_MSI_PROBE		NULL
+#endif
+
+#ifdef GPUPROBE_TPH_kvm_set_irq
 static void gpuprobe_kvm_set_irq(void *data, unsigned int gsi, int level,
 				 int irq_source_id)
 {
 	gpuprobe_kvm_emit(GPUPROBE_KVM_SET_IRQ, gsi, GPUPROBE_KVM_VCPU_NONE, 0,
-			  level);
+			  level, 0);
 }
 
-static void gpuprobe_kvm_accept(void *data, u32 apicid, u16 dm, u16 tm, u8 vec)
+GPUPROBE_TP_CHECK(kvm_set_irq, gpuprobe_kvm_set_irq);
+#define GPUPROBE_KVM_SET_IRQ_PROBE	gpuprobe_kvm_set_irq
+#else
+#define GPUPROBE_KVM_SET_IRQ_PROBE	NULL
+#endif
+
+/*
+ * The next two are declared in arch/x86/kvm/trace.h, which modules get only
+ * from a full source tree: elsewhere their prototypes are the ones of
+ * Debian's 6.1 and 6.12 sources, written by hand (Documentation/module.md,
+ * "Probe prototypes").
+ */
+static void __maybe_unused gpuprobe_kvm_accept(void *data, __u32 apicid,
+					       __u16 dm, __u16 tm, __u8 vec)
 {
-	gpuprobe_kvm_emit(GPUPROBE_KVM_ACCEPT, vec, apicid, 0, 0);
+	gpuprobe_kvm_emit(GPUPROBE_KVM_ACCEPT, vec, apicid, 0, 0, 0);
 }
 
 /*
- * kvm_inj_virq is (irq) upstream before 6.2 and (vector, soft, reinjected)
- * since (and in Debian's 6.1 with its backports): the first argument is the
- * vector either way, and x86-64 passes the rest in registers this probe
- * does not read, so it serves both (and sets no REINJECTED flag).
+ * (vector, soft, reinjected) in 6.1 (Debian's, with the 6.2 change
+ * backported) and 6.12.  Upstream before 6.2 it was (irq) alone: there the
+ * vector is right and the REINJECTED flag is whatever a register held.
  */
-static void gpuprobe_kvm_inject(void *data, unsigned int vector)
+static void __maybe_unused gpuprobe_kvm_inject(void *data, unsigned int vector,
+					       bool soft, bool reinjected)
 {
-	gpuprobe_kvm_emit(GPUPROBE_KVM_INJECT, vector, GPUPROBE_KVM_VCPU_NONE, 0, 0);
+	gpuprobe_kvm_emit(GPUPROBE_KVM_INJECT, vector, GPUPROBE_KVM_VCPU_NONE, 0,
+			  0, reinjected ? GPUPROBE_KVM_REINJECTED : 0);
 }
+
+#ifdef GPUPROBE_TPH_kvm_inj_virq
+GPUPROBE_TP_CHECK(kvm_apic_accept_irq, gpuprobe_kvm_accept);
+GPUPROBE_TP_CHECK(kvm_inj_virq, gpuprobe_kvm_inject);
+#endif
+#if defined(GPUPROBE_TPH_kvm_inj_virq) || !defined(GPUPROBE_KCFI)
+#define GPUPROBE_KVM_ACCEPT_PROBE	gpuprobe_kvm_accept
+#define GPUPROBE_KVM_INJECT_PROBE	gpuprobe_kvm_inject
+#else	/* unchecked, and a mismatch would trap */
+#define GPUPROBE_KVM_ACCEPT_PROBE	NULL
+#define GPUPROBE_KVM_INJECT_PROBE	NULL
+#endif
 
 enum gpuprobe_kvm_hook_id {
 	GPUPROBE_KVM_HOOK_MSI,
@@ -91,16 +127,16 @@ enum gpuprobe_kvm_hook_id {
 
 struct gpuprobe_kvm_hook {
 	const char *name;
-	void *probe;
+	void *probe;		/* NULL: its prototype could not be checked */
 	struct tracepoint *tp;
 	bool attached;
 };
 
 static struct gpuprobe_kvm_hook gpuprobe_kvm_hooks[GPUPROBE_KVM_HOOK_COUNT] = {
-	[GPUPROBE_KVM_HOOK_MSI] = { "kvm_msi_set_irq", gpuprobe_kvm_msi },
-	[GPUPROBE_KVM_HOOK_SET_IRQ] = { "kvm_set_irq", gpuprobe_kvm_set_irq },
-	[GPUPROBE_KVM_HOOK_ACCEPT] = { "kvm_apic_accept_irq", gpuprobe_kvm_accept },
-	[GPUPROBE_KVM_HOOK_INJECT] = { "kvm_inj_virq", gpuprobe_kvm_inject },
+	[GPUPROBE_KVM_HOOK_MSI] = { "kvm_msi_set_irq", GPUPROBE_KVM_MSI_PROBE },
+	[GPUPROBE_KVM_HOOK_SET_IRQ] = { "kvm_set_irq", GPUPROBE_KVM_SET_IRQ_PROBE },
+	[GPUPROBE_KVM_HOOK_ACCEPT] = { "kvm_apic_accept_irq", GPUPROBE_KVM_ACCEPT_PROBE },
+	[GPUPROBE_KVM_HOOK_INJECT] = { "kvm_inj_virq", GPUPROBE_KVM_INJECT_PROBE },
 };
 
 /* kvm.ko while its tracepoints are known; the hooks' tp under this lock */
@@ -116,8 +152,10 @@ static void gpuprobe_kvm_find(struct module *mod)
 	for (i = 0; i < mod->num_tracepoints; i++) {
 		struct tracepoint *tp = tracepoint_ptr_deref(&tps[i]);
 
+		/* a probe whose prototype was not checked is never attached */
 		for (h = 0; h < ARRAY_SIZE(gpuprobe_kvm_hooks); h++)
-			if (!strcmp(tp->name, gpuprobe_kvm_hooks[h].name))
+			if (gpuprobe_kvm_hooks[h].probe &&
+			    !strcmp(tp->name, gpuprobe_kvm_hooks[h].name))
 				gpuprobe_kvm_hooks[h].tp = tp;
 	}
 	gpuprobe_kvm_mod = mod;
@@ -241,9 +279,13 @@ int gpuprobe_kvm_hooks_fill(struct sk_buff *skb,
 	mutex_lock(&gpuprobe_kvm_lock);
 	for (h = 0; h < ARRAY_SIZE(gpuprobe_kvm_hooks) && !err; h++) {
 		const struct gpuprobe_kvm_hook *k = &gpuprobe_kvm_hooks[h];
+		const char *why = NULL;
 
-		err = fill(skb, k->name, k->attached,
-			   k->tp ? NULL : "kvm.ko is not loaded (or has no such tracepoint)");
+		if (!k->probe)
+			why = "not in this kernel's headers: prototype unchecked, not attached";
+		else if (!k->tp)
+			why = "kvm.ko is not loaded (or has no such tracepoint)";
+		err = fill(skb, k->name, k->attached, why);
 	}
 	mutex_unlock(&gpuprobe_kvm_lock);
 	return err;
