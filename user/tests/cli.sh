@@ -50,13 +50,16 @@ assert sum(1 for e in ev if e['ph'] == 'X' and e['cat'] == 'irq' and e['pid'] > 
 "$GPT" record --guest-target 0000:00:06.0 >/dev/null 2>"$T/g.err"
 check "record --guest-target without --guest: exit 2, says why" sh -c "[ $? -eq 2 ] && grep -q 'need --guest' '$T/g.err'"
 "$GPT" agent --listen tcp:127.0.0.1:1 >/dev/null 2>"$T/a.err"
-check "agent without a token: exit 1, says how to make one" sh -c "[ $? -eq 1 ] && grep -q 'no token.*--token-file' '$T/a.err'"
+check "agent without a token (a usage error): exit 2, says how to make one" sh -c "[ $? -eq 2 ] && grep -q 'no token.*--token-file' '$T/a.err'"
 echo short >"$T/short.token"
 "$GPT" agent --token-file "$T/short.token" >/dev/null 2>"$T/a.err"
 check "agent with a token under 8 characters: exit 1" sh -c "[ $? -eq 1 ] && grep -q 'shorter than 8' '$T/a.err'"
 echo "0123456789abcdef" >"$T/tok"
 "$GPT" agent --token-file "$T/tok" --listen udp:1.2.3.4:5 >/dev/null 2>"$T/a.err"
-check "agent with a bad address: exit 1, names the forms" sh -c "[ $? -eq 1 ] && grep -q 'bad address.*tcp:ADDR:PORT' '$T/a.err'"
+check "agent with a bad address (a usage error): exit 2, names the forms" sh -c "[ $? -eq 2 ] && grep -q 'bad address.*tcp:ADDR:PORT' '$T/a.err'"
+"$GPT" record --guest udp:1.2.3.4:5 --token-file "$T/tok" -- true >/dev/null 2>"$T/g.err"
+check "record --guest with a bad address (a usage error): exit 2 before anything runs" \
+	sh -c "[ $? -eq 2 ] && grep -q 'bad address' '$T/g.err'"
 head -c 1000 "$T/known.trace" >"$T/short.trace"
 "$GPT" export "$T/short.trace" --csv "$T/short.csv" 2>"$T/short.err"
 check "export of a truncated file: exit 0, rows up to the cut, a warning naming the offset" sh -c \
