@@ -91,4 +91,21 @@ for cut in 1 17 239 240 300 415 416 430 457 $((size / 2)) $((size - 32)) $((size
 done
 check "cut files: header cut refused naming an offset, else read as incomplete (12 cuts)" [ $bad -eq 0 ]
 
+# the man page teaches every option the tool takes, and renders cleanly
+MAN1="$(dirname "$0")/../../Documentation/gpuprobe-trace.1"
+if command -v man >/dev/null; then
+	MANWIDTH=200 man -l "$MAN1" 2>/dev/null >"$T/man.txt"
+	missing=""
+	for c in info record report export explain agent serve probe compare; do
+		for o in $("$GPT" "$c" --help | grep -oE -- '--[a-z][a-z0-9-]+' | sort -u); do
+			grep -q -- "$o" "$T/man.txt" || missing="$missing $c:$o"
+		done
+	done
+	check "the man page names every long option of every command's --help${missing:+ (missing:$missing)}" \
+		[ -z "$missing" ]
+	check "the man page's OPTIONS render without a stray double quote" \
+		sh -c '! sed -n "/^OPTIONS/,/^NOTES/p" "$1" | grep -q "\""' _ "$T/man.txt"
+else
+	skip "the man page names every option" "man is missing (scripts/deps.sh installs man-db)"
+fi
 finish
