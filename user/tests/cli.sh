@@ -97,7 +97,7 @@ if command -v man >/dev/null; then
 	MANWIDTH=200 man -l "$MAN1" 2>/dev/null >"$T/man.txt"
 	missing=""
 	for c in info record report export explain agent serve probe compare; do
-		for o in $("$GPT" "$c" --help | grep -oE -- '--[a-z][a-z0-9-]+' | sort -u); do
+		for o in $("$GPT" "$c" --help | grep -E '^ +-' | grep -oE -- '--[a-z][a-z0-9-]+' | sort -u); do
 			grep -q -- "$o" "$T/man.txt" || missing="$missing $c:$o"
 		done
 	done
@@ -107,5 +107,31 @@ if command -v man >/dev/null; then
 		sh -c '! sed -n "/^OPTIONS/,/^NOTES/p" "$1" | grep -q "\""' _ "$T/man.txt"
 else
 	skip "the man page names every option" "man is missing (scripts/deps.sh installs man-db)"
+fi
+
+# bash completion offers every long option of every command's --help, and
+# the addresses each --listen takes
+COMP="$(dirname "$0")/../../completion/gpuprobe-trace.bash"
+if [ -r /usr/share/bash-completion/bash_completion ] && command -v bash >/dev/null; then
+	comp() {
+		bash -c 'source /usr/share/bash-completion/bash_completion; source "$0"
+			COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}
+			_gpuprobe_trace; echo "${COMPREPLY[*]}"' "$COMP" "$@" 2>/dev/null
+	}
+	missing=""
+	for c in info record report export explain agent serve probe compare; do
+		offered=$(comp gpuprobe-trace "$c" --)
+		for o in $("$GPT" "$c" --help | grep -E '^ +-' | grep -oE -- '--[a-z][a-z0-9-]+' | sort -u); do
+			case $o in --test-*) continue ;; esac	# tests only, not offered
+			echo " $offered " | grep -q -- " $o " || missing="$missing $c:$o"
+		done
+	done
+	check "bash completion offers every long option of every --help${missing:+ (missing:$missing)}" \
+		[ -z "$missing" ]
+	check "bash completion: serve --listen offers HTTP addresses, agent --listen vsock/tcp" \
+		sh -c '[ "$1" = "127.0.0.1:9477 [::1]:9477" ] && [ "$2" = "vsock: tcp:" ]' _ \
+		"$(comp gpuprobe-trace serve --listen "")" "$(comp gpuprobe-trace agent --listen "")"
+else
+	skip "bash completion offers every option" "no bash-completion package (scripts/deps.sh installs it)"
 fi
 finish
