@@ -559,27 +559,3 @@ void test_close_waits_for_chunk_thread(void)
 	CHECK(s.closed, "the file was not closed");
 	free(img.data);
 }
-
-/* Version 1 and both version 2 encodings of one trace count the same. */
-void test_encodings_agree(void)
-{
-	const char *path = test_tmp_path("encodings.trace");
-	struct fingerprint f[3];
-	struct parsed p;
-
-	for (size_t e = 0; e < sizeof(encodings) / sizeof(encodings[0]); e++) {
-		struct image img;
-
-		synth_set_compression(encodings[e].level, 1000);
-		CHECK(synth_write_mix(path, 20000, 11) == 0 && load_image(path, &img) == 0, "no image");
-		synth_set_compression(0, 0);
-		CHECK(agg_image(&img, img.len, UINT64_MAX, &f[e], &p) == 0 && p.complete,
-		      "%s: not read whole", encodings[e].name);
-		CHECK(!memcmp(&f[e], &f[0], sizeof(f[0])), "%s: counts differ from version 1's",
-		      encodings[e].name);
-		printf("    %s: %zu bytes, %.1f bytes per record\n", encodings[e].name, img.len,
-		       (double)img.len / 20001);
-		free(img.data);
-	}
-	unlink(path);
-}
