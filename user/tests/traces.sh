@@ -1,0 +1,46 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The committed traces of every format version the reader reads
+# (tests/traces/README.md): the C reader's dump of every field must be, line
+# for line, what tracedump.py (a decoder written from
+# Documentation/trace-format.md alone) reads from the same bytes, and
+# tracedump.py's counts and checksums must be the committed ones.
+. "$(dirname "$0")/common.sh"
+cd "$(dirname "$0")" || exit 2
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+
+# what differs, when it does: the first lines of the diff
+same() {	# same NAME EXPECTED GOT
+	cmp -s "$2" "$3" && return 0
+	diff "$2" "$3" | head -6
+	return 1
+}
+
+if ! python3 -c 'import zstandard' 2>/dev/null && ! command -v zstd >/dev/null; then
+	fail "committed traces" "tracedump.py needs python3-zstandard or the zstd command (scripts/deps.sh)"
+	finish
+fi
+
+python3 tracedump.py --summary traces/*.trace >"$T/summary.txt"
+check "tracedump.py: counts and checksums of every committed trace as in traces/expected.txt" \
+	same expected traces/expected.txt "$T/summary.txt"
+check "committed: version 1, version 2 compact, version 2 zstd (with compact chunks among them)" \
+	sh -c 'grep -q "format_version=1 " "$1" &&
+	       grep -q "format_version=2 chunks_compact=[1-9][0-9]* chunks_zstd=0 " "$1" &&
+	       grep -q "format_version=2 chunks_compact=[1-9][0-9]* chunks_zstd=[1-9]" "$1"' \
+	_ traces/expected.txt
+
+for f in traces/*.trace; do
+	n=$(basename "$f")
+	./gentrace dump "$f" >"$T/$n.c" 2>"$T/$n.err"
+	check "$n: the C reader reads it whole (exit 0, nothing on stderr)" \
+		sh -c '[ "$1" -eq 0 ] && [ ! -s "$2" ]' _ $? "$T/$n.err"
+	python3 tracedump.py "$f" >"$T/$n.py"
+	check "$n: every field of every record as tracedump.py decodes it, line for line" \
+		same "$n" "$T/$n.py" "$T/$n.c"
+	sum=$(sha256sum <"$T/$n.c" | cut -d' ' -f1)
+	check "$n: the C dump's sha256 is the committed one" \
+		grep -qx "$n sha256=$sum" traces/expected.txt
+done
+finish
