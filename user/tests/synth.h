@@ -85,6 +85,7 @@ struct synth_recs {
 void synth_fields_info(struct trace_info *info, unsigned int ntargets);
 /* big: and one record of TRACEFILE_REC_MAX_SIZE bytes. */
 int synth_fields_build(struct synth_recs *s, bool big);
+void synth_recs_append(struct synth_recs *s, const struct gpuprobe_rec_hdr *h);
 void synth_recs_free(struct synth_recs *s);
 /* Those records and the end record into path (synth_set_compression applies). */
 int synth_write_fields(const char *path, unsigned int ntargets, bool big);

@@ -365,6 +365,19 @@ int synth_fields_build(struct synth_recs *s, bool big)
 	return 0;
 }
 
+void synth_recs_append(struct synth_recs *s, const struct gpuprobe_rec_hdr *h)
+{
+	if (s->len + h->size > s->cap) {
+		s->cap = (s->cap + h->size) * 2;
+		s->buf = realloc(s->buf, s->cap);
+		if (!s->buf)
+			abort();
+	}
+	memcpy(s->buf + s->len, h, h->size);
+	s->len += h->size;
+	s->n++;
+}
+
 void synth_recs_free(struct synth_recs *s)
 {
 	free(s->buf);

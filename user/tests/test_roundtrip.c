@@ -38,19 +38,6 @@ struct readback {
 	char error[512];
 };
 
-static void append(struct synth_recs *s, const struct gpuprobe_rec_hdr *h)
-{
-	if (s->len + h->size > s->cap) {
-		s->cap = (s->cap + h->size) * 2;
-		s->buf = realloc(s->buf, s->cap);
-		if (!s->buf)
-			abort();
-	}
-	memcpy(s->buf + s->len, h, h->size);
-	s->len += h->size;
-	s->n++;
-}
-
 /* 0 read to its end, -1 refused (rb->error says why). */
 static int read_back(const char *path, struct readback *rb)
 {
@@ -61,7 +48,7 @@ static int read_back(const char *path, struct readback *rb)
 	memset(rb, 0, sizeof(*rb));
 	if (trace_reader_open(&r, path, &rb->info) == 0)
 		while ((n = trace_reader_next(&r, &rec)) > 0)
-			append(&rb->recs, rec);
+			synth_recs_append(&rb->recs, rec);
 	snprintf(rb->error, sizeof(rb->error), "%s", r.error);
 	rb->records = r.records;
 	rb->unknown = r.unknown_records;
