@@ -150,6 +150,31 @@ static void count_chunks(const char *path, unsigned int counts[4])
 	fclose(f);
 }
 
+/* The records hold what the round trip claims to cover (synth_fields.c could drift). */
+static void check_adversarial(const struct synth_recs *s)
+{
+	uint64_t last_ts[TRACEFILE_MAX_CPUS] = { 0 }, prev = 0;
+	bool seen[TRACEFILE_MAX_CPUS] = { false };
+	unsigned int back_same_cpu = 0, back_other_cpu = 0, zero_gap = 0, top = 0, half = 0, cpu_max = 0;
+
+	for (size_t off = 0, i = 0; off < s->len; i++) {
+		const struct gpuprobe_rec_hdr *h = (const void *)(s->buf + off);
+
+		back_same_cpu += seen[h->cpu] && h->ts_ns < last_ts[h->cpu];
+		back_other_cpu += i && h->ts_ns < prev && !(seen[h->cpu] && h->ts_ns < last_ts[h->cpu]);
+		zero_gap += i && h->ts_ns == prev;
+		top += h->ts_ns == UINT64_MAX;
+		half += h->ts_ns == 1ull << 63;
+		cpu_max += h->cpu == TRACEFILE_MAX_CPUS - 1;
+		seen[h->cpu] = true;
+		last_ts[h->cpu] = prev = h->ts_ns;
+		off += h->size;
+	}
+	CHECK(back_same_cpu && back_other_cpu && zero_gap && top && half && cpu_max,
+	      "the adversarial records lack a case: time back on one cpu %u, across cpus %u, zero gaps %u, UINT64_MAX %u, 2^63 %u, cpu 8191 %u",
+	      back_same_cpu, back_other_cpu, zero_gap, top, half, cpu_max);
+}
+
 static void round_trip(const struct encoding *e, uint64_t chunk, unsigned int ntargets)
 {
 	const char *path = test_tmp_path("roundtrip.trace");
@@ -166,6 +191,7 @@ static void round_trip(const struct encoding *e, uint64_t chunk, unsigned int nt
 	synth_set_compression(0, 0);
 	synth_fields_info(&want, ntargets);
 	synth_fields_build(&recs, true);
+	check_adversarial(&recs);
 	if (e->level)
 		count_chunks(path, chunks);
 	if (read_back(path, &rb)) {

@@ -11,7 +11,8 @@ module when it is there, else the `zstd` command.
 
     tracedump.py FILE              every field, one line per item (below)
     tracedump.py --summary FILE..  per file: chunks, counts per record type,
-                                   sha256 of the full dump
+                                   the compact length codes used, sha256 of
+                                   the full dump
 
 Lines (tests/tracedump.c prints the same from the C reader's structs):
     header format_version= record_version= clock_id= source= start_ns=
@@ -161,8 +162,8 @@ def unzigzag(z):
     return (z >> 1) ^ -(z & 1)
 
 
-def decode_compact(data, count):
-    """count records of one chunk's compact encoding."""
+def decode_compact(data, count, codes_seen):
+    """count records of one chunk's compact encoding; the length codes used into codes_seen."""
     tmpl, prev, p, out = {}, 0, 0, []
     for _ in range(count):
         tag = data[p]
@@ -181,6 +182,8 @@ def decode_compact(data, count):
             ctrl = data[p:p + (ncodes + 3) // 4]
             p += len(ctrl)
             codes = [ctrl[c // 4] >> (c % 4 * 2) & 3 for c in range(ncodes)]
+            codes_seen.add("ts%d" % codes[0])
+            codes_seen.update("word%d" % c for c in codes[1:])
             n = (1, 2, 4, 8)[codes[0]]
             ts = (prev + unzigzag(int.from_bytes(data[p:p + n], "little"))) % (1 << 64)
             p += n
@@ -213,7 +216,7 @@ def chunks(buf, off, stats):
             data = zstd_decompress(bytes(data), encoded)
         if len(data) != encoded:
             raise Bad("chunk at offset %d: %d encoded bytes, header says %d" % (off, len(data), encoded))
-        recs = decode_compact(data, count)
+        recs = decode_compact(data, count, stats["codes"])
         if sum(len(r) for r in recs) != raw:
             raise Bad("chunk at offset %d: raw size" % off)
         stats["compact" if enc == 1 else "zstd"] += 1
@@ -256,7 +259,7 @@ def dump(path):
             off += 16
     if off != hsize:
         raise Bad("header size %d, targets end at %d" % (hsize, off))
-    stats = {"compact": 0, "zstd": 0}
+    stats = {"compact": 0, "zstd": 0, "codes": set()}
     counts, records, unknown, end = {}, 0, 0, None
     for rec in (chunks(buf, hsize, stats) if version == 2 else flat(buf, hsize)):
         typ = struct.unpack_from("<H", rec)[0]
@@ -295,6 +298,7 @@ def main(argv):
                       % (name, stats["version"], stats["compact"], stats["zstd"],
                          stats["records"], stats["unknown"]))
                 print("%s counts %s" % (name, " ".join("%s=%d" % kv for kv in sorted(counts.items()))))
+                print("%s length codes used: %s" % (name, " ".join(sorted(stats["codes"])) or "none"))
                 print("%s sha256=%s" % (name, hashlib.sha256(text.encode()).hexdigest()))
             return 0
         if len(argv) == 2:

@@ -30,6 +30,9 @@ check "committed: version 1, version 2 compact, version 2 zstd (with compact chu
 	       grep -q "format_version=2 chunks_compact=[1-9][0-9]* chunks_zstd=0 " "$1" &&
 	       grep -q "format_version=2 chunks_compact=[1-9][0-9]* chunks_zstd=[1-9]" "$1"' \
 	_ traces/expected.txt
+check "committed: every version 2 file uses every length code of the compact encoding" \
+	sh -c '[ "$(grep -c "length codes used: ts0 ts1 ts2 ts3 word0 word1 word2 word3$" "$1")" -eq \
+		 "$(grep -c "format_version=2 " "$1")" ]' _ traces/expected.txt
 
 for f in traces/*.trace; do
 	n=$(basename "$f")
