@@ -46,7 +46,7 @@ struct image {
 	uint32_t *chunk_enc;
 };
 
-/* Records a read handed out, each with its unit: its own offset (version 1), its chunk's (version 2). */
+/* Records a read handed out, each with its unit: its offset (version 1), its chunk's (version 2). */
 struct readout {
 	struct synth_recs recs;
 	uint64_t *unit;
@@ -371,7 +371,8 @@ void test_fuzz_flips_and_truncations(void)
 			continue;
 		}
 		fuzz_one(encodings[e].name, &img, &orig, &t);
-		printf("    fuzz, %s: %d iterations: %d refused with an offset, %d read up to the cut they report, %d read whole (%d with flipped bytes, %d of them other records: no checksum)\n",
+		printf("    fuzz, %s: %d iterations: %d refused with an offset, %d read up to the cut they "
+		       "report, %d read whole (%d with flipped bytes, %d of them other records: no checksum)\n",
 		       encodings[e].name, t.refused + t.cut + t.whole + t.bad, t.refused, t.cut,
 		       t.whole, t.whole_flipped, t.silent);
 		readout_free(&orig);

@@ -171,7 +171,8 @@ static void check_adversarial(const struct synth_recs *s)
 		off += h->size;
 	}
 	CHECK(back_same_cpu && back_other_cpu && zero_gap && top && half && cpu_max,
-	      "the adversarial records lack a case: time back on one cpu %u, across cpus %u, zero gaps %u, UINT64_MAX %u, 2^63 %u, cpu 8191 %u",
+	      "the adversarial records lack a case: time back on one cpu %u, across cpus %u, "
+	      "zero gaps %u, UINT64_MAX %u, 2^63 %u, cpu 8191 %u",
 	      back_same_cpu, back_other_cpu, zero_gap, top, half, cpu_max);
 }
 
@@ -311,7 +312,7 @@ void test_roundtrip_refusals(void)
 	unlink(path);
 }
 
-/* Three readers over the three encodings of one trace, in lockstep: every byte of every record equal. */
+/* The three encodings of one trace read back: the same header, records and end, byte for byte. */
 static void agree(const char *what, int (*write)(const char *path))
 {
 	const char *path[NENC];

@@ -215,7 +215,8 @@ def chunks(buf, off, stats):
         if enc == 3:
             data = zstd_decompress(bytes(data), encoded)
         if len(data) != encoded:
-            raise Bad("chunk at offset %d: %d encoded bytes, header says %d" % (off, len(data), encoded))
+            raise Bad("chunk at offset %d: %d encoded bytes, header says %d"
+                      % (off, len(data), encoded))
         recs = decode_compact(data, count, stats["codes"])
         if sum(len(r) for r in recs) != raw:
             raise Bad("chunk at offset %d: raw size" % off)
