@@ -40,7 +40,7 @@ HDR = [("type", "H"), ("size", "H"), ("cpu", "H"), ("flags", "H"), ("ts", "Q")]
 SCHED = [("pid", "I"), ("tgid", "I"), ("prev_pid", "I"), ("target_cpu", "I")]
 IOMMU = [("bdf", "I"), ("op", "I"), ("iova", "Q"), ("paddr", "Q"), ("size", "Q"),
          ("duration_ns", "Q")]
-# type: (name, smallest valid size, fields after the header)
+# record type -> (name, smallest valid size, fields after the header)
 TYPES = {
     1: ("irq", 40, [("bdf", "I"), ("irq", "I"), ("vector", "I"), ("reserved", "I"),
                     ("duration_ns", "Q")]),
@@ -240,7 +240,8 @@ def cstr(b):
 
 def dump(path):
     """The lines of the file, and its chunk and per-type counts."""
-    buf = open(path, "rb").read()
+    with open(path, "rb") as f:
+        buf = f.read()
     (magic, version, hsize, rver, clock, source, ntargets, start, start_rt, host, kernel,
      tool, app) = struct.unpack_from("<8sIIIIIIQQ64s72s24sI", buf)
     if magic != b"GPUPROBE" or version not in (1, 2):
@@ -308,7 +309,7 @@ def main(argv):
     except (Bad, struct.error, IndexError, subprocess.CalledProcessError) as e:
         print("tracedump.py: %s" % e, file=sys.stderr)
         return 1
-    print(__doc__.split("\n\n")[1], file=sys.stderr)
+    print("usage:\n" + __doc__.split("\n\n")[2], file=sys.stderr)
     return 2
 
 
