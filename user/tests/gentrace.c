@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
-/* gentrace: write a synthetic trace (known totals, or N mixed records). */
+/*
+ * gentrace: write a synthetic trace (known totals, N mixed records, every
+ * record type with adversarial values), or dump one field by field.
+ */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "synth.h"
+
+int tracedump_file(const char *path, FILE *out);
 
 /* report.c wants it; gentrace never prints usage. */
 void usage_of(const char *cmd, FILE *out)
@@ -50,8 +55,15 @@ int main(int argc, char **argv)
 	/* GENTRACE_ZSTD=LEVEL: format version 2 (compressed chunks) */
 	const char *level = getenv("GENTRACE_ZSTD");
 
+	/* GENTRACE_CHUNK=N: a chunk every N records */
+	const char *chunk = getenv("GENTRACE_CHUNK");
+
 	if (level)
-		synth_set_compression(atoi(level), 0);
+		synth_set_compression(atoi(level), chunk ? strtoull(chunk, NULL, 0) : 0);
+	if (argc == 3 && !strcmp(argv[1], "dump"))
+		return tracedump_file(argv[2], stdout);
+	if (argc == 3 && !strcmp(argv[1], "fields"))
+		return synth_write_fields(argv[2], 2, false) ? 1 : 0;
 	if (argc >= 3 && !strcmp(argv[1], "merged"))
 		return merged(argc, argv);
 	if (argc == 3 && !strcmp(argv[1], "known"))
@@ -66,8 +78,10 @@ int main(int argc, char **argv)
 		return synth_write_app(argv[4], strtoull(argv[2], NULL, 0),
 				       strtoull(argv[3], NULL, 0), 42) ? 1 : 0;
 	fprintf(stderr, "usage: gentrace known FILE | gentrace flows FILE [ROUNDS] | gentrace mix NRECORDS FILE |\n"
+		"       gentrace fields FILE | gentrace dump FILE |\n"
 		"       gentrace app NKERNEL NAPP FILE |\n"
 		"       gentrace merged FILE [n=N] [drop=K] [offset_error=NS] [bound=NS] [drift_ppb=D] [maps=M] [inject] [cut]\n"
-		"  GENTRACE_ZSTD=LEVEL: format version 2 (-1 compact, 1-19 compact and zstd)\n");
+		"  GENTRACE_ZSTD=LEVEL: format version 2 (-1 compact, 1-19 compact and zstd)\n"
+		"  GENTRACE_CHUNK=N: with it, a chunk every N records\n");
 	return 2;
 }

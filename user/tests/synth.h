@@ -4,6 +4,7 @@
 #define GPUPROBE_SYNTH_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "tracefile.h"
@@ -67,6 +68,27 @@ void synth_merged_defaults(struct synth_merged *o);
 int synth_write_merged(const char *path, const struct synth_merged *o);
 /* nkernel mixed records, then napp CUDA events (launches and kernels) over the same time. */
 int synth_write_app(const char *path, uint64_t nkernel, uint64_t napp, uint32_t seed);
+
+/*
+ * Every record type with adversarial values (synth_fields.c): records back
+ * to back in buf, n of them, unknown of types the reader skips.
+ */
+struct synth_recs {
+	unsigned char *buf;
+	size_t len, cap, n, unknown;
+};
+
+#define SYNTH_FIELDS_STOP_NS	0xffffffffffffffffull	/* the end record's time */
+#define SYNTH_FIELDS_EXIT	INT32_MIN		/* ... and exit status */
+
+/* Header with ntargets targets (1..TARGET_MAX), the last with TARGET_MAX_VECTORS vectors. */
+void synth_fields_info(struct trace_info *info, unsigned int ntargets);
+/* big: and one record of TRACEFILE_REC_MAX_SIZE bytes. */
+int synth_fields_build(struct synth_recs *s, bool big);
+void synth_recs_append(struct synth_recs *s, const struct gpuprobe_rec_hdr *h);
+void synth_recs_free(struct synth_recs *s);
+/* Those records and the end record into path (synth_set_compression applies). */
+int synth_write_fields(const char *path, unsigned int ntargets, bool big);
 
 /* report (text, or JSON) of the trace at path into a malloc'ed string; NULL (said on stderr) on error. */
 char *test_report(const char *path, bool json);

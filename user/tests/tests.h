@@ -19,6 +19,8 @@ void test_fuzz_flips_and_truncations(void);
 void test_truncation_every_chunk(void);
 void test_close_waits_for_chunk_thread(void);
 void test_encodings_agree(void);
+void test_roundtrip_every_field(void);
+void test_roundtrip_refusals(void);
 void test_irq_pairing(void);
 void test_record_batches(void);
 void test_module_event_mask(void);
