@@ -171,8 +171,10 @@ static const struct attr_op *op_called(const struct attribution *at, const char 
  * Kernels kA on GPU A and kB on GPU B over [1000, 2000]; interrupts of each
  * GPU at 1500 (two GPUs in the kernel's events); IOMMU maps: one of A at
  * 1200 (4096 bytes), one of B at 1300 (8192), three naming no device at
- * 1400, 1600, 1800 (tracefs iommu: events, 3 x 65536 bytes).  Each kernel's
- * run has its own GPU's map; the three are counted apart, charged to none.
+ * 1400, 1600, 1800 (tracefs iommu: events, 3 x 65536 bytes); a DMA map
+ * naming no device at 1700.  Each kernel's run has its own GPU's IOMMU map;
+ * the three are counted apart, charged to none; the DMA map could be either
+ * GPU's: neither run has it.
  */
 void test_unattributed_iommu_two_gpus(void)
 {
@@ -180,6 +182,7 @@ void test_unattributed_iommu_two_gpus(void)
 	const struct attr_op *a, *b;
 	struct attribution *at = NULL;
 	struct gpuprobe_rec_irq irq;
+	struct gpuprobe_rec_dma dma;
 	struct trace_writer w;
 	struct trace_info info;
 	char err[512];
@@ -200,6 +203,9 @@ void test_unattributed_iommu_two_gpus(void)
 	put_iommu(&w, GPU_B, 1300, 8192);
 	for (unsigned int i = 0; i < 3; i++)
 		put_iommu(&w, GPUPROBE_BDF_NONE, 1400 + 200 * i, 65536);
+	synth_dma(&dma, T0 + 1700, GPUPROBE_DMA_MAP_PAGE, 4096, 1, 0);
+	dma.bdf = GPUPROBE_BDF_NONE;
+	trace_writer_put(&w, &dma.hdr);
 	put_app(&w, GPUPROBE_APP_API, "cuLaunchKernel", 0, 0, 1, 500, 600, 0);
 	put_app(&w, GPUPROBE_APP_KERNEL, "kA", 0, 0, 1, 1000, 2000, 0);
 	put_app(&w, GPUPROBE_APP_KERNEL, "kB", 1, 0, 2, 1000, 2000, 0);
@@ -217,6 +223,8 @@ void test_unattributed_iommu_two_gpus(void)
 		CHECK_EQ_U64(a->detail->phase[ATTR_RUN].iommu_map_bytes, 4096);
 		CHECK_EQ_U64(b->detail->phase[ATTR_RUN].iommu_maps, 1);
 		CHECK_EQ_U64(b->detail->phase[ATTR_RUN].iommu_map_bytes, 8192);
+		CHECK_EQ_U64(a->detail->phase[ATTR_RUN].dma_maps, 0);
+		CHECK_EQ_U64(b->detail->phase[ATTR_RUN].dma_maps, 0);
 		CHECK_EQ_U64(at->unattributed.iommu_maps, 3);
 		CHECK_EQ_U64(at->unattributed.iommu_map_bytes, 3 * 65536);
 	}

@@ -512,6 +512,8 @@ int main(void)
 		  test_metrics_late_vector },
 		{ "serve: Prometheus exposition (buckets, _sum in seconds, escaped labels)",
 		  test_metrics_exposition },
+		{ "serve: Prometheus label values escape backslash, quote and newline",
+		  test_metrics_label_escaping },
 	};
 	int passed = 0, failed;
 

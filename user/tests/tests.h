@@ -61,6 +61,7 @@ void test_metrics_summary_reload(void);
 void test_metrics_rebind_same_irq(void);
 void test_metrics_late_vector(void);
 void test_metrics_exposition(void);
+void test_metrics_label_escaping(void);
 void test_kvm_pairing(void);
 /* test_expect.c, test_expect_pt.c: hand-worked cases */
 void test_kernel_count_match(void);
