@@ -35,6 +35,7 @@ run_suite cli ./cli.sh
 run_suite native-tracefs ./native_tracefs.sh
 run_suite serve-prometheus ./serve_prometheus.sh
 run_suite perfetto-proto ./perfetto_proto.sh
+run_suite perfetto-export ./export_check.sh
 run_suite never-lose ./never_lose.sh
 run_suite agent ./agent.sh
 run_suite json-inputs ./json_inputs.sh
