@@ -10,8 +10,12 @@ events synth_export.c and synth_merged.c write (keep them in step).
   perfetto_check.py merged FILE N LATENCY DROP
                                     --perfetto of `gentrace merged n=N
                                     latency=LATENCY drop=DROP`
+  perfetto_check.py shape json FILE | shape proto DECODED
+                                    any trace's export: its times, slice
+                                    nesting and flow ids alone
 
-Prints a PASS or FAIL line per check; exits 1 when one failed.  Slices are
+Prints a PASS or FAIL line per check (-q first: FAIL lines only); exits 1
+when one failed.  Slices are
 rebuilt per track (protobuf: BEGIN/END in packet order; JSON: complete
 events) and must nest; every flow must start once, end once, at the
 timestamps of the slices it joins.
@@ -39,11 +43,13 @@ STREAM7 = [(7000, 11000)]
 HOST_T0, SPACING, HANDLER = 2000000000, 1000000, 2000
 
 passes = fails = 0
+quiet = False               # -q: FAIL lines only (inside another suite's check)
 
 
 def check(name, ok, detail=""):
     global passes, fails
-    print(("PASS " if ok else "FAIL ") + name + ("" if ok or not detail else ": " + str(detail)))
+    if not ok or not quiet:
+        print(("PASS " if ok else "FAIL ") + name + ("" if ok or not detail else ": " + str(detail)))
     passes += bool(ok)
     fails += not ok
 
@@ -274,11 +280,51 @@ def check_merged(path, n, latency, drop):
     check("no host interrupt starts two flows", len({p[0] for p in pairs}) == len(pairs))
 
 
+def shape_json(path):
+    ev, track = load_json(path)
+    json_tracks(ev, track)
+    starts, ends = {}, {}
+    for e in ev:
+        if e["ph"] in ("s", "f"):
+            (starts if e["ph"] == "s" else ends).setdefault(e["id"], []).append(ns(e["ts"]))
+    bad = [k for k in set(starts) | set(ends) if len(starts.get(k, [])) != 1 or len(ends.get(k, [])) != 1]
+    check("every flow id starts once and ends once", not bad, bad[:5])
+    bad = [k for k in starts if k in ends and ends[k][0] < starts[k][0]]
+    check("no flow ends before it starts", not bad, bad[:5])
+
+
+def shape_proto(path):
+    trace, _ = parse_text(open(path).read().splitlines())
+    tracks, names, events = {}, {}, []
+    for p in trace.get("packet", []):
+        for td in p.get("track_descriptor", []):
+            tracks[one(td, "uuid")] = one(td, "name")
+        for te in p.get("track_event", []):
+            events.append((int(one(p, "timestamp")), te, ""))
+    slices, instants = proto_slices(events, tracks)
+    starts, ends = {}, {}
+    for ts, te, _ in events:
+        for f in te.get("flow_ids", []):
+            starts.setdefault(int(f), []).append((ts, one(te, "type")))
+        for f in te.get("terminating_flow_ids", []):
+            ends.setdefault(int(f), []).append(ts)
+    bad = [f for f, s in starts.items() if s[0][1] != "TYPE_SLICE_BEGIN"]
+    check("every flow starts on a slice", not bad, bad[:5])
+    bad = [f for f in set(starts) | set(ends) if len(ends.get(f, [])) != 1 or f not in starts]
+    check("every flow id that starts ends exactly once", not bad, bad[:5])
+
+
 def main(argv):
+    global quiet
+    if len(argv) > 1 and argv[1] == "-q":
+        quiet = True
+        argv = argv[:1] + argv[2:]
     if len(argv) == 3 and argv[1] == "proto":
         check_proto(argv[2])
     elif len(argv) == 3 and argv[1] == "json":
         check_json(argv[2])
+    elif len(argv) == 4 and argv[1] == "shape" and argv[2] in ("json", "proto"):
+        (shape_json if argv[2] == "json" else shape_proto)(argv[3])
     elif len(argv) == 6 and argv[1] == "merged":
         check_merged(argv[2], int(argv[3]), int(argv[4]), int(argv[5]))
     else:
