@@ -69,8 +69,8 @@ int main(int argc, char **argv)
 	if (argc == 5 && !strcmp(argv[1], "app"))
 		return synth_write_app(argv[4], strtoull(argv[2], NULL, 0),
 				       strtoull(argv[3], NULL, 0), 42) ? 1 : 0;
-	fprintf(stderr, "usage: gentrace known FILE | gentrace flows FILE [ROUNDS] | gentrace export FILE | gentrace mix NRECORDS FILE |\n"
-		"       gentrace app NKERNEL NAPP FILE |\n"
+	fprintf(stderr, "usage: gentrace known FILE | gentrace flows FILE [ROUNDS] | gentrace export FILE |\n"
+		"       gentrace mix NRECORDS FILE | gentrace app NKERNEL NAPP FILE |\n"
 		"       gentrace merged FILE [n=N] [latency=NS] [drop=K] [offset_error=NS] [bound=NS] [drift_ppb=D] [maps=M] [inject] [cut]\n"
 		"  GENTRACE_ZSTD=LEVEL: format version 2 (-1 compact, 1-19 compact and zstd)\n");
 	return 2;
