@@ -2,7 +2,7 @@
 /*
  * Hand-worked cases (test_expect.c says how they are chosen): the pairing
  * of KVM injections with guest interrupts by rank, and IOMMU maps naming no
- * device when two GPUs are traced.
+ * device when two GPUs are traced, injections paired with their own irq.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -45,11 +45,11 @@ static void put_event(struct pt_array *a, uint64_t ts, uint32_t irq, uint32_t cp
  * 400's latest, 310, is taken and none follows: 2 paired, the host
  * interrupt at 100 and the guest one at 400 unpaired.
  */
-static struct passthrough *rank_case(uint32_t guest1_cpu, unsigned int vectors)
+/* A passthrough analysis whose guest clock is the host's, within bound_ns. */
+static struct passthrough *same_clock(uint64_t bound_ns)
 {
 	struct passthrough *pt = passthrough_new();
-	struct clock_point p = { .host_ns = 0, .guest_ns = 0, .offset_ns = 0, .error_ns = 1000 };
-	const uint64_t guest[3] = { 250, 260, 400 };
+	struct clock_point p = { .host_ns = 0, .guest_ns = 0, .offset_ns = 0, .error_ns = bound_ns };
 
 	CHECK(pt != NULL, "passthrough_new");
 	if (!pt)
@@ -60,6 +60,16 @@ static struct passthrough *rank_case(uint32_t guest1_cpu, unsigned int vectors)
 	clock_fit_add(&pt->fit, &p);
 	clock_fit_solve(&pt->fit);
 	pt->have_fit = true;
+	return pt;
+}
+
+static struct passthrough *rank_case(uint32_t guest1_cpu, unsigned int vectors)
+{
+	struct passthrough *pt = same_clock(1000);
+	const uint64_t guest[3] = { 250, 260, 400 };
+
+	if (!pt)
+		return NULL;
 	for (unsigned int i = 0; i < vectors; i++)
 		pt->target_vectors[pt->ntarget_vectors++] = RANK_VECTOR + i;
 	for (unsigned int i = 0; i < 3; i++) {
@@ -124,6 +134,42 @@ void test_rank_pairing_two_vectors(void)
 	if (!pt)
 		return;
 	check_by_clock(pt);
+	passthrough_free(pt);
+}
+
+/*
+ * An injection names its host irq: the host interrupt it came from is the
+ * latest of that irq before it, not the latest of any.  Bound 5 ns.  Host
+ * irq 50 at 100, irq 51 at 150; injections of irq 50 at 160 and of irq 51
+ * at 170 (vectors 0x41, 0x42: not by rank); guest interrupts at 165 and
+ * 200.  165's latest injection is 160 (irq 50's, from 100); 200's is 170
+ * (from 150): two pairs, 60 and 20 ns from host handler to injection.
+ */
+void test_injection_names_its_irq(void)
+{
+	struct passthrough *pt = same_clock(5);
+
+	if (!pt)
+		return;
+	pt->target_vectors[pt->ntarget_vectors++] = RANK_VECTOR;
+	pt->target_vectors[pt->ntarget_vectors++] = RANK_VECTOR + 1;
+	put_event(&pt->host_irq, 100, RANK_IRQ, 0, 0);
+	put_event(&pt->host_irq, 150, RANK_IRQ + 1, 0, 0);
+	put_event(&pt->inject, 160, RANK_IRQ, 1, RANK_VECTOR);
+	put_event(&pt->inject, 170, RANK_IRQ + 1, 1, RANK_VECTOR + 1);
+	put_event(&pt->guest_irq, 165, 0, 0, 0);
+	put_event(&pt->guest_irq, 200, 0, 0, 0);
+	passthrough_pair_irqs(pt);
+	CHECK(!pt->paired_in_order, "two vectors: not by rank");
+	CHECK_EQ_U64(pt->irq_paired, 2);
+	if (pt->irq_paired == 2 && pt->pairs) {
+		CHECK_EQ_U64(pt->pairs[0].host_ts, 100);
+		CHECK_EQ_U64(pt->pairs[0].inject_ts, 160);
+		CHECK_EQ_U64(pt->pairs[1].host_ts, 150);
+		CHECK_EQ_U64(pt->pairs[1].inject_ts, 170);
+	}
+	CHECK_EQ_U64(pt->host_to_inject_ns.min, 20);
+	CHECK_EQ_U64(pt->host_to_inject_ns.max, 60);
 	passthrough_free(pt);
 }
 

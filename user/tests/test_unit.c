@@ -472,6 +472,8 @@ int main(void)
 		{ "passthrough: by rank on one vCPU and one vector", test_rank_pairing_one_vcpu },
 		{ "passthrough: by the clock when guest irqs are on two vCPUs", test_rank_pairing_two_vcpus },
 		{ "passthrough: by the clock with two target vectors", test_rank_pairing_two_vectors },
+		{ "passthrough: a KVM injection paired with the host interrupt of its own irq",
+		  test_injection_names_its_irq },
 		{ "attribution: IOMMU maps of no device charged to no op of two GPUs",
 		  test_unattributed_iommu_two_gpus },
 		{ "record: temporary files of killed recorders removed, live and foreign ones kept",

@@ -70,6 +70,7 @@ void test_kvm_delivery_own_handler(void);
 void test_rank_pairing_one_vcpu(void);
 void test_rank_pairing_two_vcpus(void);
 void test_rank_pairing_two_vectors(void);
+void test_injection_names_its_irq(void);
 void test_unattributed_iommu_two_gpus(void);
 
 #endif /* GPUPROBE_TESTS_H */
