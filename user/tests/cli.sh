@@ -47,6 +47,8 @@ assert any(p.startswith('host synthetic-host: ') for p in procs) and any(p.start
 assert sum(1 for e in ev if e['ph'] == 's') == 99 and sum(1 for e in ev if e['ph'] == 'f') == 99
 assert sum(1 for e in ev if e['ph'] == 'X' and e['cat'] == 'irq' and e['pid'] > 1000) == 2 * 99
 " "$T/merged.json"
+check "export --perfetto (host + guest): times in ns, slices nested, each flow started and ended once" \
+	python3 "$(dirname "$0")/perfetto_check.py" -q shape json "$T/merged.json"
 "$GPT" record --guest-target 0000:00:06.0 >/dev/null 2>"$T/g.err"
 check "record --guest-target without --guest: exit 2, says why" sh -c "[ $? -eq 2 ] && grep -q 'need --guest' '$T/g.err'"
 "$GPT" agent --listen tcp:127.0.0.1:1 >/dev/null 2>"$T/a.err"

@@ -18,7 +18,7 @@ void usage_of(const char *cmd, FILE *out)
 	(void)out;
 }
 
-/* gentrace merged FILE [n=N] [drop=K] [offset_error=NS] [bound=NS] [drift_ppb=D] [maps=M] [inject] [cut] */
+/* gentrace merged FILE [n=N] [latency=NS] [drop=K] [offset_error=NS] [bound=NS] [drift_ppb=D] [maps=M] [inject] [cut] */
 static int merged(int argc, char **argv)
 {
 	struct synth_merged o;
@@ -30,6 +30,8 @@ static int merged(int argc, char **argv)
 
 		if (!strncmp(a, "n=", 2))
 			o.n = (uint32_t)v;
+		else if (!strncmp(a, "latency=", 8))
+			o.latency_ns = (uint64_t)v;
 		else if (!strncmp(a, "drop=", 5))
 			o.drop_guest = (uint32_t)v;
 		else if (!strncmp(a, "offset_error=", 13))
@@ -68,6 +70,8 @@ int main(int argc, char **argv)
 		return merged(argc, argv);
 	if (argc == 3 && !strcmp(argv[1], "known"))
 		return synth_write_known(argv[2]) ? 1 : 0;
+	if (argc == 3 && !strcmp(argv[1], "export"))
+		return synth_write_export(argv[2]) ? 1 : 0;
 	if (argc == 3 && !strcmp(argv[1], "flows"))
 		return synth_write_flows(argv[2]) ? 1 : 0;
 	if (argc == 4 && !strcmp(argv[1], "flows"))
@@ -77,10 +81,10 @@ int main(int argc, char **argv)
 	if (argc == 5 && !strcmp(argv[1], "app"))
 		return synth_write_app(argv[4], strtoull(argv[2], NULL, 0),
 				       strtoull(argv[3], NULL, 0), 42) ? 1 : 0;
-	fprintf(stderr, "usage: gentrace known FILE | gentrace flows FILE [ROUNDS] | gentrace mix NRECORDS FILE |\n"
-		"       gentrace fields FILE | gentrace dump FILE |\n"
+	fprintf(stderr, "usage: gentrace known FILE | gentrace flows FILE [ROUNDS] | gentrace export FILE |\n"
+		"       gentrace mix NRECORDS FILE | gentrace fields FILE | gentrace dump FILE |\n"
 		"       gentrace app NKERNEL NAPP FILE |\n"
-		"       gentrace merged FILE [n=N] [drop=K] [offset_error=NS] [bound=NS] [drift_ppb=D] [maps=M] [inject] [cut]\n"
+		"       gentrace merged FILE [n=N] [latency=NS] [drop=K] [offset_error=NS] [bound=NS] [drift_ppb=D] [maps=M] [inject] [cut]\n"
 		"  GENTRACE_ZSTD=LEVEL: format version 2 (-1 compact, 1-19 compact and zstd)\n"
 		"  GENTRACE_CHUNK=N: with it, a chunk every N records\n");
 	return 2;

@@ -77,6 +77,8 @@ ev = json.load(open(sys.argv[1]))['traceEvents']
 q = [e for e in ev if e['ph'] == 'X' and e['pid'] == 3 and e['cat'] in ('kernel', 'memcpy')]
 names = {e['args']['name'] for e in ev if e['ph'] == 'M' and e['name'] == 'process_name'}
 sys.exit(0 if len(q) == 6 and 'OpenCL' in names else 1)" "$T/p.json"
+check "export --perfetto (OpenCL): times in ns, slices nested, each flow started and ended once" \
+	python3 "$(dirname "$0")/perfetto_check.py" -q shape json "$T/p.json"
 
 "$GPT" record -q --no-inject --source tracefs -d "$BDF" -o "$T/noinj.trace" -- "$INJ/tests/ocl_app" 4096 >/dev/null 2>&1
 check "--no-inject: no application events" sh -c \

@@ -22,6 +22,10 @@ protoc --proto_path="$HERE" --decode=gpuprobe_test.Trace perfetto_subset.proto \
 check "protoc --decode reads every byte as Trace" sh -c "[ -s '$T/flows.txt' ] && [ ! -s '$T/protoc.err' ]"
 "$GPT" export "$T/flows.trace" --perfetto "$T/flows.json"
 check "the JSON export stays" python3 -c "import json; json.load(open('$T/flows.json'))"
+check "export --perfetto (flows): times in ns, slices nested, each flow started and ended once" \
+	python3 "$(dirname "$0")/perfetto_check.py" -q shape json "$T/flows.json"
+check "export --perfetto-proto: slices nested per track, each flow started on a slice and ended once" \
+	python3 "$HERE/perfetto_check.py" -q shape proto "$T/flows.txt"
 
 python3 - "$T/flows.txt" "$T/counts" <<'PY'
 import re, sys

@@ -42,6 +42,8 @@ int synth_write_known(const char *path);
 #define SYNTH_FLOW_KERNEL	"_Z13MatrixMulCUDAILi32EEvPfS0_S0_ii"
 int synth_write_flows(const char *path);
 int synth_write_flows_n(const char *path, unsigned int n);
+/* Both Perfetto exports' trace: sub-microsecond times, two wake-ups after one interrupt (synth_export.c). */
+int synth_write_export(const char *path);
 
 /* n records in a realistic mix (irq-heavy), for fuzzing and benchmarks. */
 int synth_write_mix(const char *path, uint64_t n, uint32_t seed);

@@ -468,6 +468,18 @@ int main(void)
 		{ "report: a shared IOMMU domain's work is the domain's, not its first target's",
 		  test_report_shared_domain },
 		{ "kvm: host handler deliveries paired with the VMM's injections", test_kvm_pairing },
+		{ "report --json: kernel_count.match false when the kernel counted more (lost)",
+		  test_kernel_count_match },
+		{ "irq pairing: another irq's exit does not end the pending entry",
+		  test_irq_exit_names_its_irq },
+		{ "kvm: a delivery belongs to its own irq's handler", test_kvm_delivery_own_handler },
+		{ "passthrough: by rank on one vCPU and one vector", test_rank_pairing_one_vcpu },
+		{ "passthrough: by the clock when guest irqs are on two vCPUs", test_rank_pairing_two_vcpus },
+		{ "passthrough: by the clock with two target vectors", test_rank_pairing_two_vectors },
+		{ "passthrough: a KVM injection paired with the host interrupt of its own irq",
+		  test_injection_names_its_irq },
+		{ "attribution: IOMMU maps of no device charged to no op of two GPUs",
+		  test_unattributed_iommu_two_gpus },
 		{ "record: temporary files of killed recorders removed, live and foreign ones kept",
 		  test_stale_temp_files_removed },
 		{ "record: application events merged past cut and corrupt events",
@@ -506,6 +518,8 @@ int main(void)
 		  test_metrics_late_vector },
 		{ "serve: Prometheus exposition (buckets, _sum in seconds, escaped labels)",
 		  test_metrics_exposition },
+		{ "serve: Prometheus label values escape backslash, quote and newline",
+		  test_metrics_label_escaping },
 	};
 	int passed = 0, failed;
 

@@ -1,0 +1,337 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Both Perfetto exports checked against the traces' construction, not
+against the tool: what each export must hold is worked out below from the
+events synth_export.c and synth_merged.c write (keep them in step).
+
+  perfetto_check.py proto DECODED   the export trace's --perfetto-proto,
+                                    as `protoc --decode` printed it
+  perfetto_check.py json FILE       the export trace's --perfetto JSON
+  perfetto_check.py merged FILE N LATENCY DROP
+                                    --perfetto of `gentrace merged n=N
+                                    latency=LATENCY drop=DROP`
+  perfetto_check.py shape json FILE | shape proto DECODED
+                                    any trace's export: its times, slice
+                                    nesting and flow ids alone
+
+Prints a PASS or FAIL line per check (-q first: FAIL lines only); exits 1
+when one failed.  Slices are
+rebuilt per track (protobuf: BEGIN/END in packet order; JSON: complete
+events) and must nest; every flow must start once, end once, at the
+timestamps of the slices it joins.
+"""
+import json
+import re
+import sys
+from decimal import Decimal
+
+T0 = 1000000000            # synth_export.c
+TID = 4242                 # SYNTH_FLOW_TID
+KERNEL_MANGLED = "_Z13MatrixMulCUDAILi32EEvPfS0_S0_ii"
+KERNEL = "void MatrixMulCUDA<32>(float*, float*, float*, int, int)"
+
+# (cpu, vector, from, to) in ns after T0; irq numbers are 100 + vector
+IRQS = [(0, 0, 12005, 14000), (0, 1, 100050, 101000), (0, 0, 200009, 202012),
+        (1, 2, 300001, 300100)]
+WAKES = [15001, 16002, 101500]                     # CPU 0
+DMA = [("map_sg", 30001, 35001), ("map_page", 31002, 32002)]   # the second inside the first
+IOMMU = [("map", 30500, 30900)]
+API = [("cuLaunchKernel", 5000, 6000), ("cuStreamSynchronize", 10000, 20000)]
+STREAM7 = [(7000, 11000)]
+
+# The merged trace: synth_merged.c's HOST_T0, spacing and handler length
+HOST_T0, SPACING, HANDLER = 2000000000, 1000000, 2000
+
+passes = fails = 0
+quiet = False               # -q: FAIL lines only (inside another suite's check)
+
+
+def check(name, ok, detail=""):
+    global passes, fails
+    if not ok or not quiet:
+        print(("PASS " if ok else "FAIL ") + name + ("" if ok or not detail else ": " + str(detail)))
+    passes += bool(ok)
+    fails += not ok
+
+
+def t(ns):
+    return T0 + ns
+
+
+# ---- protobuf, as protoc --decode prints it ----
+
+def parse_text(lines, i=0):
+    """protoc's text format into nested dicts of lists."""
+    node = {}
+    while i < len(lines):
+        line = lines[i].strip()
+        i += 1
+        if not line:
+            continue
+        if line == "}":
+            return node, i
+        if line.endswith("{"):
+            child, i = parse_text(lines, i)
+            node.setdefault(line[:-1].strip(), []).append(child)
+            continue
+        k, v = line.split(":", 1)
+        v = v.strip()
+        node.setdefault(k, []).append(v[1:-1].encode().decode("unicode_escape")
+                                      if v.startswith('"') else v)
+    return node, i
+
+
+def one(d, k, default=None):
+    return d.get(k, [default])[0]
+
+
+def proto_slices(events, tracks):
+    """Per track name: slices (name, begin, end, flows at begin) by the stack
+    of BEGIN/END, instants; fails a check when a track's END has no BEGIN,
+    its times go back, or a slice is left open."""
+    stacks, slices, instants, bad = {}, {}, {}, []
+    last_ts = {}
+    for ts, te, name in events:
+        track = tracks.get(one(te, "track_uuid"), "?")
+        kind = one(te, "type")
+        if ts < last_ts.get(track, 0):
+            bad.append(f"{track}: {ts} before {last_ts[track]}")
+        last_ts[track] = ts
+        flows = ([int(x) for x in te.get("flow_ids", [])],
+                 [int(x) for x in te.get("terminating_flow_ids", [])])
+        if kind == "TYPE_SLICE_BEGIN":
+            stacks.setdefault(track, []).append((name, ts, flows))
+        elif kind == "TYPE_SLICE_END":
+            if not stacks.get(track):
+                bad.append(f"{track}: END at {ts} with no open slice")
+                continue
+            n, begin, f = stacks[track].pop()
+            slices.setdefault(track, []).append((n, begin, ts, f))
+        elif kind == "TYPE_INSTANT":
+            instants.setdefault(track, []).append((name, ts, flows))
+    bad += [f"{k}: {len(v)} slices never ended" for k, v in stacks.items() if v]
+    check("every track's slices nest: each END closes an open BEGIN, times never go back",
+          not bad, bad[:3])
+    return slices, instants
+
+
+def check_proto(path):
+    trace, _ = parse_text(open(path).read().splitlines())
+    packets = trace.get("packet", [])
+    check("protoc decoded packets", len(packets) > 0)
+    snap = one(packets[0], "clock_snapshot") if packets else None
+    clocks = {one(c, "clock_id"): int(one(c, "timestamp")) for c in snap["clocks"]} if snap else {}
+    check("first packet: a ClockSnapshot with MONOTONIC at the trace's start",
+          clocks.get("3") == T0 and one(snap, "primary_trace_clock") == "BUILTIN_CLOCK_MONOTONIC",
+          clocks)
+    tracks, names, events = {}, {}, []
+    for p in packets:
+        for td in p.get("track_descriptor", []):
+            tracks[one(td, "uuid")] = one(td, "name")
+        for idata in p.get("interned_data", []):
+            for n in idata.get("event_names", []):
+                names[one(n, "iid")] = one(n, "name")
+        for te in p.get("track_event", []):
+            if one(p, "timestamp_clock_id") != "3":
+                check("event on the MONOTONIC clock", False, p)
+            events.append((int(one(p, "timestamp")), te,
+                           names.get(one(te, "name_iid"), one(te, "name"))))
+    slices, instants = proto_slices(events, tracks)
+    span = lambda track: sorted((n, b, e) for n, b, e, _ in slices.get(track, []))
+
+    for cpu in (0, 1):
+        want = sorted((f"irq {100 + v}", t(a), t(b)) for c, v, a, b in IRQS if c == cpu)
+        check(f"CPU {cpu}: the interrupt slices at the trace's times", span(f"CPU {cpu}") == want,
+              span(f"CPU {cpu}"))
+    got = sorted(ts for n, ts, _ in instants.get("CPU 0", []) if n == "wakeup")
+    check("CPU 0: the wake-up instants", got == [t(w) for w in WAKES], got)
+    check("DMA: the outer call on the first lane, the one inside it on the second",
+          span("DMA") == [(DMA[0][0], t(DMA[0][1]), t(DMA[0][2]))] and
+          span("DMA (2)") == [(DMA[1][0], t(DMA[1][1]), t(DMA[1][2]))],
+          (span("DMA"), span("DMA (2)")))
+    check("IOMMU: the map", span("IOMMU") == [(n, t(a), t(b)) for n, a, b in IOMMU], span("IOMMU"))
+    check("CUDA stream 7: the kernel, demangled", span("CUDA stream 7") ==
+          [(KERNEL, t(a), t(b)) for a, b in STREAM7], span("CUDA stream 7"))
+    check(f"CUDA thread {TID}: the API call and the wait",
+          span(f"CUDA thread {TID}") == sorted((n, t(a), t(b)) for n, a, b in API),
+          span(f"CUDA thread {TID}"))
+
+    # flows: where each id starts (flow_ids of a slice begin), passes (an
+    # instant's flow_ids) and ends (terminating_flow_ids)
+    roles = {}
+    for track, ss in slices.items():
+        for n, b, _, (fl, term) in ss:
+            for f in fl:
+                roles.setdefault(f, []).append(("start", track, n, b))
+            for f in term:
+                roles.setdefault(f, []).append(("end", track, n, b))
+    for track, ins in instants.items():
+        for n, ts, (fl, term) in ins:
+            for f in fl:
+                roles.setdefault(f, []).append(("step", track, n, ts))
+            for f in term:
+                roles.setdefault(f, []).append(("end", track, n, ts))
+    # handler A's end, 15001 within the 10 ms window, inside the wait
+    # [10000, 20000): A -> wake-up -> the wait's slice; 16002 after A too,
+    # but A has its flow; B -> 101500, in no wait: ended at the wake-up
+    want = sorted([
+        sorted([("start", "CPU 0", "irq 100", t(12005)), ("step", "CPU 0", "wakeup", t(15001)),
+                ("end", f"CUDA thread {TID}", "cuStreamSynchronize", t(10000))]),
+        sorted([("start", "CPU 0", "irq 101", t(100050)), ("end", "CPU 0", "wakeup", t(101500))]),
+    ])
+    got = sorted(sorted(r) for r in roles.values())
+    check("2 flows: each starts at one interrupt, ends once, at the slices' timestamps",
+          got == want, got)
+    check("no interrupt starts more than one flow", all(
+        sum(1 for r in roles.values() for x in r if x[0] == "start" and x[3] == t(a)) <= 1
+        for _, _, a, _ in IRQS))
+
+
+# ---- trace_event JSON ----
+
+def load_json(path):
+    raw = open(path).read()
+    times = re.findall(r'"(?:ts|dur)":([0-9.eE+-]+)', raw)
+    bad = [x for x in times if not re.fullmatch(r"[0-9]+\.[0-9]{3}", x)]
+    check("every ts and dur: microseconds with exactly three decimals (ns kept)",
+          times and not bad, bad[:5])
+    ev = json.loads(raw, parse_float=Decimal)["traceEvents"]
+    procs = {e["pid"]: e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "process_name"}
+    threads = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev
+               if e["ph"] == "M" and e["name"] == "thread_name"}
+    track = lambda e: (procs.get(e["pid"], "?"), threads.get((e["pid"], e.get("tid")), "?"))
+    return ev, track
+
+
+def ns(us):
+    v = us * 1000
+    return int(v) if v == int(v) else None
+
+
+def json_tracks(ev, track):
+    """Complete events per track, (name, begin ns, end ns); nesting checked."""
+    out, bad = {}, []
+    for e in ev:
+        if e["ph"] == "X":
+            out.setdefault(track(e), []).append((e["name"], ns(e["ts"]), ns(e["ts"] + e["dur"])))
+    for k, ss in out.items():
+        stack = []
+        for n, b, e in sorted(ss, key=lambda s: (s[1], -s[2])):
+            while stack and stack[-1] <= b:
+                stack.pop()
+            if stack and e > stack[-1]:
+                bad.append(f"{k}: {n} [{b}, {e}) overlaps its parent's end {stack[-1]}")
+            stack.append(e)
+    check("complete events nest on every track (a child inside its parent)", not bad, bad[:3])
+    return {k: sorted(v) for k, v in out.items()}
+
+
+def check_json(path):
+    ev, track = load_json(path)
+    x = json_tracks(ev, track)
+    cpus = "CPUs"
+    gpu = next((p for p, _ in x if p.startswith("0000:01:00.0")), "?")
+    for cpu in (0, 1):
+        want = sorted((f"irq {100 + v}", t(a), t(b)) for c, v, a, b in IRQS if c == cpu)
+        check(f"CPU {cpu}: interrupt slices at the trace's times", x.get((cpus, f"CPU {cpu}")) == want,
+              x.get((cpus, f"CPU {cpu}")))
+    for vec in (0, 1, 2):
+        want = sorted((f"irq {100 + v}", t(a), t(b)) for _, v, a, b in IRQS if v == vec)
+        check(f"vector {vec}: the same slices on the target's track",
+              x.get((gpu, f"vector {vec}")) == want, x.get((gpu, f"vector {vec}")))
+    check("DMA: both calls, the second inside the first",
+          x.get((gpu, "DMA")) == sorted((n, t(a), t(b)) for n, a, b in DMA), x.get((gpu, "DMA")))
+    check("IOMMU: the map", x.get((gpu, "IOMMU")) == [(n, t(a), t(b)) for n, a, b in IOMMU],
+          x.get((gpu, "IOMMU")))
+    check("CUDA: the kernel on stream 7 (CUPTI's name), the calls on the thread",
+          x.get(("CUDA (CUPTI)", "stream 7")) == [(KERNEL_MANGLED, t(a), t(b)) for a, b in STREAM7]
+          and x.get(("CUDA (CUPTI)", f"thread {TID}")) == sorted((n, t(a), t(b)) for n, a, b in API),
+          (x.get(("CUDA (CUPTI)", "stream 7")), x.get(("CUDA (CUPTI)", f"thread {TID}"))))
+    wakes = sorted(ns(e["ts"]) for e in ev if e["ph"] == "i" and e["name"] == "wakeup"
+                   and track(e) == (cpus, "CPU 0"))
+    check("wake-up instants on CPU 0", wakes == [t(w) for w in WAKES], wakes)
+
+
+def check_merged(path, n, latency, drop):
+    ev, track = load_json(path)
+    x = json_tracks(ev, track)
+    host_cpus = next((p for p, _ in x if p.startswith("host ") and p.endswith(": CPUs")), "?")
+    guest_cpus = next((p for p, _ in x if p.startswith("guest ") and p.endswith(": CPUs")), "?")
+    host = [HOST_T0 + i * SPACING for i in range(n)]
+    guest = [h + latency for i, h in enumerate(host) if i != drop]
+    check("host CPU 0: every host interrupt", x.get((host_cpus, "CPU 0")) ==
+          [("irq 100", h, h + HANDLER) for h in host], x.get((host_cpus, "CPU 0")))
+    check("guest CPU 0: the guest's interrupts on the host clock (LATENCY after theirs)",
+          x.get((guest_cpus, "CPU 0")) == [("irq 100", g, g + HANDLER) for g in guest],
+          x.get((guest_cpus, "CPU 0")))
+    starts, ends = {}, {}
+    for e in ev:
+        if e["ph"] in "sf" and len(e["ph"]) == 1:
+            (starts if e["ph"] == "s" else ends).setdefault(e["id"], []).append(e)
+    check("each flow id starts once and ends once",
+          set(starts) == set(ends) and all(len(v) == 1 for v in list(starts.values()) + list(ends.values())),
+          {k: (len(starts.get(k, [])), len(ends.get(k, []))) for k in set(starts) | set(ends)})
+    pairs = sorted((ns(s[0]["ts"]), track(s[0]), ns(ends[k][0]["ts"]), track(ends[k][0]),
+                    ends[k][0].get("bp")) for k, s in starts.items() if k in ends)
+    want = [(h, (host_cpus, "CPU 0"), h + latency, (guest_cpus, "CPU 0"), "e")
+            for i, h in enumerate(host) if i != drop]
+    check(f"{len(want)} flows, host interrupt's entry -> its guest interrupt's entry "
+          "(bound to the enclosing slice)", pairs == want, pairs[:3])
+    check("no host interrupt starts two flows", len({p[0] for p in pairs}) == len(pairs))
+
+
+def shape_json(path):
+    ev, track = load_json(path)
+    json_tracks(ev, track)
+    starts, ends = {}, {}
+    for e in ev:
+        if e["ph"] in ("s", "f"):
+            (starts if e["ph"] == "s" else ends).setdefault(e["id"], []).append(ns(e["ts"]))
+    bad = [k for k in set(starts) | set(ends) if len(starts.get(k, [])) != 1 or len(ends.get(k, [])) != 1]
+    check("every flow id starts once and ends once", not bad, bad[:5])
+    bad = [k for k in starts if k in ends and ends[k][0] < starts[k][0]]
+    check("no flow ends before it starts", not bad, bad[:5])
+
+
+def shape_proto(path):
+    trace, _ = parse_text(open(path).read().splitlines())
+    tracks, names, events = {}, {}, []
+    for p in trace.get("packet", []):
+        for td in p.get("track_descriptor", []):
+            tracks[one(td, "uuid")] = one(td, "name")
+        for te in p.get("track_event", []):
+            events.append((int(one(p, "timestamp")), te, ""))
+    slices, instants = proto_slices(events, tracks)
+    starts, ends = {}, {}
+    for ts, te, _ in events:
+        for f in te.get("flow_ids", []):
+            starts.setdefault(int(f), []).append((ts, one(te, "type")))
+        for f in te.get("terminating_flow_ids", []):
+            ends.setdefault(int(f), []).append(ts)
+    bad = [f for f, s in starts.items() if s[0][1] != "TYPE_SLICE_BEGIN"]
+    check("every flow starts on a slice", not bad, bad[:5])
+    bad = [f for f in set(starts) | set(ends) if len(ends.get(f, [])) != 1 or f not in starts]
+    check("every flow id that starts ends exactly once", not bad, bad[:5])
+
+
+def main(argv):
+    global quiet
+    if len(argv) > 1 and argv[1] == "-q":
+        quiet = True
+        argv = argv[:1] + argv[2:]
+    if len(argv) == 3 and argv[1] == "proto":
+        check_proto(argv[2])
+    elif len(argv) == 3 and argv[1] == "json":
+        check_json(argv[2])
+    elif len(argv) == 4 and argv[1] == "shape" and argv[2] in ("json", "proto"):
+        (shape_json if argv[2] == "json" else shape_proto)(argv[3])
+    elif len(argv) == 6 and argv[1] == "merged":
+        check_merged(argv[2], int(argv[3]), int(argv[4]), int(argv[5]))
+    else:
+        print(__doc__, file=sys.stderr)
+        return 2
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
