@@ -199,7 +199,7 @@ static void json_target_identity(struct json *j, const struct agg *a,
 				 const struct agg_target *t)
 {
 	const struct target *info = agg_target_info(a, t);
-	char name[BDF_STRLEN];
+	char name[BDF_STRLEN], idbuf[PCI_ID_STRLEN];
 
 	json_key(j, "bdf");
 	if (t->bdf == GPUPROBE_BDF_NONE) {
@@ -212,6 +212,7 @@ static void json_target_identity(struct json *j, const struct agg *a,
 	json_kv_u64(j, "vendor", info ? info->vendor : 0);
 	json_kv_u64(j, "device", info ? info->device : 0);
 	json_kv_u64(j, "class", info ? info->class : 0);
+	json_kv_string(j, "pci_id", info ? pci_id(info->vendor, info->device, idbuf) : "");
 	json_kv_string(j, "driver", info ? info->driver : "");
 }
 

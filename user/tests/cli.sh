@@ -20,6 +20,10 @@ check "report on a known trace" sh -c '"$1" report "$2" >"$3/report.txt"' _ "$GP
 check "report --json is valid JSON" sh -c \
 	'"$1" report "$2" --json | python3 -c "import json,sys; d=json.load(sys.stdin); assert d[\"targets\"][0][\"irq_count\"]==1012"' \
 	_ "$GPT" "$T/known.trace"
+# synth.c's known trace: vendor 0x10de, device 0x2335
+check "report --json: the PCI ids in hex as lspci -n writes them" sh -c \
+	'"$1" report "$2" --json | python3 -c "import json,sys; t=json.load(sys.stdin)[\"targets\"][0]; assert (t[\"pci_id\"], t[\"vendor\"]) == (\"10de:2335\", 0x10de), t"' \
+	_ "$GPT" "$T/known.trace"
 
 check "export --perfetto: valid JSON, 2 slices per irq, DMA and IOMMU spans" sh -c \
 	'"$1" export "$2" --perfetto "$3/p.json" && python3 -c "
@@ -136,4 +140,10 @@ if [ -r /usr/share/bash-completion/bash_completion ] && command -v bash >/dev/nu
 else
 	skip "bash completion offers every option" "no bash-completion package (scripts/deps.sh installs it)"
 fi
+
+# every op code and flag bit of the CSV is documented, with the headers' values
+D="$(dirname "$0")"
+check "csv-export.md lists every op code and flag bit of the CSV with its value" \
+	python3 "$D/csv_doc_check.py" "$D/../../include/uapi/linux/gpuprobe.h" "$D/../lib/tracefile.h" \
+	"$D/../../Documentation/csv-export.md"
 finish
