@@ -85,14 +85,19 @@ static const struct subcommand subcommands[] = {
 	},
 	{
 		"report", cmd_report, "summarise a trace file",
-		"usage: gpuprobe-trace report [FILE] [--json]\n"
+		"usage: gpuprobe-trace report [FILE] [--json] [-v]\n"
 		"\n"
-		"Per target and vector: interrupt count, rate, handler time p50/p99/max and\n"
+		"First the verdict: the workload, the wall time, and where the passthrough-\n"
+		"sensitive time went as shares of that wall time (interrupt handlers, waits\n"
+		"that saw an interrupt, DMA/IOMMU mapping, host -> guest crossing), largest\n"
+		"first, then what was not measured and why.  Then per target and vector: interrupt count, rate, handler time p50/p99/max and\n"
 		"log2 histogram, the kernel's own count over the same window; DMA-API calls,\n"
 		"bytes, segments and latency; IOMMU map/unmap counts, bytes and time; faults;\n"
 		"swiotlb bounces; drops. FILE defaults to gpuprobe.trace.\n"
 		"\n"
-		"      --json   one JSON document (keys: Documentation/report-json.md)\n"
+		"      --json     one JSON document (keys: Documentation/report-json.md)\n"
+		"  -v, --verbose  every idle vector and all-zero row (folded into one line\n"
+		"                 each without it)\n"
 		"\n"
 		"EXAMPLES\n"
 		"  gpuprobe-trace report\n"
