@@ -62,7 +62,7 @@ static void add_handlers(struct verdict *v, const struct agg *a, const char *key
 		return;
 	}
 	item_time(it, ns, runs);
-	snprintf(it->detail, sizeof(it->detail), "%" PRIu64 " handler runs, summed (\"handler time ... total\")",
+	snprintf(it->detail, sizeof(it->detail), "%" PRIu64 " handler runs (the vectors' handler time totals)",
 		 runs);
 }
 
@@ -74,6 +74,8 @@ struct mapping {
 static void iommu_into(struct mapping *m, const struct agg_iommu_op *io)
 {
 	for (unsigned int op = GPUPROBE_IOMMU_MAP; op <= GPUPROBE_IOMMU_UNMAP; op++) {
+		if (!io[op].count || !io[op].time_ns)	/* allocated with the first record */
+			continue;
 		m->iommu_calls += io[op].count;
 		m->iommu_timed += io[op].time_ns->count;
 		m->iommu_ns += io[op].time_ns->sum;
@@ -123,7 +125,7 @@ static void add_mapping(struct verdict *v, const struct agg *a, const char *key,
 	struct verdict_item *it = item_new(v, key, prefix, "DMA/IOMMU mapping");
 	struct mapping m;
 	uint64_t outside;
-	char dma[FORMAT_NS_LEN], io[FORMAT_NS_LEN], in[FORMAT_NS_LEN];
+	char dma[FORMAT_NS_LEN], io[FORMAT_NS_LEN], in[FORMAT_NS_LEN], inside[64] = "";
 
 	if (!it)
 		return;
@@ -135,11 +137,13 @@ static void add_mapping(struct verdict *v, const struct agg *a, const char *key,
 	}
 	outside = m.iommu_ns > m.iommu_inside_ns ? m.iommu_ns - m.iommu_inside_ns : 0;
 	item_time(it, m.dma_ns + outside, m.dma_timed + m.iommu_timed);
+	if (m.iommu_inside_ns)
+		snprintf(inside, sizeof(inside), ", %s of it inside the DMA calls",
+			 format_ns(in, sizeof(in), (double)m.iommu_inside_ns));
 	snprintf(it->detail, sizeof(it->detail),
-		 "DMA API calls %s in %" PRIu64 " timed of %" PRIu64 ", + IOMMU map/unmap %s in %" PRIu64 " calls less %s inside the DMA calls",
+		 "DMA API calls %s (%" PRIu64 " of %" PRIu64 " timed) + IOMMU map/unmap %s (%" PRIu64 " calls%s)",
 		 format_ns(dma, sizeof(dma), (double)m.dma_ns), m.dma_timed, m.dma_calls,
-		 format_ns(io, sizeof(io), (double)m.iommu_ns), m.iommu_calls,
-		 format_ns(in, sizeof(in), (double)m.iommu_inside_ns));
+		 format_ns(io, sizeof(io), (double)m.iommu_ns), m.iommu_calls, inside);
 }
 
 /* Mapping without an IOMMU record: no IOMMU translated it (or none was traced). */
@@ -171,7 +175,7 @@ static void add_bounces(struct verdict *v, const struct agg *a, const char *pref
 	}
 	it->events = n;
 	snprintf(it->detail, sizeof(it->detail),
-		 "%" PRIu64 " bounces (%" PRIu64 " bytes) recorded; their time is not: bounce records carry no duration",
+		 "%" PRIu64 " bounces (%" PRIu64 " bytes) recorded, their time not: bounce records carry no duration",
 		 n, bytes);
 }
 
@@ -192,15 +196,17 @@ static void add_app(struct verdict *v, const struct agg *a, const struct attribu
 	item_time(w, at->sum.irq_wait_ns, at->sum.irq_waits);
 	w->holds_others = true;
 	snprintf(w->detail, sizeof(w->detail),
-		 "device end -> call return in %" PRIu64 " of %" PRIu64 " waits (\"interrupt path\"): holds handler time",
+		 "the \"interrupt path\": device end -> call return in %" PRIu64 " of %" PRIu64 " waits",
 		 at->sum.irq_waits, at->sum.waits);
+	if (!at->sum.api_calls_with_maps)
+		return;		/* the mapping line says it all */
 	c = item_new(v, "calls_that_mapped", "", "API calls that mapped");
-	if (!c || !at->sum.api_calls_with_maps)
+	if (!c)
 		return;
 	item_time(c, at->sum.api_ns_with_maps, at->sum.api_calls_with_maps);
 	c->holds_others = true;
 	snprintf(c->detail, sizeof(c->detail),
-		 "%" PRIu64 " CUDA/OpenCL calls during which a DMA map happened, their whole time: holds the mapping",
+		 "%" PRIu64 " CUDA/OpenCL calls during which a DMA map happened, whole calls",
 		 at->sum.api_calls_with_maps);
 }
 
@@ -232,7 +238,7 @@ static void add_crossing(struct verdict *v, const struct passthrough *pt)
 	}
 	v->crossing_stage_ns = best;
 	item_time(it, ns, st[from].h->count);
-	snprintf(it->detail, sizeof(it->detail), "%" PRIu64 " host interrupts paired with the guest's, summed (the stage table's \"total\")",
+	snprintf(it->detail, sizeof(it->detail), "host handler entry -> guest handler entry, %" PRIu64 " pairs (the stage totals)",
 		 st[from].h->count);
 }
 
@@ -248,7 +254,7 @@ static void add_guest_wake(struct verdict *v, const struct passthrough *pt)
 		return;
 	}
 	item_time(it, pt->guest_handler_to_wake_ns.sum, pt->guest_handler_to_wake_ns.count);
-	snprintf(it->detail, sizeof(it->detail), "%" PRIu64 " paired interrupts that woke the guest workload, summed",
+	snprintf(it->detail, sizeof(it->detail), "%" PRIu64 " paired interrupts that woke the guest workload",
 		 pt->guest_handler_to_wake_ns.count);
 }
 

@@ -41,6 +41,22 @@ static void text_item(FILE *out, const struct verdict *v, const struct verdict_i
 			v->crossing_stage);
 }
 
+/* Measured and 0: one line for all of them (JSON lists each). */
+static void text_nothing(FILE *out, const struct verdict *v)
+{
+	bool any = false;
+
+	for (unsigned int i = 0; i < v->nmeasured; i++) {
+		if (v->items[i].ns)
+			continue;
+		fprintf(out, "%s%s (%" PRIu64 ")", any ? ", " : "      0.00%  none recorded: ",
+			v->items[i].what, v->items[i].events);
+		any = true;
+	}
+	if (any)
+		fputc('\n', out);
+}
+
 void verdict_print_text(FILE *out, const struct verdict *v)
 {
 	bool holds = false;
@@ -59,9 +75,12 @@ void verdict_print_text(FILE *out, const struct verdict *v)
 		fprintf(out, "  largest: none (no passthrough-sensitive time was measured)\n");
 	}
 	for (unsigned int i = 0; i < v->nmeasured; i++) {
+		if (!v->items[i].ns)
+			continue;
 		text_item(out, v, &v->items[i]);
 		holds |= v->items[i].holds_others;
 	}
+	text_nothing(out, v);
 	if (holds)
 		fprintf(out, "    (waits and calls are spans that hold handler and mapping time: those shares overlap, they do not add up)\n");
 	if (v->nmeasured < v->nitems)
