@@ -140,10 +140,18 @@ static void add_mapping(struct verdict *v, const struct agg *a, const char *key,
 	if (m.iommu_inside_ns)
 		snprintf(inside, sizeof(inside), ", %s of it inside the DMA calls",
 			 format_ns(in, sizeof(in), (double)m.iommu_inside_ns));
-	snprintf(it->detail, sizeof(it->detail),
-		 "DMA API calls %s (%" PRIu64 " of %" PRIu64 " timed) + IOMMU map/unmap %s (%" PRIu64 " calls%s)",
-		 format_ns(dma, sizeof(dma), (double)m.dma_ns), m.dma_timed, m.dma_calls,
-		 format_ns(io, sizeof(io), (double)m.iommu_ns), m.iommu_calls, inside);
+	format_ns(dma, sizeof(dma), (double)m.dma_ns);
+	format_ns(io, sizeof(io), (double)m.iommu_ns);
+	if (!m.iommu_calls)
+		snprintf(it->detail, sizeof(it->detail), "DMA API calls (%" PRIu64 " of %" PRIu64 " timed), no IOMMU record",
+			 m.dma_timed, m.dma_calls);
+	else if (!m.dma_calls)
+		snprintf(it->detail, sizeof(it->detail), "IOMMU map/unmap (%" PRIu64 " calls), no DMA API call",
+			 m.iommu_calls);
+	else
+		snprintf(it->detail, sizeof(it->detail),
+			 "DMA API calls %s (%" PRIu64 " of %" PRIu64 " timed) + IOMMU map/unmap %s (%" PRIu64 " calls%s)",
+			 dma, m.dma_timed, m.dma_calls, io, m.iommu_calls, inside);
 }
 
 /* Mapping without an IOMMU record: no IOMMU translated it (or none was traced). */
@@ -158,7 +166,7 @@ static void add_iommu_absent(struct verdict *v, const struct agg *a, const char 
 	it = item_new(v, "iommu", prefix, "IOMMU work");
 	if (it)
 		snprintf(it->detail, sizeof(it->detail),
-			 "no IOMMU map record in %" PRIu64 " DMA API calls: no IOMMU translates the device's DMA here (none, or identity mode)",
+			 "no IOMMU map record among %" PRIu64 " DMA API calls: no translating IOMMU for the device (none, or identity mode), or its calls were not traced",
 			 m.dma_calls);
 }
 
@@ -287,6 +295,15 @@ static void items_sort(struct verdict *v)
 	}
 }
 
+static void pid_add(struct verdict *v, uint32_t pid)
+{
+	for (unsigned int k = 0; k < v->npids; k++)
+		if (v->pids[k] == pid)
+			return;
+	if (pid && v->npids < VERDICT_MAX_PIDS)
+		v->pids[v->npids++] = pid;
+}
+
 static void workload_of(struct verdict *v, const struct agg *a, const struct attribution *at,
 			const struct passthrough *pt)
 {
@@ -296,14 +313,11 @@ static void workload_of(struct verdict *v, const struct agg *a, const struct att
 	if (!at)
 		return;
 	v->app_ops = at->nops;
-	for (size_t i = 0; i < at->ndevices && v->npids < VERDICT_MAX_PIDS; i++) {
-		bool seen = false;
-
-		for (unsigned int k = 0; k < v->npids; k++)
-			seen |= v->pids[k] == at->devices[i].pid;
-		if (!seen)
-			v->pids[v->npids++] = at->devices[i].pid;
-	}
+	/* the processes that named a device, else those whose ops ran */
+	for (size_t i = 0; i < at->ndevices; i++)
+		pid_add(v, at->devices[i].pid);
+	for (size_t i = 0; i < at->nops && !at->ndevices && v->npids < VERDICT_MAX_PIDS; i++)
+		pid_add(v, at->ops[i].ev.pid);
 }
 
 void verdict_build(struct verdict *v, const struct agg *a, const struct attribution *at,
@@ -335,7 +349,7 @@ void verdict_build(struct verdict *v, const struct agg *a, const struct attribut
 		add_not_measured(v, "host_to_guest", "host -> guest crossing",
 				 "a single machine's trace (record --guest on the host merges host and guest)");
 	add_iommu_absent(v, a, merged ? "host " : "");
-	if (merged)
+	if (merged && !pt->dma_paired)	/* guest maps that caused host ones went through a vIOMMU */
 		add_iommu_absent(v, pt->guest_agg, "guest ");
 	add_not_measured(v, "tracing_cost", "tracing's own cost",
 			 "not held in the trace: compare a traced and an untraced probe run (gpuprobe-trace compare)");

@@ -56,6 +56,10 @@ int main(int argc, char **argv)
 		return merged(argc, argv);
 	if (argc == 3 && !strcmp(argv[1], "known"))
 		return synth_write_known(argv[2]) ? 1 : 0;
+	if (argc == 3 && !strcmp(argv[1], "verdict"))
+		return synth_write_verdict(argv[2], false) ? 1 : 0;
+	if (argc == 4 && !strcmp(argv[1], "verdict") && !strcmp(argv[3], "tracefs"))
+		return synth_write_verdict(argv[2], true) ? 1 : 0;
 	if (argc == 3 && !strcmp(argv[1], "flows"))
 		return synth_write_flows(argv[2]) ? 1 : 0;
 	if (argc == 4 && !strcmp(argv[1], "flows"))
@@ -66,7 +70,7 @@ int main(int argc, char **argv)
 		return synth_write_app(argv[4], strtoull(argv[2], NULL, 0),
 				       strtoull(argv[3], NULL, 0), 42) ? 1 : 0;
 	fprintf(stderr, "usage: gentrace known FILE | gentrace flows FILE [ROUNDS] | gentrace mix NRECORDS FILE |\n"
-		"       gentrace app NKERNEL NAPP FILE |\n"
+		"       gentrace app NKERNEL NAPP FILE | gentrace verdict FILE [tracefs] |\n"
 		"       gentrace merged FILE [n=N] [drop=K] [offset_error=NS] [bound=NS] [drift_ppb=D] [maps=M] [inject] [cut]\n"
 		"  GENTRACE_ZSTD=LEVEL: format version 2 (-1 compact, 1-19 compact and zstd)\n");
 	return 2;
