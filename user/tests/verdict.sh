@@ -14,7 +14,7 @@ trap 'rm -rf "$T"' EXIT
 
 "$GEN" verdict "$T/v.trace" || { fail "gentrace verdict"; finish; }
 "$GPT" report "$T/v.trace" >"$T/v.txt" 2>"$T/v.err"
-check "report exits 0" [ $? -eq 0 ]
+rc=$?
 "$GPT" report -v "$T/v.trace" >"$T/vv.txt" 2>&1
 check "report -v exits 0" [ $? -eq 0 ]
 "$GPT" report --json "$T/v.trace" >"$T/v.json" 2>&1
@@ -26,7 +26,7 @@ rows() {
 }
 
 check "the report opens with the verdict, before the trace's own lines" sh -c \
-	"[ \"\$(head -n 1 '$T/v.txt')\" = verdict ] &&
+	"[ $rc -eq 0 ] && [ \"\$(head -n 1 '$T/v.txt')\" = verdict ] &&
 	 [ \$(grep -n '^  wall time:' '$T/v.txt' | cut -d: -f1) -lt \$(grep -n '^trace ' '$T/v.txt' | cut -d: -f1) ]"
 check "wall time: 100 ms, the recording's, named as the denominator" \
 	grep -q '^  wall time: 0\.100 s (the recording); every share below is of it$' "$T/v.txt"
