@@ -128,13 +128,13 @@ void verdict_print_json(struct json *j, const struct verdict *v)
 		json_object_begin(j);
 		json_kv_string(j, "key", it->key);
 		json_kv_string(j, "what", it->what);
-		json_kv_u64(j, "ns", it->ns);
-		json_key(j, "share");
+		json_kv_u64(j, "total_ns", it->ns);
+		json_key(j, "share_of_wall");
 		if (v->wall_ns)
 			json_double(j, (double)it->ns / (double)v->wall_ns);
 		else
 			json_put_null(j);
-		json_kv_u64(j, "events", it->events);
+		json_kv_u64(j, "summed", it->events);
 		json_kv_bool(j, "holds_others", it->holds_others);
 		json_kv_string(j, "detail", it->detail);
 		if (!strcmp(it->key, "host_to_guest") && v->crossing_stage[0]) {

@@ -82,10 +82,10 @@ want = [('mapping', 100 * 30000 + 100 * 5000 + 20 * 40000),
         ('interrupt_handlers', 200 * 10000 + 50 * 4000),
         ('interrupt_path_waits', 400000)]
 assert v['wall_ns'] == wall, v['wall_ns']
-got = [(s['key'], s['ns']) for s in v['shares']]
+got = [(s['key'], s['total_ns']) for s in v['shares']]
 assert got == want, got
 for s in v['shares']:
-    assert abs(s['share'] - s['ns'] / wall) < 1e-12, s
+    assert abs(s['share_of_wall'] - s['total_ns'] / wall) < 1e-12, s
 assert v['largest'] == 'mapping', v['largest']
 assert [n['key'] for n in v['not_measured']] == ['bounces', 'host_to_guest', 'tracing_cost'], v['not_measured']
 assert v['exit_status'] == 0 and v['command_line'] is None and v['pids'] == [5150], v
@@ -127,7 +127,7 @@ want = [('host_to_guest', 100 * 20000), ('guest_handler_to_wake', 100 * 3000),
         ('guest_mapping', 5 * 50000), ('interrupt_handlers', 100 * 2000),
         ('guest_interrupt_handlers', 100 * 2000), ('mapping', 5 * 8000)]
 assert v['merged'] is True and v['wall_ns'] == 1102 * 10**6, v['wall_ns']
-assert [(s['key'], s['ns']) for s in v['shares']] == want, v['shares']
+assert [(s['key'], s['total_ns']) for s in v['shares']] == want, v['shares']
 x = v['shares'][0]
 assert x['largest_stage'] == 'KVM injection -> guest handler' and x['largest_stage_ns'] == 100 * 16000, x
 " "$T/m.json"
