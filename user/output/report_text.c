@@ -155,8 +155,8 @@ static void print_iommu(FILE *out, const struct agg_iommu_op iommu[AGG_IOMMU_OPS
  */
 static bool vector_idle(const struct agg_vector *v)
 {
-	if (v->count || v->handled || v->no_exit)
-		return false;
+	if (v->count || v->handled || v->no_exit || v->resolved_late)
+		return false;	/* a vector found while recording says so on its line */
 	return !v->have_kstart || !v->have_kstop || (v->kstop == v->kstart && !v->in_window);
 }
 
