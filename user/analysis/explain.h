@@ -200,6 +200,8 @@ struct explain_result {
 };
 
 void explain_print_text(FILE *out, const struct explain_result *r);
+/* The block explain_print_text() opens with (output/explain_verdict.c). */
+void explain_print_verdict(FILE *out, const struct explain_result *r);
 /* The "explain" object (components flattened for `compare`). */
 void explain_print_json(FILE *out, const struct explain_result *r);
 /*

@@ -248,8 +248,11 @@ void report_json_targets(struct json *j, const struct agg *a)
 }
 
 void report_print_json(FILE *out, const char *path, const struct agg *a,
-		       const struct attribution *at, const struct passthrough *pt)
+		       const struct attribution *at, const struct passthrough *pt,
+		       const struct report_view *view)
 {
+	uint64_t wall = view ? view->wall_ns : (uint64_t)(agg_duration_s(a) * 1e9);
+	struct verdict v;
 	struct json j;
 
 	json_init(&j, out, true);
@@ -257,6 +260,8 @@ void report_print_json(FILE *out, const char *path, const struct agg *a,
 	json_kv_string(&j, "schema", "gpuprobe-report");
 	json_kv_u64(&j, "version", REPORT_JSON_VERSION);
 	json_trace(&j, path, a);
+	verdict_build(&v, a, at, pt, wall);
+	verdict_print_json(&j, &v);
 	report_json_targets(&j, a);
 	json_iommu_domains(&j, a);
 	json_key(&j, "sched");

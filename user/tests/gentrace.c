@@ -72,6 +72,10 @@ int main(int argc, char **argv)
 		return synth_write_known(argv[2]) ? 1 : 0;
 	if (argc == 3 && !strcmp(argv[1], "export"))
 		return synth_write_export(argv[2]) ? 1 : 0;
+	if (argc == 3 && !strcmp(argv[1], "verdict"))
+		return synth_write_verdict(argv[2], false) ? 1 : 0;
+	if (argc == 4 && !strcmp(argv[1], "verdict") && !strcmp(argv[3], "tracefs"))
+		return synth_write_verdict(argv[2], true) ? 1 : 0;
 	if (argc == 3 && !strcmp(argv[1], "flows"))
 		return synth_write_flows(argv[2]) ? 1 : 0;
 	if (argc == 4 && !strcmp(argv[1], "flows"))
@@ -83,7 +87,7 @@ int main(int argc, char **argv)
 				       strtoull(argv[3], NULL, 0), 42) ? 1 : 0;
 	fprintf(stderr, "usage: gentrace known FILE | gentrace flows FILE [ROUNDS] | gentrace export FILE |\n"
 		"       gentrace mix NRECORDS FILE | gentrace fields FILE | gentrace dump FILE |\n"
-		"       gentrace app NKERNEL NAPP FILE |\n"
+		"       gentrace app NKERNEL NAPP FILE | gentrace verdict FILE [tracefs] |\n"
 		"       gentrace merged FILE [n=N] [latency=NS] [drop=K] [offset_error=NS] [bound=NS] [drift_ppb=D] [maps=M] [inject] [cut]\n"
 		"  GENTRACE_ZSTD=LEVEL: format version 2 (-1 compact, 1-19 compact and zstd)\n"
 		"  GENTRACE_CHUNK=N: with it, a chunk every N records\n");

@@ -92,6 +92,24 @@ void synth_recs_free(struct synth_recs *s);
 /* Those records and the end record into path (synth_set_compression applies). */
 int synth_write_fields(const char *path, unsigned int ntargets, bool big);
 
+/*
+ * The verdict's trace (synth_verdict.c), 100 ms of wall time:
+ *   interrupt handlers  vector 0: 200 x 10 us, vector 3: 50 x 4 us = 2.2 ms
+ *   DMA API calls       100 map_page x 30 us (each with one 12 us IOMMU map
+ *                       inside) + 100 unmap_page x 5 us = 3.5 ms
+ *   IOMMU               100 x 12 us inside those + 20 x 40 us outside = 2 ms
+ *   mapping             3.5 ms + (2 ms - 1.2 ms inside) = 4.3 ms
+ *   a wait              kernel ends at +81 ms, its blocking call returns at
+ *                       +81.4 ms with an interrupt between: 400 us
+ *   3 swiotlb bounces of 512 bytes; vectors 1, 2, 4-6 idle; vector 7: none
+ *   recorded, 2 counted by the kernel.
+ * tracefs: the same as the tracefs source records it: DMA calls untimed, no
+ * IOMMU records.
+ */
+#define SYNTH_VERDICT_PID	5150
+#define SYNTH_VERDICT_TID	5151
+int synth_write_verdict(const char *path, bool tracefs);
+
 /* report (text, or JSON) of the trace at path into a malloc'ed string; NULL (said on stderr) on error. */
 char *test_report(const char *path, bool json);
 

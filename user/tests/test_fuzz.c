@@ -85,8 +85,8 @@ static int parse_image_into(const unsigned char *data, size_t len, char *err, si
 		snprintf(err, errlen, "%s", r.error);
 	} else {
 		agg_finish(a, &r);
-		report_print_json(devnull, "image", a, NULL, NULL);
-		report_print_text(devnull, "image", a, NULL, NULL);
+		report_print_json(devnull, "image", a, NULL, NULL, NULL);
+		report_print_text(devnull, "image", a, NULL, NULL, NULL);
 		if (p) {
 			p->complete = r.seen_end;
 			p->truncated = r.truncated;

@@ -114,8 +114,8 @@ static int read_image(const unsigned char *data, size_t len, struct readout *o)
 		snprintf(o->error, sizeof(o->error), "%s", r.error);
 	} else {
 		agg_finish(a, &r);
-		report_print_json(devnull, "image", a, NULL, NULL);
-		report_print_text(devnull, "image", a, NULL, NULL);
+		report_print_json(devnull, "image", a, NULL, NULL, NULL);
+		report_print_text(devnull, "image", a, NULL, NULL, NULL);
 		o->complete = r.seen_end;
 		o->truncated = r.truncated;
 		o->truncated_at = r.truncated_at;
