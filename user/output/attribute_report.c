@@ -6,7 +6,6 @@
 #include "attribute.h"
 #include "demangle.h"
 #include "format.h"
-#include "cmds.h"
 #include "target.h"
 #include "util.h"
 

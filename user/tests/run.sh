@@ -65,6 +65,7 @@ all_suites() {
 	run_suite explain ./test_explain
 	run_suite explain-h200 ./explain.sh
 	run_suite committed-traces ./traces.sh
+	run_suite layers ./layers.sh
 
 	# The same suites under memcheck: use after free (the chunk reader's thread
 	# inside fread() on a closed file crashed CI only now and then), leaks.
