@@ -245,6 +245,10 @@ def check_proto(path):
         check(f"thread ({PID}, {tid}): its API calls and waits, on the thread the app events name",
               got == sorted((n, t(a), t(b)) for n, a, b in calls), got)
 
+    check_proto_flows(slices, instants, order)
+
+
+def check_proto_flows(slices, instants, order):
     # A: handler ends 14000, its wake-up 15001 (10 ms window) falls in TID's
     # wait [10000, 20000): A -> the wake-up on CPU 0 -> TID at 15001; 16002
     # after A too, but A has its flow.  B -> 101500, in no wait: ended at the
