@@ -337,9 +337,10 @@ static void *perfetto_begin(FILE *out, const struct trace_info *info, const stru
 	if (e->pt) {
 		snprintf(e->prefix[0], sizeof(e->prefix[0]), "host %s: ", info->host);
 		snprintf(e->prefix[1], sizeof(e->prefix[1]), "guest %s: ", pt->guest->info.host);
-		name_machine(e, &pt->guest->info, 1, e->prefix[1]);
 	}
 	name_machine(e, info, 0, e->prefix[0]);
+	if (e->pt)
+		name_machine(e, &pt->guest->info, 1, e->prefix[1]);
 	return e;
 }
 

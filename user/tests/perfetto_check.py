@@ -10,6 +10,8 @@ events synth_export.c and synth_merged.c write (keep them in step).
   perfetto_check.py merged FILE N LATENCY DROP
                                     --perfetto of `gentrace merged n=N
                                     latency=LATENCY drop=DROP`
+  perfetto_check.py merged-app FILE  --perfetto of `gentrace merged n=10 app`:
+                                    the guest workload's ids and threads
   perfetto_check.py shape json FILE | shape proto DECODED
                                     any trace's export: its times, slice
                                     nesting and flow ids alone
@@ -392,6 +394,27 @@ def check_merged(path, n, latency, drop):
     check("no host interrupt starts two flows", len({p[0] for p in pairs}) == len(pairs))
 
 
+# synth.h: the guest workload of `gentrace merged app`; perfetto_ids.h /
+# fleet.md: a guest's real ids are exported + 0x50000000
+GUEST_PID, GUEST_TID, GUEST_BASE = 300, 301, 0x50000000
+
+
+def check_merged_app(path):
+    ev, _ = load_json(path)
+    json_ids(ev, set(), set())      # the guest's own ids moved above the host's
+    gp, gt = GUEST_BASE + GUEST_PID, GUEST_BASE + GUEST_TID
+    calls = sorted(((e["name"], ns(e["ts"]), ns(e["ts"] + e["dur"])) for e in ev
+                    if e["ph"] == "X" and (e["pid"], e["tid"]) == (gp, gt)), key=lambda c: c[1])
+    check(f"guest thread ({GUEST_PID}, {GUEST_TID}) as ({gp}, {gt}): its call and, inside it, "
+          "the sync that names no thread", [c[0] for c in calls] == ["cuCtxSynchronize", "context_synchronize"]
+          and calls[0][1] < calls[1][1] and calls[1][2] < calls[0][2], calls)
+    streams = {(e["pid"], e["tid"]) for e in ev if e["ph"] == "M" and e["name"] == "thread_name"
+               and e["args"]["name"] == "CUDA stream 3"}
+    kernels = [(e["pid"], e["tid"]) for e in ev if e["ph"] == "X" and e["name"] == "add"]
+    check(f"the guest's kernel on its process ({gp})'s stream 3 track",
+          len(streams) == 1 and kernels == list(streams) and kernels[0][0] == gp, (streams, kernels))
+
+
 def shape_json(path):
     ev, track = load_json(path)
     json_tracks(ev, track)
@@ -437,6 +460,8 @@ def main(argv):
         check_json(argv[2])
     elif len(argv) == 4 and argv[1] == "shape" and argv[2] in ("json", "proto"):
         (shape_json if argv[2] == "json" else shape_proto)(argv[3])
+    elif len(argv) == 3 and argv[1] == "merged-app":
+        check_merged_app(argv[2])
     elif len(argv) == 6 and argv[1] == "merged":
         check_merged(argv[2], int(argv[3]), int(argv[4]), int(argv[5]))
     else:
