@@ -49,7 +49,8 @@ ev = json.load(open(sys.argv[1]))['traceEvents']
 procs = [e['args']['name'] for e in ev if e.get('name') == 'process_name']
 assert any(p.startswith('host synthetic-host: ') for p in procs) and any(p.startswith('guest synthetic-guest: ') for p in procs), procs
 assert sum(1 for e in ev if e['ph'] == 's') == 99 and sum(1 for e in ev if e['ph'] == 'f') == 99
-assert sum(1 for e in ev if e['ph'] == 'X' and e['cat'] == 'irq' and e['pid'] > 1000) == 2 * 99
+guest = {e['pid'] for e in ev if e.get('name') == 'process_name' and e['args']['name'].startswith('guest ')}
+assert sum(1 for e in ev if e['ph'] == 'X' and e['cat'] == 'irq' and e['pid'] in guest) == 2 * 99
 " "$T/merged.json"
 check "export --perfetto (host + guest): times in ns, slices nested, each flow started and ended once" \
 	python3 "$(dirname "$0")/perfetto_check.py" -q shape json "$T/merged.json"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Both Perfetto exports of traces whose every time is known (synth_export.c,
-# synth_merged.c), decoded without the tool: the protobuf by `protoc
+# synth_merged.c, the latter also with a guest workload's CUDA events), decoded without the tool: the protobuf by `protoc
 # --decode` against perfetto_subset.proto, the JSON by Python's json; then
 # perfetto_check.py compares slices, their nesting, instants and flows with
 # what the traces' construction says they must be.
@@ -32,6 +32,13 @@ check "gentrace merged n=10 latency=20005 drop=3" [ $? -eq 0 ]
 "$GPT" export "$T/m.trace" --perfetto "$T/m.json"
 check "export --perfetto of a host + guest trace exits 0" [ $? -eq 0 ]
 out=$(python3 "$HERE/perfetto_check.py" merged "$T/m.json" 10 20005 3 2>&1)
+count "$out" $?
+
+"$HERE/gentrace" merged "$T/ma.trace" n=10 app
+check "gentrace merged n=10 app" [ $? -eq 0 ]
+"$GPT" export "$T/ma.trace" --perfetto "$T/ma.json"
+check "export --perfetto of a host + guest trace with the guest's CUDA events exits 0" [ $? -eq 0 ]
+out=$(python3 "$HERE/perfetto_check.py" merged-app "$T/ma.json" 2>&1)
 count "$out" $?
 
 if ! command -v protoc >/dev/null; then

@@ -18,7 +18,7 @@ void usage_of(const char *cmd, FILE *out)
 	(void)out;
 }
 
-/* gentrace merged FILE [n=N] [latency=NS] [drop=K] [offset_error=NS] [bound=NS] [drift_ppb=D] [maps=M] [inject] [cut] */
+/* gentrace merged FILE [n=N] [latency=NS] [drop=K] [offset_error=NS] [bound=NS] [drift_ppb=D] [maps=M] [inject] [cut] [app] */
 static int merged(int argc, char **argv)
 {
 	struct synth_merged o;
@@ -46,6 +46,8 @@ static int merged(int argc, char **argv)
 			o.injections = true;
 		else if (!strcmp(a, "cut"))
 			o.guest_cut = true;
+		else if (!strcmp(a, "app"))
+			o.guest_app = true;
 		else
 			return 2;
 	}
@@ -88,7 +90,7 @@ int main(int argc, char **argv)
 	fprintf(stderr, "usage: gentrace known FILE | gentrace flows FILE [ROUNDS] | gentrace export FILE |\n"
 		"       gentrace mix NRECORDS FILE | gentrace fields FILE | gentrace dump FILE |\n"
 		"       gentrace app NKERNEL NAPP FILE | gentrace verdict FILE [tracefs] |\n"
-		"       gentrace merged FILE [n=N] [latency=NS] [drop=K] [offset_error=NS] [bound=NS] [drift_ppb=D] [maps=M] [inject] [cut]\n"
+		"       gentrace merged FILE [n=N] [latency=NS] [drop=K] [offset_error=NS] [bound=NS] [drift_ppb=D] [maps=M] [inject] [cut] [app]\n"
 		"  GENTRACE_ZSTD=LEVEL: format version 2 (-1 compact, 1-19 compact and zstd)\n"
 		"  GENTRACE_CHUNK=N: with it, a chunk every N records\n");
 	return 2;

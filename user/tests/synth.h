@@ -64,7 +64,12 @@ struct synth_merged {
 	 * injection of another vector (the guest's timer) just before each */
 	bool other_injections;
 	bool guest_cut;			/* the guest's trace ends without its end record */
+	/* the guest's workload (pid SYNTH_GUEST_PID, thread SYNTH_GUEST_TID): a
+	 * call, a CUPTI-style sync (tid 0) inside it, a kernel on stream 3 */
+	bool guest_app;
 };
+#define SYNTH_GUEST_PID		300
+#define SYNTH_GUEST_TID		301
 
 void synth_merged_defaults(struct synth_merged *o);
 int synth_write_merged(const char *path, const struct synth_merged *o);

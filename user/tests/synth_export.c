@@ -6,45 +6,57 @@
  * not whole microseconds (the JSON's "12.005" has its zeros); CPU 0 unless
  * said:
  *
+ * The workload is process EXPORT_PID with threads SYNTH_FLOW_TID and
+ * EXPORT_TID2: the only real pid and tids of the trace.
+ *
  *   irq A     vector 0, [12005, 14000)
  *   wake-ups  of SYNTH_FLOW_TID at 15001 and 16002: both after A, the
- *             first inside the thread's wait: flow A -> 15001 -> the wait;
- *             the second gets none (one wake-up per interrupt)
+ *             first inside the thread's wait: flow A -> the wake-up on
+ *             CPU 0 -> the thread at 15001, inside its wait (not the
+ *             wait's start, 10000, before A); the second gets none (one
+ *             wake-up per interrupt)
  *   irq B     vector 1, [100050, 101000); a wake-up at 101500 outside any
  *             wait: flow B -> 101500, ended there
  *   irq C     vector 0, [200009, 202012), nobody woken
+ *   irq E     vector 1, [252000, 253000); a wake-up of EXPORT_TID2 at
+ *             254000, inside its CUPTI-style wait (below): flow E -> the
+ *             wake-up -> EXPORT_TID2 at 254000
  *   irq D     CPU 1, vector 2, [300001, 300100)
  *   DMA       map_sg [30001, 35001), inside it map_page [31002, 32002)
  *   IOMMU     map [30500, 30900)
  *   CUDA      cuLaunchKernel [5000, 6000) and cuStreamSynchronize
  *             [10000, 20000) on thread SYNTH_FLOW_TID, a kernel on stream 7
- *             [7000, 11000)
+ *             [7000, 11000); on EXPORT_TID2 cuCtxSynchronize [250000,
+ *             260000), correlation 77, and as CUPTI gives it a sync record
+ *             naming no thread (tid 0), correlation 77, [250100, 259900)
  */
 #include "synth.h"
 #include "util.h"
 
-#define T0	1000000000ull
+#define T0		1000000000ull
+#define EXPORT_PID	4240
+#define EXPORT_TID2	4243
 
 static int put_app(struct trace_writer *w, uint16_t type, uint32_t tid, uint32_t stream,
-		   uint64_t start, uint64_t end, const char *name)
+		   uint64_t start, uint64_t end, const char *name, uint64_t correlation)
 {
 	struct tracefile_rec_app r = {
 		.hdr = { .type = TRACEFILE_REC_APP, .size = sizeof(r), .ts_ns = T0 + start },
 		.ev = { .magic = GPUPROBE_APP_MAGIC, .version = GPUPROBE_APP_VERSION,
 			.api = GPUPROBE_APP_CUDA, .size = sizeof(r.ev), .type = type,
-			.pid = SYNTH_FLOW_TID, .tid = tid, .stream = stream,
-			.start_ns = T0 + start, .end_ns = T0 + end },
+			.pid = EXPORT_PID, .tid = tid, .stream = stream,
+			.correlation = correlation, .start_ns = T0 + start, .end_ns = T0 + end },
 	};
 
 	copy_string(r.ev.name, sizeof(r.ev.name), name);
 	return trace_writer_put(w, &r.hdr);
 }
 
-static int put_wakeup(struct trace_writer *w, uint64_t t)
+static int put_wakeup(struct trace_writer *w, uint32_t tid, uint64_t t)
 {
 	struct gpuprobe_rec_sched s = {
 		.hdr = { .type = GPUPROBE_EV_WAKEUP, .size = sizeof(s), .cpu = 0, .ts_ns = T0 + t },
-		.pid = SYNTH_FLOW_TID, .tgid = SYNTH_FLOW_TID, .target_cpu = 1,
+		.pid = tid, .tgid = EXPORT_PID, .target_cpu = 1,
 	};
 
 	return trace_writer_put(w, &s.hdr);
@@ -78,19 +90,23 @@ int synth_write_export(const char *path)
 	info.start_ns = T0;
 	if (trace_writer_open(&w, path, &info))
 		return -1;
-	err |= put_app(&w, GPUPROBE_APP_API, SYNTH_FLOW_TID, 0, 5000, 6000, "cuLaunchKernel");
-	err |= put_app(&w, GPUPROBE_APP_KERNEL, 0, 7, 7000, 11000, SYNTH_FLOW_KERNEL);
-	err |= put_app(&w, GPUPROBE_APP_SYNC, SYNTH_FLOW_TID, 0, 10000, 20000, "cuStreamSynchronize");
+	err |= put_app(&w, GPUPROBE_APP_API, SYNTH_FLOW_TID, 0, 5000, 6000, "cuLaunchKernel", 0);
+	err |= put_app(&w, GPUPROBE_APP_KERNEL, 0, 7, 7000, 11000, SYNTH_FLOW_KERNEL, 0);
+	err |= put_app(&w, GPUPROBE_APP_SYNC, SYNTH_FLOW_TID, 0, 10000, 20000, "cuStreamSynchronize", 0);
 	err |= put_irq(&w, 0, 0, 12005, 14000);
-	err |= put_wakeup(&w, 15001);
-	err |= put_wakeup(&w, 16002);
+	err |= put_wakeup(&w, SYNTH_FLOW_TID, 15001);
+	err |= put_wakeup(&w, SYNTH_FLOW_TID, 16002);
 	err |= put_dma(&w, GPUPROBE_DMA_MAP_SG, 1 << 20, 30001, 35001);
 	synth_iommu(&io, T0 + 30500, SYNTH_GPU_BDF, GPUPROBE_IOMMU_MAP, 4096, 400);
 	err |= trace_writer_put(&w, &io.hdr);
 	err |= put_dma(&w, GPUPROBE_DMA_MAP_PAGE, 4096, 31002, 32002);
 	err |= put_irq(&w, 0, 1, 100050, 101000);
-	err |= put_wakeup(&w, 101500);
+	err |= put_wakeup(&w, SYNTH_FLOW_TID, 101500);
 	err |= put_irq(&w, 0, 0, 200009, 202012);
+	err |= put_app(&w, GPUPROBE_APP_API, EXPORT_TID2, 0, 250000, 260000, "cuCtxSynchronize", 77);
+	err |= put_app(&w, GPUPROBE_APP_SYNC, 0, 0, 250100, 259900, "context_synchronize", 77);
+	err |= put_irq(&w, 0, 1, 252000, 253000);
+	err |= put_wakeup(&w, EXPORT_TID2, 254000);
 	err |= put_irq(&w, 1, 2, 300001, 300100);
 	err |= trace_writer_finish(&w, T0 + 400000, 0);
 	return err ? -1 : 0;
