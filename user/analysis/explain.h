@@ -64,7 +64,10 @@ struct explain_timeline {
 	uint64_t cupti_checks, cupti_inconsistent, cupti_bound_max_ns;
 };
 
-/* bdf GPUPROBE_BDF_NONE: the first target of the file. 0 or -1 (err says why). */
+/*
+ * bdf GPUPROBE_BDF_NONE: the first target of the file.  0, -2 when bdf is
+ * not a target of the file, -1 otherwise (err says why).
+ */
 int explain_timeline_load(struct explain_timeline *t, const char *path, uint32_t bdf,
 			  uint32_t tid, char *err, size_t errlen);
 /* Sort every array by time (the loader calls it; tests build timelines by hand). */

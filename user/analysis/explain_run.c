@@ -212,10 +212,13 @@ int explain_run(const char *probe_path, const char *trace_path, uint32_t bdf,
 	 * BDF in a host's trace): then the trace's first target, said.
 	 */
 	if (bdf != GPUPROBE_BDF_NONE) {
-		if (explain_timeline_load(&r->timeline, trace_path, bdf, tid, err, sizeof(err))) {
-			errorf("-d: %s", err);
+		int got = explain_timeline_load(&r->timeline, trace_path, bdf, tid, err, sizeof(err));
+
+		if (got) {
+			/* a -d not in the trace is bad usage; a trace that cannot be read is not */
+			errorf("%s%s", got == -2 ? "-d: " : "", err);
 			jread_free(doc);
-			return 2;
+			return got == -2 ? 2 : 1;
 		}
 	} else if ((bdf = probed_device(doc)) == GPUPROBE_BDF_NONE ||
 		   explain_timeline_load(&r->timeline, trace_path, bdf, tid, err, sizeof(err))) {

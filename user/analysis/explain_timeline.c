@@ -131,6 +131,7 @@ int explain_timeline_load(struct explain_timeline *t, const char *path, uint32_t
 		bdf_format(bdf, name);
 		snprintf(err, errlen, "%s was not recorded for %s (see `gpuprobe-trace report %s`)",
 			 path, name, path);
+		got = -2;
 		goto out;
 	}
 	t->bdf = bdf;
@@ -154,7 +155,7 @@ out:
 	trace_reader_close(&r);
 	if (got < 0)
 		explain_timeline_free(t);
-	return got < 0 ? -1 : 0;
+	return got < 0 ? (got == -2 ? -2 : -1) : 0;
 }
 
 void explain_timeline_free(struct explain_timeline *t)

@@ -47,8 +47,8 @@ static struct passthrough *line_up(const char *trace_path)
 	return pt;
 }
 
-/* One writer's pass over the trace into out, which is committed or dropped here. */
-static int export_file(const char *trace_path, struct outfile *out, const char *out_name,
+/* One writer's pass over the trace into out (committed or dropped by the caller). */
+static int export_file(const char *trace_path, struct outfile *out,
 		       const struct export_writer *writer)
 {
 	struct passthrough *pt = NULL;
@@ -95,21 +95,14 @@ static int export_file(const char *trace_path, struct outfile *out, const char *
 out_abort:
 	passthrough_free(pt);
 	free(info);
-	if (n < 0) {
-		outfile_abort(out);
-		return 1;
-	}
-	if (outfile_commit(out)) {
-		errorf("cannot write %s: %m", out_name);
-		return 1;
-	}
-	return 0;
+	return n < 0 ? 1 : 0;
 }
 
 /*
  * Every output is opened before the first is written: one that cannot be
- * created, or that is the trace itself or another of the outputs, is refused
- * before any work, and a failed export leaves every output as it was.
+ * created, or that is the trace itself or another of the outputs (by any
+ * spelling), is refused before any work; they are put in place together,
+ * once all are written, so a failed export leaves every output as it was.
  */
 static int export_all(const char *trace_path, const char *perfetto, const char *proto,
 		      const char *csv)
@@ -120,38 +113,47 @@ static int export_all(const char *trace_path, const char *perfetto, const char *
 	};
 	struct outfile out[ARRAY_SIZE(names)];
 	const char *inputs[ARRAY_SIZE(names) + 1] = { trace_path };
-	size_t ninputs = 1, i;
+	char canon[ARRAY_SIZE(names)][PATH_MAX];
+	size_t ninputs = 1, i, opened = 0;
 	char err[PATH_MAX + 128];
 	int ret = 0;
 
 	for (i = 0; i < ARRAY_SIZE(names); i++) {
 		if (!names[i])
 			continue;
-		for (size_t k = 1; k < ninputs; k++) {
-			if (!strcmp(names[i], inputs[k]) && strcmp(names[i], "-")) {
-				errorf("%s is given as two outputs: give each its own name", names[i]);
+		outfile_canonical(names[i], canon[i], sizeof(canon[i]));
+		for (size_t k = 0; k < i; k++) {
+			if (names[k] && strcmp(names[i], "-") && !strcmp(canon[i], canon[k])) {
+				errorf("%s and %s are one file given as two outputs: give each its own name",
+				       names[k], names[i]);
 				ret = 2;
 				goto out_abort;
 			}
 		}
 		if (outfile_open(&out[i], names[i], inputs, ninputs, err, sizeof(err))) {
+			ret = errno == EEXIST ? 2 : 1;	/* before errorf: stdio may change errno */
 			errorf("%s", err);
-			ret = errno == EEXIST ? 2 : 1;
 			goto out_abort;
 		}
+		opened = i + 1;
 		inputs[ninputs++] = names[i];
 	}
+	for (i = 0; i < ARRAY_SIZE(names) && !ret; i++)
+		if (names[i])
+			ret = export_file(trace_path, &out[i], writers[i]);
 	for (i = 0; i < ARRAY_SIZE(names); i++) {
 		if (!names[i])
 			continue;
-		if (ret)
+		if (ret) {
 			outfile_abort(&out[i]);
-		else
-			ret = export_file(trace_path, &out[i], names[i], writers[i]);
+		} else if (outfile_commit(&out[i])) {
+			errorf("cannot write %s: %m", names[i]);
+			ret = 1;
+		}
 	}
 	return ret;
 out_abort:
-	while (i-- > 0)
+	for (i = 0; i < opened; i++)
 		if (names[i])
 			outfile_abort(&out[i]);
 	return ret;

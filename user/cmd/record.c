@@ -415,27 +415,28 @@ static void record_loop(struct recorder *r, uint64_t start_ns)
  * An earlier trace at the output's name is kept as NAME.old (as perf keeps
  * perf.data.old), replacing an older .old; only a regular file is moved.
  */
-static void keep_earlier_trace(struct recorder *r)
+static bool keep_earlier_trace(struct recorder *r, char *old, size_t size)
 {
 	const char *path = r->opts.output;
-	char old[PATH_MAX];
 	struct stat st;
 
-	if (!strcmp(path, "-") || lstat(path, &st) || !S_ISREG(st.st_mode))
-		return;
-	if (format_into(old, sizeof(old), "%s.old", path) || rename(path, old)) {
+	if (r->writer.published || lstat(path, &st) || !S_ISREG(st.st_mode))
+		return false;	/* stdout, a FIFO, a device: written in place */
+	if (format_into(old, size, "%s.old", path) || rename(path, old)) {
 		warnf("%s exists and could not be kept as %s.old (%s): it is replaced",
 		      path, path, strerror(errno ? errno : ENAMETOOLONG));
-		return;
+		return false;
 	}
 	if (!r->opts.quiet)
 		fprintf(stderr, "%s: the earlier %s is kept as %s\n", progname, path, old);
+	return true;
 }
 
 /* The header goes first: a module may deliver records while START is acked. */
 static int start_recording(struct recorder *r, uint64_t *start_ns)
 {
-	char err[256];
+	char err[256], old[PATH_MAX];
+	bool kept;
 
 	*start_ns = mono_now_ns();
 	r->info.start_ns = *start_ns;
@@ -456,9 +457,14 @@ static int start_recording(struct recorder *r, uint64_t *start_ns)
 		return -1;
 	}
 	/* The source runs and the header is on disk: from now on a cut file is readable. */
-	keep_earlier_trace(r);
+	kept = keep_earlier_trace(r, old, sizeof(old));
 	if (trace_writer_publish(&r->writer)) {
-		errorf("cannot put the trace in place as %s: %s", r->opts.output, strerror(errno));
+		int saved = errno;
+
+		/* the earlier trace back where it was: nothing of the user's is lost */
+		if (kept && rename(old, r->opts.output))
+			warnf("the earlier %s stays as %s", r->opts.output, old);
+		errorf("cannot put the trace in place as %s: %s", r->opts.output, strerror(saved));
 		stop_source(r);
 		return -1;
 	}

@@ -22,25 +22,58 @@ bool same_file(const char *path, const char *other)
 
 /*
  * A symlink is followed, so that the file it names is replaced and the link
- * kept; a name that does not exist yet is taken as it is.
+ * kept (a dangling one: the file it names is created); a name that does not
+ * exist yet is taken as it is.
  */
 static int resolve_output(const char *path, char *out, size_t size)
 {
+	char target[PATH_MAX];
+	const char *slash;
 	struct stat st;
+	ssize_t n;
 	char *real;
 
 	if (lstat(path, &st) || !S_ISLNK(st.st_mode))
 		return format_into(out, size, "%s", path);
 	real = realpath(path, NULL);
-	if (!real)
-		return -1;
-	if (format_into(out, size, "%s", real)) {
+	if (real) {
+		int ret = format_into(out, size, "%s", real);
+
 		free(real);
-		errno = ENAMETOOLONG;
-		return -1;
+		if (ret)
+			errno = ENAMETOOLONG;
+		return ret;
 	}
+	n = readlink(path, target, sizeof(target) - 1);
+	if (errno != ENOENT || n <= 0)
+		return -1;
+	target[n] = 0;
+	slash = strrchr(path, '/');
+	if (target[0] == '/' || !slash)
+		return format_into(out, size, "%s", target);
+	return format_into(out, size, "%.*s/%s", (int)(slash - path), path, target);
+}
+
+/* The output's directory resolved and its name: two spellings of one output compare equal. */
+int outfile_canonical(const char *path, char *out, size_t size)
+{
+	char dir[PATH_MAX], resolved[PATH_MAX], *real;
+	const char *slash, *base;
+	int ret;
+
+	if (resolve_output(path, resolved, sizeof(resolved)))
+		return format_into(out, size, "%s", path);
+	slash = strrchr(resolved, '/');
+	base = slash ? slash + 1 : resolved;
+	if (format_into(dir, sizeof(dir), "%.*s", slash ? (int)(slash - resolved + 1) : 1,
+			slash ? resolved : "."))
+		return -1;
+	real = realpath(dir, NULL);
+	if (!real)
+		return format_into(out, size, "%s", resolved);
+	ret = format_into(out, size, "%s/%s", strcmp(real, "/") ? real : "", base);
 	free(real);
-	return 0;
+	return ret;
 }
 
 int outfile_open(struct outfile *o, const char *path, const char *const *inputs,
@@ -73,22 +106,36 @@ int outfile_open(struct outfile *o, const char *path, const char *const *inputs,
 		errno = EISDIR;
 		return -1;
 	}
-	slash = strrchr(o->path, '/');
-	format_into(o->temp, sizeof(o->temp), "%.*s.%s.gpuprobe-out.XXXXXX",
-		    slash ? (int)(slash - o->path + 1) : 0, o->path, slash ? slash + 1 : o->path);
-	fd = mkostemp(o->temp, O_CLOEXEC);	/* 0600: exports carry DMA addresses */
+	/*
+	 * A FIFO, a device (/dev/null), a socket: written in place, never
+	 * replaced by a regular file (renaming over /dev/null as root would
+	 * break the system).
+	 */
+	if (!stat(o->path, &st) && !S_ISREG(st.st_mode)) {
+		fd = open(o->path, O_WRONLY | O_CLOEXEC);
+		o->in_place = true;
+	} else {
+		slash = strrchr(o->path, '/');
+		if (format_into(o->temp, sizeof(o->temp), "%.*s.%s.gpuprobe-out.XXXXXX",
+				slash ? (int)(slash - o->path + 1) : 0, o->path,
+				slash ? slash + 1 : o->path)) {
+			format_into(err, errlen, "cannot create %s: name too long", path);
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		/* 0600 whatever the file it replaces was: exports carry DMA and physical addresses */
+		fd = mkostemp(o->temp, O_CLOEXEC);
+	}
 	if (fd < 0) {
 		format_into(err, errlen, "cannot create %s: %s", path, strerror(errno));
 		return -1;
 	}
-	/* An output replaced keeps the permissions its owner gave it. */
-	if (!stat(o->path, &st) && S_ISREG(st.st_mode))
-		fchmod(fd, st.st_mode & 07777);
 	o->f = fdopen(fd, "w");
 	if (!o->f) {
 		format_into(err, errlen, "cannot create %s: %s", path, strerror(errno));
 		close(fd);
-		unlink(o->temp);
+		if (!o->in_place)
+			unlink(o->temp);
 		return -1;
 	}
 	return 0;
@@ -96,20 +143,24 @@ int outfile_open(struct outfile *o, const char *path, const char *const *inputs,
 
 int outfile_commit(struct outfile *o)
 {
-	int err;
+	int err, saved = 0;
 
 	if (o->is_stdout)
 		return fflush(o->f);
+	errno = 0;
 	err = ferror(o->f);
-	if (fflush(o->f) || fsync(fileno(o->f)))
-		err = 1;
-	if (fclose(o->f))
-		err = 1;
+	if (fflush(o->f) || (!o->in_place && fsync(fileno(o->f))))
+		err = 1, saved = errno;
+	if (fclose(o->f) && !saved)
+		err = 1, saved = errno;
 	o->f = NULL;
+	if (o->in_place) {
+		errno = saved ? saved : EIO;
+		return err ? -1 : 0;
+	}
 	if (err) {
-		if (!errno)
-			errno = EIO;
 		unlink(o->temp);
+		errno = saved ? saved : EIO;
 		return -1;
 	}
 	if (rename(o->temp, o->path)) {
@@ -131,5 +182,6 @@ void outfile_abort(struct outfile *o)
 	if (o->f)
 		fclose(o->f);
 	o->f = NULL;
-	unlink(o->temp);
+	if (!o->in_place)
+		unlink(o->temp);
 }

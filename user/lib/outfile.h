@@ -18,6 +18,7 @@ struct outfile {
 	char path[PATH_MAX];		/* where it goes (a symlink's target) */
 	char temp[PATH_MAX + 32];	/* where it is written until committed */
 	bool is_stdout;
+	bool in_place;			/* a FIFO or a device: written, never replaced */
 };
 
 /*
@@ -33,6 +34,12 @@ int outfile_commit(struct outfile *o);
 
 /* Drops what was written: the output, if it existed, is untouched. */
 void outfile_abort(struct outfile *o);
+
+/*
+ * path with its directory resolved (symlinks, "./", ".."): two names of one
+ * output, existing or not, give the same string.
+ */
+int outfile_canonical(const char *path, char *out, size_t size);
 
 /*
  * Whether path and other name the same existing file; false when either

@@ -217,12 +217,30 @@ void trace_writer_remove_stale_temps(const char *path)
 
 int trace_writer_create_temp(struct trace_writer *w, const char *path)
 {
+	struct stat st;
 	int fd;
 
 	memset(w, 0, sizeof(*w));
 	w->path = path;
 	if (!strcmp(path, "-")) {
 		w->file = stdout;
+		w->published = true;
+		setvbuf(w->file, NULL, _IOFBF, WRITER_BUF_SIZE);
+		return 0;
+	}
+	if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
+		errno = EISDIR;
+		return -1;
+	}
+	/* a FIFO or a device is written in place (as "-"), never renamed over */
+	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
+		fd = open(path, O_WRONLY | O_CLOEXEC);
+		w->file = fd < 0 ? NULL : fdopen(fd, "wb");
+		if (!w->file) {
+			if (fd >= 0)
+				close(fd);
+			return -1;
+		}
 		w->published = true;
 		setvbuf(w->file, NULL, _IOFBF, WRITER_BUF_SIZE);
 		return 0;

@@ -45,12 +45,12 @@ check "a failed export (header cut) exits 1 and leaves the earlier output" \
 check "a failed export leaves no temporary file" \
 	sh -c '[ -z "$(ls -A "$1" | grep gpuprobe-out)" ]' _ "$T"
 
-# a good export replaces the earlier output and keeps its mode
-chmod 0640 "$T/keep.csv"
+# a good export replaces the earlier output, private whatever its mode was
+chmod 0644 "$T/keep.csv"
 "$GPT" export "$T/t.trace" --csv "$T/keep.csv" >/dev/null 2>&1
 rc=$?
-check "export over an earlier output: exit 0, header line, mode kept" \
-	sh -c '[ "$1" -eq 0 ] && head -n1 "$2" | grep -q "^type," && [ "$(stat -c %a "$2")" = 640 ]' \
+check "export over an earlier 0644 output: exit 0, header line, now 0600 (it carries addresses)" \
+	sh -c '[ "$1" -eq 0 ] && head -n1 "$2" | grep -q "^type," && [ "$(stat -c %a "$2")" = 600 ]' \
 	_ "$rc" "$T/keep.csv"
 "$GPT" export "$T/t.trace" --csv "$T/new.csv" >/dev/null 2>&1
 check "a new export is private (0600: it carries DMA addresses)" \
@@ -60,6 +60,37 @@ ln -s new.csv "$T/link.csv"
 "$GPT" export "$T/t.trace" --csv "$T/link.csv" >/dev/null 2>&1
 check "export through a symlink writes its target and keeps the link" \
 	sh -c '[ -L "$1" ] && cmp -s "$1" "$2"' _ "$T/link.csv" "$T/new.csv"
+
+# a dangling symlink: the file it names is created, the link kept
+ln -s made.csv "$T/dangling.csv"
+"$GPT" export "$T/t.trace" --csv "$T/dangling.csv" >/dev/null 2>&1
+rc=$?
+check "export through a dangling symlink creates the file it names" \
+	sh -c '[ "$1" -eq 0 ] && [ -L "$2/dangling.csv" ] && head -n1 "$2/made.csv" | grep -q "^type,"' \
+	_ "$rc" "$T"
+# two spellings of one output
+"$GPT" export "$T/t.trace" --perfetto "$T/two.out" --csv "$T/./two.out" >/dev/null 2>"$T/err"
+rc=$?
+check "export with one output spelled two ways: exit 2, nothing written" \
+	sh -c '[ "$1" -eq 2 ] && grep -q "one file given as two outputs" "$2" && [ ! -e "$3" ]' \
+	_ "$rc" "$T/err" "$T/two.out"
+# a FIFO and a device are written in place, never replaced by a regular file
+mkfifo "$T/fifo"
+timeout 30 cat "$T/fifo" >"$T/fifo.out" &
+reader=$!
+"$GPT" export "$T/t.trace" --csv "$T/fifo" >/dev/null 2>&1
+rc=$?
+wait "$reader"
+check "export into a FIFO: exit 0, the rows came through it, it is still a FIFO" \
+	sh -c '[ "$1" -eq 0 ] && [ -p "$2" ] && head -n1 "$3" | grep -q "^type,"' _ "$rc" "$T/fifo" "$T/fifo.out"
+if [ "$(id -u)" -eq 0 ] && mknod "$T/null" c 1 3 2>/dev/null; then
+	"$GPT" export "$T/t.trace" --csv "$T/null" >/dev/null 2>&1
+	rc=$?
+	check "export into a character device (a /dev/null of our own): exit 0, still the device" \
+		sh -c '[ "$1" -eq 0 ] && [ -c "$2" ]' _ "$rc" "$T/null"
+else
+	skip "export into a character device" "needs root to make one (mknod)"
+fi
 
 # an output in a directory that does not exist: said before any work
 "$GPT" export "$T/t.trace" --perfetto "$T/t.json" --csv "$T/nodir/x.csv" >/dev/null 2>"$T/err"
@@ -99,6 +130,11 @@ if [ "$(id -u)" -eq 0 ] && [ -d /sys/kernel/tracing/events/irq ] && [ -e /sys/bu
 		_ "$rc" "$T/r.trace" "$sum0" "$T/err"
 	"$GPT" report "$T/r.trace" >/dev/null 2>&1
 	check "record over an existing trace: the new trace reads" [ $? -eq 0 ]
+	mkdir "$T/adir"
+	"$GPT" record --source tracefs -d "$bdf" -o "$T/adir" -- touch "$T/ran" >/dev/null 2>"$T/err"
+	rc=$?
+	check "record -o a directory: exit 1 before the workload runs, says so" \
+		sh -c '[ "$1" -eq 1 ] && grep -q "Is a directory" "$2" && [ ! -e "$3" ]' _ "$rc" "$T/err" "$T/ran"
 else
 	skip "record keeps an earlier trace as .old" "needs root and tracefs irq events"
 fi

@@ -30,6 +30,10 @@ check "explain of a trace recorded before the probe ran: exit 1, says so" \
 rc=$?
 check "explain -d of a device not in the trace: exit 2, names it" \
 	sh -c '[ "$1" -eq 2 ] && grep -q "not recorded for 0000:ff:1f.7" "$2"' _ "$rc" "$T/err"
+"$GPT" explain -d 0000:00:06.0 "$RUN/probe-traced.json" "$T/missing.trace" >/dev/null 2>"$T/err"
+rc=$?
+check "explain -d with a trace that cannot be read: exit 1 (not a usage error), names it" \
+	sh -c '[ "$1" -eq 1 ] && grep -q "missing.trace" "$2"' _ "$rc" "$T/err"
 "$GPT" explain -d 0000:00:06.0 "$RUN/probe-traced.json" "$RUN/probe.trace" >/dev/null 2>&1
 check "explain -d of the trace's device: exit 0" [ $? -eq 0 ]
 
