@@ -94,15 +94,22 @@ static void __maybe_unused gpuprobe_kvm_accept(void *data, __u32 apicid,
 }
 
 /*
- * (vector, soft, reinjected) in 6.1 (Debian's, with the 6.2 change
- * backported) and 6.12.  Upstream before 6.2 it was (irq) alone: there the
- * vector is right and the REINJECTED flag is whatever a register held.
+ * (vector, soft, reinjected) in 6.1 and 6.12; older kernels had (irq)
+ * alone.  Only where the prototype was checked against the kernel's header
+ * (probe_types.h) is reinjected read: elsewhere it may be a register the
+ * caller never set, and the REINJECTED flag is left off.
  */
+#ifdef GPUPROBE_TPH_kvm_inj_virq
+#define GPUPROBE_KVM_REINJECTED_KNOWN	true
+#else
+#define GPUPROBE_KVM_REINJECTED_KNOWN	false
+#endif
 static void __maybe_unused gpuprobe_kvm_inject(void *data, unsigned int vector,
 					       bool soft, bool reinjected)
 {
-	gpuprobe_kvm_emit(GPUPROBE_KVM_INJECT, vector, GPUPROBE_KVM_VCPU_NONE, 0,
-			  0, reinjected ? GPUPROBE_KVM_REINJECTED : 0);
+	gpuprobe_kvm_emit(GPUPROBE_KVM_INJECT, vector, GPUPROBE_KVM_VCPU_NONE, 0, 0,
+			  GPUPROBE_KVM_REINJECTED_KNOWN && reinjected ?
+			  GPUPROBE_KVM_REINJECTED : 0);
 }
 
 #ifdef GPUPROBE_TPH_kvm_inj_virq

@@ -40,6 +40,11 @@ expect "a tier with no status at all fails" "3 1 0" "$(tally t "" "$T/ok.log")"
 log two "3 passed, 2 failed, 0 skipped"
 expect "a tier's own failures, exit 1: no extra failure" "3 2 0" "$(tally t 1 "$T/two.log")"
 
+log nothing "0 passed, 0 failed, 0 skipped"
+expect "a tier whose summary says it ran nothing fails" "0 1 0" "$(tally t 0 "$T/nothing.log")"
+log uncounted "SKIP x: no device" "ok 1 y # SKIP no device" "2 passed, 0 failed, 1 skipped"
+expect "a skip its runner printed but did not count is counted" "2 0 2" "$(tally t 0 "$T/uncounted.log")"
+
 # ---- add_summary: the tier's own summary line, its last ----
 log none "ok 1 a" "ok 2 b"
 expect "a tier with no summary line fails" "0 1 0" "$(tally t 0 "$T/none.log")"

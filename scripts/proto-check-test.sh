@@ -130,12 +130,12 @@ for kdir in $(ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V); do
 			gpuprobe_kvm_inject kvm_inj_virq \
 			GPUPROBE_KVM_X86_TRACE="$WORK/overlay/kvm-x86/trace.h"
 	else
-		echo "skip $k kvm_inj_virq: no linux-source tarball for $k"
+		echo "SKIP $k kvm_inj_virq: no linux-source tarball for $k"
 		skip=$((skip + 1))
 	fi
 done
 if [ "$found" = 0 ]; then
-	echo "skip: no kernel headers (scripts/deps.sh)"
+	echo "SKIP prototype checks: no kernel headers (scripts/deps.sh)"
 	skip=$((skip + 1))
 fi
 echo "$pass passed, $fail failed, $skip skipped"

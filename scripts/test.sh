@@ -68,12 +68,10 @@ else
 	grep -E 'ERROR|WARNING|CHECK' "$LOGDIR/checkpatch.log" | head -n 10
 fi
 # a trace header whose prototype differs from a probe's must fail the build
-if scripts/proto-check-test.sh >"$LOGDIR/proto-check.log" 2>&1; then
-	result "probe_prototypes_checked_at_build" pass
-else
-	result "probe_prototypes_checked_at_build" fail "(see $LOGDIR/proto-check.log)"
-	grep -E '^not ok' "$LOGDIR/proto-check.log" | head -n 5
-fi
+# (each kernel's cases counted, a kernel without headers or source skipped)
+scripts/proto-check-test.sh >"$LOGDIR/proto-check.log" 2>&1
+add_summary probe_prototypes $? "$LOGDIR/proto-check.log"
+grep -E '^not ok' "$LOGDIR/proto-check.log" | head -n 5
 
 if make -s spec-schema >"$LOGDIR/spec-schema.log" 2>&1 &&
    /usr/bin/python3 scripts/check-spec.py >"$LOGDIR/spec.log" 2>&1; then
