@@ -137,7 +137,7 @@ chmod 600 "$T/token"
 PORT=$((20000 + ($$ + 7) % 20000))
 "$GPT" agent --token-file "$T/token" --once --listen "tcp:127.0.0.1:$PORT" 2>"$T/agent.log" &
 AGENT=$!
-for i in $(seq 50); do grep -q "listening on" "$T/agent.log" 2>/dev/null && break; sleep 0.1; done
+for _ in $(seq 50); do grep -q "listening on" "$T/agent.log" 2>/dev/null && break; sleep 0.1; done
 GCMD='echo "guest  run" >/dev/null; true'
 "$GPT" record -q --source tracefs -d "$BDF" -o "$T/merged.trace" --guest "tcp:127.0.0.1:$PORT" \
 	--token-file "$T/token" --guest-source tracefs --guest-target "$BDF" --guest-command "$GCMD" 2>"$T/merged.err"
