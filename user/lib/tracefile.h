@@ -46,7 +46,8 @@ enum tracefile_record_type {
 	TRACEFILE_REC_MACHINE = 0x8006,		/* struct tracefile_rec_machine */
 	TRACEFILE_REC_GUEST = 0x8007,		/* struct tracefile_rec_guest */
 	TRACEFILE_REC_CLOCK_SYNC = 0x8008,	/* struct tracefile_rec_clock_sync */
-	TRACEFILE_REC_COMMAND = 0x8009,		/* struct tracefile_rec_command */
+	/* 0x8009 stays unassigned: tests/traces/ hold it as a type no reader knows */
+	TRACEFILE_REC_COMMAND = 0x800a,		/* struct tracefile_rec_command */
 };
 
 /*

@@ -147,6 +147,8 @@ AGENT=""
 "$GPT" report --json "$T/merged.trace" >"$T/merged.json"
 check "guest: --json verdict.command_line is the guest's /bin/sh -c CMD, of the guest; the host's none" \
 	argv_json "$T/merged.json" 'd["verdict"]["command_line"] if d["verdict"]["command_line_of"] == "guest" and d["trace"]["command"] is None else None' /bin/sh -c "$GCMD"
+check "guest: --json machines[]: the guest's command is /bin/sh -c CMD" \
+	argv_json "$T/merged.json" '[m["command"] for m in d["machines"] if m["role"] == "guest"][0]' /bin/sh -c "$GCMD"
 "$GPT" report "$T/merged.trace" >"$T/merged.txt"
 sed -n "s/^  workload: exit status 0; the guest's command: //p" "$T/merged.txt" >"$T/guest_line"
 check "guest: the verdict names the guest's command, read back by bash" same_argv "$T/guest_line" /bin/sh -c "$GCMD"

@@ -78,7 +78,7 @@ TYPES = {
     0x8008: ("clock_sync", 56, [("machine", "I"), ("kind", "H"), ("samples", "H"),
                                 ("offset_ns", "q"), ("error_ns", "Q"), ("drift_ppb", "q"),
                                 ("guest_ns", "Q")]),
-    0x8009: ("workload", 32, [("argc", "I"), ("nargs", "I"), ("len", "I"), ("flags", "I")]),
+    0x800a: ("workload", 32, [("argc", "I"), ("nargs", "I"), ("len", "I"), ("flags", "I")]),
 }
 END = 0x8002
 # compact tags 1-8: types 1-8; 9-12: 0x8001-0x8004
@@ -153,7 +153,7 @@ def record_line(rec):
         if struct.unpack_from("<H", rec, 26)[0] != size - 24:
             raise Bad("a guest wrapper whose record is not its size minus 24")
         out += ["|", record_line(rec[24:])]
-    elif typ == 0x8009:
+    elif typ == 0x800a:
         out += command_args(rec, off, struct.unpack_from("<I", rec, 24)[0])
     else:
         out += tail(rec, off)
