@@ -380,6 +380,15 @@ void agg_add(struct agg *a, const struct gpuprobe_rec_hdr *rec)
 	case TRACEFILE_REC_VECTOR:
 		add_vector_change(a, (const struct tracefile_rec_vector *)rec);
 		break;
+	case TRACEFILE_REC_COMMAND:
+		/* one per file; a guest's arrives wrapped, its size unchecked by the reader */
+		if (a->command.present)
+			break;
+		if (rec->size < sizeof(struct tracefile_rec_command))
+			a->command.present = a->command.malformed = true;
+		else
+			command_record_decode(rec, &a->command);
+		break;
 	}
 }
 

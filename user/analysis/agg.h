@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "command.h"
 #include "hist.h"
 #include "kvm.h"
 #include "tracefile.h"
@@ -104,6 +105,7 @@ struct agg {
 	uint64_t truncated_at;		/* !complete: byte offset of the cut */
 	uint64_t stop_ns;
 	int32_t exit_status;
+	struct trace_command command;	/* the workload's argv, when the trace has it */
 	uint64_t unknown_records;
 	uint64_t app_events;		/* CUDA/OpenCL records (attribute.c) */
 	/* agg_finish: vectors not in the header, and their interrupt records */

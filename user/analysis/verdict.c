@@ -310,6 +310,13 @@ static void workload_of(struct verdict *v, const struct agg *a, const struct att
 	v->exit_status = a->exit_status;
 	if (pt && pt->merged && pt->guest && pt->guest->exit_status >= 0 && v->exit_status < 0)
 		v->exit_status = pt->guest->exit_status;	/* --guest-command's */
+	v->command = &a->command;
+	v->command_of = a->command.present ? "host" : NULL;
+	if (!a->command.present && pt && pt->merged && pt->guest_agg &&
+	    pt->guest_agg->command.present) {
+		v->command = &pt->guest_agg->command;	/* sh -c --guest-command */
+		v->command_of = "guest";
+	}
 	if (!at)
 		return;
 	v->app_ops = at->nops;

@@ -35,6 +35,9 @@ struct verdict {
 	const char *wall_of;		/* "the recording", "the host's recording" */
 	bool merged;
 	int32_t exit_status;		/* the workload's, -1 none */
+	/* its argv: the host's, else (merged) --guest-command's; never NULL */
+	const struct trace_command *command;
+	const char *command_of;		/* "host", "guest"; NULL: not in the trace */
 	bool lower_bound;		/* records lost or the file cut: counts are low */
 	uint64_t lost;
 	/* the workload's processes (its CUDA/OpenCL devices), when the trace has app events */

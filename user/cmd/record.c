@@ -21,6 +21,7 @@
 
 #include "appinject.h"
 #include "cmds.h"
+#include "command.h"
 #include "guest_link.h"
 #include "protocol.h"
 #include "source.h"
@@ -432,6 +433,23 @@ static bool keep_earlier_trace(struct recorder *r, char *old, size_t size)
 	return true;
 }
 
+/*
+ * The workload's argv, so that report can say what ran; after a merged
+ * file's machine record, which must come first (Documentation/trace-format.md).
+ */
+static int put_command(struct recorder *r)
+{
+	static unsigned char buf[sizeof(struct tracefile_rec_command) + TRACEFILE_COMMAND_MAX];
+
+	if (!r->have_workload)
+		return 0;
+	if (!command_record_build(r->opts.command, r->info.start_ns, buf, sizeof(buf))) {
+		errno = EOVERFLOW;
+		return -1;
+	}
+	return trace_writer_put(&r->writer, (const struct gpuprobe_rec_hdr *)buf);
+}
+
 /* The header goes first: a module may deliver records while START is acked. */
 static int start_recording(struct recorder *r, uint64_t *start_ns)
 {
@@ -443,7 +461,7 @@ static int start_recording(struct recorder *r, uint64_t *start_ns)
 	r->info.start_realtime_ns = realtime_now_ns();
 	r->info.app_events = r->app.active ? TRACEFILE_APP_EXPECTED : TRACEFILE_APP_NONE;
 	if (trace_writer_header(&r->writer, &r->info) ||
-	    (r->guest && guest_link_put_host(&r->info, r->cfg.sink))) {
+	    (r->guest && guest_link_put_host(&r->info, r->cfg.sink)) || put_command(r)) {
 		errorf("cannot write %s: %s", r->opts.output, strerror(errno));
 		return -1;
 	}

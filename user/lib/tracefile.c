@@ -63,6 +63,7 @@ const char *tracefile_record_type_name(uint16_t type)
 	case TRACEFILE_REC_GUEST:	return "guest";
 	case TRACEFILE_REC_CLOCK_SYNC:	return "clock_sync";
 	case TRACEFILE_REC_KVM:		return "kvm";
+	case TRACEFILE_REC_COMMAND:	return "workload";
 	default:			return "unknown";
 	}
 }

@@ -46,6 +46,8 @@ enum tracefile_record_type {
 	TRACEFILE_REC_MACHINE = 0x8006,		/* struct tracefile_rec_machine */
 	TRACEFILE_REC_GUEST = 0x8007,		/* struct tracefile_rec_guest */
 	TRACEFILE_REC_CLOCK_SYNC = 0x8008,	/* struct tracefile_rec_clock_sync */
+	/* 0x8009 stays unassigned: tests/traces/ hold it as a type no reader knows */
+	TRACEFILE_REC_COMMAND = 0x800a,		/* struct tracefile_rec_command */
 };
 
 /*
@@ -155,6 +157,25 @@ struct tracefile_rec_guest {
 	uint32_t machine;
 	uint32_t reserved;
 	/* struct gpuprobe_rec_hdr and the rest of the guest's record follow */
+};
+
+/* tracefile_rec_command.flags */
+#define COMMAND_CUT		(1 << 0)	/* the argv was longer than TRACEFILE_COMMAND_MAX */
+/* bytes of argv text kept, NULs included: a command line, not a data channel */
+#define TRACEFILE_COMMAND_MAX	4096u
+
+/*
+ * The workload's argv (record -- CMD ARGS...), written once right after
+ * the header.  nargs NUL-terminated strings follow (len bytes, then zeros
+ * to hdr.size); past TRACEFILE_COMMAND_MAX the text is cut, the last
+ * string kept ends at the cut, COMMAND_CUT is set and nargs < argc may be.
+ */
+struct tracefile_rec_command {
+	struct gpuprobe_rec_hdr hdr;	/* ts_ns = the recording's start */
+	uint32_t argc;			/* the workload's, all of them */
+	uint32_t nargs;			/* strings stored */
+	uint32_t len;			/* bytes of them, NULs included */
+	uint32_t flags;			/* COMMAND_* */
 };
 
 #define TRACEFILE_REC_MAX_SIZE		65528u	/* hdr.size is 16 bits, a multiple of 8 */
@@ -276,6 +297,7 @@ static inline size_t tracefile_record_min_size(uint16_t type)
 					       sizeof(struct gpuprobe_rec_hdr);
 	case TRACEFILE_REC_CLOCK_SYNC:	return sizeof(struct tracefile_rec_clock_sync);
 	case TRACEFILE_REC_KVM:		return sizeof(struct gpuprobe_rec_kvm);
+	case TRACEFILE_REC_COMMAND:	return sizeof(struct tracefile_rec_command);
 	default:			return 0;
 	}
 }

@@ -5,16 +5,18 @@
  * guest records are rows of their own type with "guest_" before it.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "agg.h"
+#include "command.h"
 #include "export.h"
 #include "machine.h"
 #include "tracefile.h"
 #include "util.h"
 
 static const char csv_header[] =
-	"type,ts_ns,cpu,flags,bdf,irq,vector,duration_ns,op,dir,bytes,nents,addr,paddr,count,pid,prev_pid,target_cpu\n";
+	"type,ts_ns,cpu,flags,bdf,irq,vector,duration_ns,op,dir,bytes,nents,addr,paddr,count,pid,prev_pid,target_cpu,command\n";
 
 struct csv_row {
 	const char *bdf;
@@ -77,6 +79,9 @@ static void csv_fill(const struct gpuprobe_rec_hdr *h, struct csv_row *c, char *
 		c->irq = kvm->host_irq, c->vector = kvm->vector, c->op = kvm->stage;
 		c->pid = kvm->pid, c->count = kvm->vcpu, c->addr = kvm->msi_address;
 		break;
+	case TRACEFILE_REC_COMMAND:
+		c->count = ((const struct tracefile_rec_command *)h)->argc;
+		break;
 	case GPUPROBE_EV_TARGET:
 		bdf_format(((const struct gpuprobe_rec_target *)h)->bdf, bdf);
 		c->bdf = bdf;
@@ -84,6 +89,35 @@ static void csv_fill(const struct gpuprobe_rec_hdr *h, struct csv_row *c, char *
 		c->count = ((const struct gpuprobe_rec_target *)h)->nvec;
 		break;
 	}
+}
+
+/* The workload's argv as the shell reads it back, as one quoted field; else empty. */
+static void csv_command(FILE *out, const struct gpuprobe_rec_hdr *h)
+{
+	static struct trace_command cmd;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m;
+
+	if (h->type != TRACEFILE_REC_COMMAND || h->size < sizeof(struct tracefile_rec_command))
+		return;
+	command_record_decode(h, &cmd);
+	m = open_memstream(&text, &len);
+	if (cmd.malformed || !m) {
+		if (m)
+			fclose(m);
+		return;
+	}
+	command_print_shell(m, &cmd);
+	fclose(m);
+	fputc('"', out);
+	for (const char *p = text; p && *p; p++) {
+		if (*p == '"')
+			fputc('"', out);	/* doubled, as RFC 4180 quotes it */
+		fputc(*p, out);
+	}
+	fputc('"', out);
+	free(text);
 }
 
 /* A guest's record (merged traces): "guest_irq", ..., its time on the host clock. */
@@ -99,7 +133,7 @@ static void csv_record(void *state, const struct gpuprobe_rec_hdr *h)
 	snprintf(type, sizeof(type), "%s%s", fields == h ? "" : "guest_",
 		 tracefile_record_type_name(fields->type));
 	csv_fill(fields, &c, bdf);
-	fprintf(out, "%s,%llu,%u,%u,%s,%llu,%llu,%llu,%llu,%llu,%llu,%llu,0x%llx,0x%llx,%llu,%llu,%llu,%llu\n",
+	fprintf(out, "%s,%llu,%u,%u,%s,%llu,%llu,%llu,%llu,%llu,%llu,%llu,0x%llx,0x%llx,%llu,%llu,%llu,%llu,",
 		type, (unsigned long long)h->ts_ns, h->cpu, fields->flags, c.bdf,
 		(unsigned long long)c.irq, (unsigned long long)c.vector,
 		(unsigned long long)c.duration, (unsigned long long)c.op,
@@ -108,6 +142,8 @@ static void csv_record(void *state, const struct gpuprobe_rec_hdr *h)
 		(unsigned long long)c.paddr, (unsigned long long)c.count,
 		(unsigned long long)c.pid, (unsigned long long)c.prev_pid,
 		(unsigned long long)c.target_cpu);
+	csv_command(out, fields);
+	fputc('\n', out);
 }
 
 static void *csv_begin(FILE *out, const struct trace_info *info, const struct passthrough *pt)

@@ -133,6 +133,11 @@ static void json_machine(struct json *j, const struct machine_desc *m, const str
 		else
 			json_put_null(j);
 	}
+	json_key(j, "command");
+	if (a)
+		report_json_command(j, &a->command);
+	else
+		json_put_null(j);
 	report_json_targets(j, a);
 	json_object_end(j);
 }

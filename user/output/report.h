@@ -41,6 +41,8 @@ void verdict_print_json(struct json *j, const struct verdict *v);
 /* Shared with passthrough_report.c: a histogram, and a machine's "targets" member. */
 void report_json_hist(struct json *j, const char *key, const struct hist *h);
 void report_json_targets(struct json *j, const struct agg *a);
+/* A trace_command as an array of its strings, null when none (or malformed). */
+void report_json_command(struct json *j, const struct trace_command *c);
 void report_text_targets(FILE *out, const struct agg *a, bool verbose);
 
 /* passthrough_report.c */

@@ -74,7 +74,27 @@ static void json_trace(struct json *j, const char *path, const struct agg *a)
 		json_i64(j, a->exit_status);
 	else
 		json_put_null(j);
+	json_key(j, "command");
+	report_json_command(j, &a->command);
+	json_key(j, "command_argc");
+	if (a->command.present && !a->command.malformed)
+		json_u64(j, a->command.argc);
+	else
+		json_put_null(j);
+	json_kv_bool(j, "command_cut", a->command.cut);
 	json_object_end(j);
+}
+
+void report_json_command(struct json *j, const struct trace_command *c)
+{
+	if (!c->present || c->malformed) {
+		json_put_null(j);
+		return;
+	}
+	json_array_begin(j);
+	for (uint32_t i = 0; i < c->nargs; i++)
+		json_put_string(j, command_arg(c, i));
+	json_array_end(j);
 }
 
 static void json_kernel_count(struct json *j, const struct agg_vector *v)

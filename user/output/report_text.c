@@ -28,6 +28,14 @@ static void print_trace_summary(FILE *out, const char *path, const struct agg *a
 	if (a->exit_status >= 0)
 		fprintf(out, ", workload exit status %d", a->exit_status);
 	fputc('\n', out);
+	if (a->command.present && !a->command.malformed) {
+		fprintf(out, "  workload command: ");
+		command_print_shell(out, &a->command);
+		command_print_cut(out, &a->command);
+		fputc('\n', out);
+	} else if (a->command.present) {
+		fprintf(out, "  workload command: its record is malformed, not shown\n");
+	}
 	if (!a->complete)
 		fprintf(out, "  INCOMPLETE: the file ends at offset %" PRIu64 " without an end record (the recording was cut short); the counts are those of the %" PRIu64 " whole records before it\n",
 			a->truncated_at, a->records);

@@ -13,6 +13,22 @@
 #include "report.h"
 #include "verdict.h"
 
+static void text_command(FILE *out, const struct verdict *v)
+{
+	if (!v->command->present) {
+		fprintf(out, "; its command line is not in the trace (recorded without -- CMD, or by an older gpuprobe-trace)\n");
+		return;
+	}
+	if (v->command->malformed) {
+		fprintf(out, "; its command record is malformed, not shown\n");
+		return;
+	}
+	fprintf(out, "; %s: ", !strcmp(v->command_of, "guest") ? "the guest's command" : "command");
+	command_print_shell(out, v->command);
+	command_print_cut(out, v->command);
+	fputc('\n', out);
+}
+
 static void text_workload(FILE *out, const struct verdict *v)
 {
 	fprintf(out, "  workload: ");
@@ -26,7 +42,7 @@ static void text_workload(FILE *out, const struct verdict *v)
 			fprintf(out, "%s %" PRIu32, i ? "," : "", v->pids[i]);
 		fprintf(out, " (%" PRIu64 " kernels/copies/memsets)", v->app_ops);
 	}
-	fprintf(out, "; its command line is not in the trace\n");
+	text_command(out, v);
 }
 
 static void text_item(FILE *out, const struct verdict *v, const struct verdict_item *it)
@@ -107,7 +123,13 @@ void verdict_print_json(struct json *j, const struct verdict *v)
 	else
 		json_put_null(j);
 	json_key(j, "command_line");
-	json_put_null(j);	/* the trace format holds none yet */
+	report_json_command(j, v->command);
+	json_kv_bool(j, "command_line_cut", v->command->cut);
+	json_key(j, "command_line_of");
+	if (v->command_of && !v->command->malformed)
+		json_put_string(j, v->command_of);
+	else
+		json_put_null(j);
 	json_key(j, "pids");
 	json_array_begin(j);
 	for (unsigned int i = 0; i < v->npids; i++)

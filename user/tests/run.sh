@@ -57,6 +57,7 @@ all_suites() {
 	run_suite outputs ./outputs.sh
 	run_suite refuse ./refuse.sh
 	run_suite verdict ./verdict.sh
+	run_suite cmdline ./cmdline.sh
 	run_suite agent ./agent.sh
 	run_suite json-inputs ./json_inputs.sh
 	run_suite probe ./probe.sh

@@ -250,6 +250,20 @@ static bool dump_body(FILE *out, const struct gpuprobe_rec_hdr *h)
 		tail(out, h, sizeof(*r));
 		break;
 	}
+	case TRACEFILE_REC_COMMAND: {
+		const struct tracefile_rec_command *r = b;
+		const char *text = (const char *)(r + 1);
+		size_t len = r->len <= h->size - sizeof(*r) ? r->len : 0;
+
+		F(r, argc);
+		F(r, nargs);
+		F(r, len);
+		F(r, flags);
+		for (size_t i = 0; i < len; i += strnlen(text + i, len - i) + 1)
+			hex(out, "arg", text + i, strnlen(text + i, len - i));
+		tail(out, h, sizeof(*r) + len);
+		break;
+	}
 	case TRACEFILE_REC_APP:
 		dump_app(out, b);
 		break;

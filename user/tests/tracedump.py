@@ -23,7 +23,9 @@ Lines (tests/tracedump.c prints the same from the C reader's structs):
     record NAME type= size= cpu= flags= ts= FIELD=...   every field of the
            record's struct, in struct order, decimal (signed where the field
            is); char arrays as hex of all their bytes; tail=HEX: the bytes
-           past the struct (records that grew).  A guest wrapper's carried
+           past the struct (records that grew).  A command record's
+           strings follow its fields as arg=HEX each, then tail= its
+           padding.  A guest wrapper's carried
            record follows " |" as a record of its own.  Types the reader
            does not know are not printed (counted in unknown_records).
     end ts= cpu= flags= records= exit_status= reserved=
@@ -76,6 +78,7 @@ TYPES = {
     0x8008: ("clock_sync", 56, [("machine", "I"), ("kind", "H"), ("samples", "H"),
                                 ("offset_ns", "q"), ("error_ns", "Q"), ("drift_ppb", "q"),
                                 ("guest_ns", "Q")]),
+    0x800a: ("workload", 32, [("argc", "I"), ("nargs", "I"), ("len", "I"), ("flags", "I")]),
 }
 END = 0x8002
 # compact tags 1-8: types 1-8; 9-12: 0x8001-0x8004
@@ -121,6 +124,15 @@ def machine_targets(rec, off, ntargets):
     return out + tail(rec, off)
 
 
+def command_args(rec, off, length):
+    """arg=HEX for each NUL-ended string of the text, then the padding."""
+    if length > len(rec) - off:
+        return tail(rec, off)
+    text = rec[off:off + length]
+    args = text.split(b"\0")[:-1] if text.endswith(b"\0") else text.split(b"\0")
+    return ["arg=" + a.hex() for a in args] + tail(rec, off + length)
+
+
 def record_line(rec):
     """NAME and every field of one record (bytes of its hdr.size)."""
     typ, size = struct.unpack_from("<HH", rec)
@@ -141,6 +153,8 @@ def record_line(rec):
         if struct.unpack_from("<H", rec, 26)[0] != size - 24:
             raise Bad("a guest wrapper whose record is not its size minus 24")
         out += ["|", record_line(rec[24:])]
+    elif typ == 0x800a:
+        out += command_args(rec, off, struct.unpack_from("<I", rec, 24)[0])
     else:
         out += tail(rec, off)
     return " ".join([name] + out)
