@@ -25,11 +25,15 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import mutate_ops as ops		# noqa: E402
 import mutate_run as runner		# noqa: E402
+import mutate_report as report		# noqa: E402
+from mutate_lists import read_list, record	# noqa: E402
 
 TOP = os.path.dirname(HERE)
-SHELL_BINS = ['user/gpuprobe-trace', 'user/tests/gentrace', 'user/tests/benchrun',
-              'inject/libgpuprobe_opencl.so', 'inject/libgpuprobe_cupti.so',
-              'inject/tests/ocl_app']
+# what the shell suites run: the tool and the trace generators; inject.sh
+# also the application tracing libraries (grep of user/tests/*.sh)
+SHELL_BINS = ['user/gpuprobe-trace', 'user/tests/gentrace', 'user/tests/benchrun']
+INJECT_BINS = SHELL_BINS + ['inject/libgpuprobe_opencl.so', 'inject/libgpuprobe_cupti.so',
+                            'inject/tests/ocl_app']
 
 
 def suite(name, argv, secs, binaries=SHELL_BINS, cwd='user/tests'):
@@ -52,7 +56,7 @@ USER_SUITES = [
     suite('json-inputs', ['./json_inputs.sh'], 4.3),
     suite('probe', ['./probe.sh'], 4.9),
     suite('probe-edu', ['./probe_edu.sh'], 1.1),
-    suite('inject', ['./inject.sh'], 3.9),
+    suite('inject', ['./inject.sh'], 3.9, INJECT_BINS),
     suite('explain', ['./test_explain'], 0.1, ['user/tests/test_explain']),
     suite('explain-h200', ['./explain.sh'], 1.0),
 ]
@@ -70,9 +74,10 @@ MEMCHECK_SUITES = [
 PROFILES = {
     'user': {
         'dirs': ['user/lib', 'user/analysis', 'user/output', 'user/source', 'inject'],
-        'copy': ['user', 'inject', 'include'],
-        'link': ['Documentation', 'kernels'],
-        'watch': ['user', 'inject'],
+        # kernels/: user/'s make regenerates its fatbin array each time
+        'copy': ['user', 'inject', 'include', 'kernels'],
+        'link': ['Documentation'],
+        'watch': ['user', 'inject', 'kernels'],
         # the tool and the test programs: a goal of our own after the Makefile
         'makefile': ('.mutate.mk', 'mutate-build: $(PROG) $(TEST_PROGS)\n'),
         'build': [['make', '-s', '-C', 'user', '-f', 'Makefile', '-f', '../.mutate.mk',
@@ -113,20 +118,6 @@ def population(prof, tables=False, leaks=False):
 
 def folder(path, prof):
     return max((d for d in prof['dirs'] if path.startswith(d + '/')), key=len, default='?')
-
-
-def read_list(path):
-    """hash -> (id, reason) of a reviewed list: 'ID  reason' per line."""
-    out = {}
-    if not os.path.exists(path):
-        return out
-    for line in open(path):
-        line = line.strip()
-        if not line or line.startswith('#'):
-            continue
-        mid, _, reason = line.partition(' ')
-        out[mid.rpartition('#')[2]] = (mid, reason.strip())
-    return out
 
 
 def wilson(k, n, z=1.96):
@@ -182,8 +173,8 @@ class Sample:
     the order holding `want` run mutants (killed, timeout, survived) is done:
     the same seed gives the same set however the workers interleave."""
 
-    def __init__(self, order, want):
-        self.order, self.want = order, want
+    def __init__(self, order, want, deadline=None):
+        self.order, self.want, self.deadline = order, want, deadline
         self.next, self.results, self.cv = 0, {}, threading.Condition()
         self.inflight = 0
 
@@ -205,7 +196,8 @@ class Sample:
         with self.cv:
             while True:
                 done = self.prefix()[1]
-                if done or self.next >= len(self.order):
+                if done or self.next >= len(self.order) or \
+                   (self.deadline and time.monotonic() > self.deadline):
                     return None
                 counted = sum(self.counted(r) for r in self.results.values())
                 if self.want is None or counted + self.inflight < self.want:
@@ -234,13 +226,19 @@ def main():
     ap.add_argument('--memcheck', action='store_true', help='add the valgrind suites')
     ap.add_argument('--no-baseline', action='store_true',
                     help='do not run the suites on the pristine tree first (the times of the table)')
+    ap.add_argument('--max-minutes', type=float,
+                    help='start no mutant after this; the report covers the mutants done in order')
     ap.add_argument('--timeout-factor', type=float, default=5.0)
     ap.add_argument('--work', default=os.path.join(TOP, 'build', 'mutate'))
     ap.add_argument('--json', help='the machine-readable report')
     ap.add_argument('--equivalent', default=os.path.join(HERE, 'mutate-equivalent.txt'))
     ap.add_argument('--survivors', default=os.path.join(HERE, 'mutate-survivors.txt'))
+    ap.add_argument('--killed', default=os.path.join(HERE, 'mutate-killed.txt'))
+    ap.add_argument('--record', metavar='JSON',
+                    help="merge a run's report into the killed and known-survivor lists")
     ap.add_argument('--ci', action='store_true',
-                    help="TAP-like lines and 'N passed, N failed, N skipped'; fail on a new survivor")
+                    help="sample the recorded kills only; TAP-like lines and "
+                    "'N passed, N failed, N skipped'; fail on a new survivor")
     ap.add_argument('--count', action='store_true', help='count the population and stop')
     ap.add_argument('--list', action='store_true', help='list the sample and stop')
     ap.add_argument('--show', nargs='*', help='print these mutants (IDs or hashes) and stop')
@@ -257,6 +255,20 @@ def main():
         args.pop_hashes = set(by_hash)
     if args.count:
         return count(muts, prof)
+    if args.record:
+        return record(args.record, args.killed, args.survivors, args.equivalent, set(by_hash))
+    killed = read_list(args.killed)
+    if args.ci:
+        # The gate: what measured runs killed must stay killed.  Mutants no
+        # run has classified are make mutate's: at the kill rates of
+        # Documentation/testing.md a sample of them would fail at random.
+        muts = [m for m in muts if m.hash in killed]
+        if not muts:
+            print('not ok - no recorded kill in %s (make mutate, then --record)\n'
+                  '0 passed, 1 failed, 0 skipped' % args.killed)
+            return 1
+        for m in muts:
+            m.tags = m.tags + ('suite=' + killed[m.hash][1],)
     if args.show is not None:
         for h in args.show:
             m = by_hash.get(h.rpartition('#')[2])
@@ -273,8 +285,8 @@ def main():
     if args.run is not None:
         hs = [h.rpartition('#')[2] for h in args.run]
         order, want = [by_hash[h] for h in hs if h in by_hash], None
-    print('mutate: seed %d (rerun: scripts/mutate.py --seed %d --mutants %s); population %d'
-          % (seed, seed, args.mutants, len(muts)), flush=True)
+    print('mutate: seed %d (rerun: scripts/mutate.py%s --seed %d --mutants %s); population %d'
+          % (seed, ' --ci' if args.ci else '', seed, args.mutants, len(muts)), flush=True)
     if args.list:
         for m in order[:want]:
             print(m.id)
@@ -298,7 +310,6 @@ def count(muts, prof):
 
 
 def run(args, prof, order, want, srcs, seed, npop):
-    import mutate_report as report
     equiv, known = read_list(args.equivalent), read_list(args.survivors)
     log = lambda s: print(s, flush=True)
     if args.memcheck or args.leaks:
@@ -313,8 +324,24 @@ def run(args, prof, order, want, srcs, seed, npop):
         order = [m for m in order if m.path not in unbuilt]
     timeouts = {s['name']: args.timeout_factor * s['secs'] + 20 for s in suites}
     log('mutate: suites in order: %s' % ' '.join(s['name'] for s in suites))
-    sample = Sample(order, want)
+    sample = Sample(order, want, args.max_minutes and t0 + 60 * args.max_minutes)
     total = want or len(order)
+
+    verified, vlock, broken = {}, threading.Lock(), []
+
+    def pristine_fails(tree, name):
+        """Without a baseline, a suite's first kill is checked on the
+        pristine tree: a suite failing there would kill every mutant."""
+        with vlock:
+            if name not in verified:
+                s = next(x for x in suites if x['name'] == name)
+                verified[name] = runner.run_suite(tree, s, timeouts[name])
+                tree.restore()
+        return verified[name][0] != 'pass'
+
+    def first(m):			# the suite that killed it last time, first
+        want = [t[6:] for t in m.tags if t.startswith('suite=')]
+        return sorted(suites, key=lambda s: s['name'] not in want)
 
     def worker(n):
         tree = None
@@ -328,7 +355,12 @@ def run(args, prof, order, want, srcs, seed, npop):
                      'seconds': 0, 'suite': ''}
             else:
                 tree = tree or runner.Tree(prof, pristine, os.path.join(args.work, 'w%d' % n), pman)
-                r = runner.run_mutant(tree, m, srcs[m.path], suites, timeouts)
+                r = runner.run_mutant(tree, m, srcs[m.path], first(m), timeouts)
+                if r['status'] == 'killed' and args.no_baseline and pristine_fails(tree, r['suite']):
+                    log('mutate: suite %s fails on the pristine tree (%s): no verdict is sound'
+                        % (r['suite'], verified[r['suite']][1]))
+                    r['status'], sample.deadline = 'invalid', time.monotonic()
+                    broken.append(r['suite'])
                 if r['status'] == 'survived' and m.hash in known:
                     r['known'] = known[m.hash][1]
             sample.put(i, r)
@@ -340,6 +372,9 @@ def run(args, prof, order, want, srcs, seed, npop):
         t.start()
     for t in threads:
         t.join()
+    if broken:
+        print('0 passed, %d failed, 0 skipped' % len(broken) if args.ci else '')
+        return 2
     idx = sample.prefix()[0]
     results = [(order[i], sample.results[i]) for i in idx]
     return report.report(args, prof, results, srcs, seed, npop, suites, equiv, known,
