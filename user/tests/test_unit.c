@@ -502,6 +502,9 @@ int main(void)
 		  test_metrics_late_vector },
 		{ "serve: Prometheus exposition (buckets, _sum in seconds, escaped labels)",
 		  test_metrics_exposition },
+		{ "clock sync: beyond the first and last exchange, the fitted drift", test_mutant_clock_extrapolation },
+		{ "serve: DMA calls of the last operation (unmap_resource) in its own slot, unknown ones 'other'",
+		  test_mutant_dma_last_op },
 	};
 	int passed = 0, failed;
 

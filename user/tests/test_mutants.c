@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Behaviour that surviving mutants (scripts/mutate.py, Documentation/
+ * testing.md) showed untested, each expectation worked by hand from the
+ * interface's definition, not from the code's output.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "clocksync.h"
+#include "metrics.h"
+#include "testlib.h"
+#include "tests.h"
+
+/*
+ * Beyond the first and the last exchange the offset follows the fitted
+ * drift (clocksync.h: "their line beyond the first and last").  Two exact
+ * points: at host 1 s the guest is 5 ms ahead, at host 2 s 5.001 ms: the
+ * offset grows by 1 us per s, 1000 ppb.  On that line the guest time of
+ * host 3 s is 3 s + 5.002 ms, of host 0 it is 4.999 ms; each must map back
+ * to its host time.  The casts of the fit may cost a nanosecond: within 1.
+ * (Killed: clocksync.c's `/ 1e9` of the extrapolation turned into `* 1e9`.)
+ */
+void test_mutant_clock_extrapolation(void)
+{
+	struct clock_fit *f = calloc(1, sizeof(*f));
+	const struct clock_point a = { 1000000000ull, 1005000000ull, 5000000, 0 };
+	const struct clock_point b = { 2000000000ull, 2005001000ull, 5001000, 0 };
+	uint64_t host = 0;
+
+	if (!f) {
+		CHECK(0, "out of memory");
+		return;
+	}
+	clock_fit_init(f);
+	CHECK(clock_fit_add(f, &a) == 0 && clock_fit_add(f, &b) == 0, "two points");
+	clock_fit_solve(f);
+	CHECK(f->drift_ppb == 1000, "drift %lld ppb, expected 1000", (long long)f->drift_ppb);
+	CHECK(clock_guest_to_host(f, 3005002000ull, &host), "mapping after the last point");
+	CHECK(llabs((long long)(host - 3000000000ull)) <= 1, "after the last point: host %llu, expected 3000000000",
+	      (unsigned long long)host);
+	CHECK(clock_guest_to_host(f, 4999000ull, &host), "mapping before the first point");
+	CHECK(llabs((long long)host) <= 1, "before the first point: host %llu, expected 0",
+	      (unsigned long long)host);
+	free(f);
+}
+
+static void put_dma(struct metrics *m, uint16_t op, uint64_t bytes)
+{
+	struct gpuprobe_rec_dma r = {
+		.hdr = { .type = GPUPROBE_EV_DMA, .size = sizeof(r), .ts_ns = 100 },
+		.bdf = GPUPROBE_BDF(0, 6, 0), .op = op, .bytes = bytes, .duration_ns = 500,
+	};
+
+	metrics_add_record(m, &r.hdr);
+}
+
+/*
+ * serve counts DMA calls per operation of enum gpuprobe_dma_op, 1-based up
+ * to GPUPROBE_DMA_UNMAP_RESOURCE (8); an operation it does not know is
+ * "other", slot 0.  The last known one has a slot of its own.
+ * (Killed: metrics.c's `r->op <= METRICS_DMA_OPS` turned into `<`.)
+ */
+void test_mutant_dma_last_op(void)
+{
+	static struct target_set set;
+	struct metrics m;
+
+	memset(&set, 0, sizeof(set));
+	set.count = 1;
+	set.t[0].bdf = GPUPROBE_BDF(0, 6, 0);
+	strcpy(set.t[0].name, "0000:00:06.0");
+	CHECK(!metrics_init(&m, &set, "host", "tracefs"), "metrics_init");
+	m.detailed = true;
+	put_dma(&m, GPUPROBE_DMA_UNMAP_RESOURCE, 4096);
+	put_dma(&m, GPUPROBE_DMA_MAP_PAGE, 512);
+	put_dma(&m, GPUPROBE_DMA_UNMAP_RESOURCE + 1, 8);
+	CHECK_EQ_U64(m.t[0].dma[8].calls, 1);
+	CHECK_EQ_U64(m.t[0].dma[8].bytes, 4096);
+	CHECK_EQ_U64(m.t[0].dma[1].calls, 1);
+	CHECK_EQ_U64(m.t[0].dma[0].calls, 1);
+	CHECK_EQ_U64(m.t[0].dma[0].bytes, 8);
+	metrics_free(&m);
+}
