@@ -26,7 +26,7 @@ sys.path.insert(0, HERE)
 import mutate_ops as ops		# noqa: E402
 import mutate_run as runner		# noqa: E402
 import mutate_report as report		# noqa: E402
-from mutate_lists import read_list, record	# noqa: E402
+from mutate_report import read_list, record	# noqa: E402
 
 TOP = os.path.dirname(HERE)
 # what the shell suites run: the tool and the trace generators; inject.sh
@@ -100,7 +100,7 @@ PROFILES = {
 }
 
 
-def population(prof, tables=False, leaks=False):
+def population(prof, tables=True, leaks=False):
     files = sorted(f for d in prof['dirs'] for f in glob.glob(os.path.join(TOP, d, '**', '*.c'),
                                                               recursive=True)
                    if '/tests/' not in f)
@@ -220,7 +220,8 @@ def main():
     ap.add_argument('--jobs', type=int, default=os.cpu_count(), help='parallel workers (nproc)')
     ap.add_argument('--files', nargs='*', help='only these files (paths from the top)')
     ap.add_argument('--ops', help='only these operators, comma-separated')
-    ap.add_argument('--tables', action='store_true', help='also constants of file-scope tables')
+    ap.add_argument('--no-tables', dest='tables', action='store_false',
+                    help='leave out the constants of file-scope tables')
     ap.add_argument('--leaks', action='store_true',
                     help='also drop release calls (free, fclose, ...), with the memcheck suites')
     ap.add_argument('--memcheck', action='store_true', help='add the valgrind suites')
@@ -285,8 +286,12 @@ def main():
     if args.run is not None:
         hs = [h.rpartition('#')[2] for h in args.run]
         order, want = [by_hash[h] for h in hs if h in by_hash], None
+    flags = ''.join(f for f, on in ((' --ci', args.ci), (' --no-tables', not args.tables),
+                                     (' --leaks', args.leaks)) if on)
+    flags += ''.join(' --%s %s' % (k, v) for k, v in (('ops', args.ops), ('files', ' '.join(args.files or [])))
+                     if v)
     print('mutate: seed %d (rerun: scripts/mutate.py%s --seed %d --mutants %s); population %d'
-          % (seed, ' --ci' if args.ci else '', seed, args.mutants, len(muts)), flush=True)
+          % (seed, flags, seed, args.mutants, len(muts)), flush=True)
     if args.list:
         for m in order[:want]:
             print(m.id)
