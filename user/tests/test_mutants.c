@@ -9,6 +9,7 @@
 
 #include "clocksync.h"
 #include "metrics.h"
+#include "prometheus.h"
 #include "testlib.h"
 #include "tests.h"
 
@@ -80,5 +81,57 @@ void test_mutant_dma_last_op(void)
 	CHECK_EQ_U64(m.t[0].dma[1].calls, 1);
 	CHECK_EQ_U64(m.t[0].dma[0].calls, 1);
 	CHECK_EQ_U64(m.t[0].dma[0].bytes, 8);
+	metrics_free(&m);
+}
+
+static void put_irq_ns(struct metrics *m, uint64_t ts, uint64_t duration_ns)
+{
+	struct gpuprobe_rec_irq r = {
+		.hdr = { .type = GPUPROBE_EV_IRQ, .size = sizeof(r), .ts_ns = ts },
+		.bdf = GPUPROBE_BDF(0, 6, 0), .irq = 40, .vector = 0, .duration_ns = duration_ns,
+	};
+
+	metrics_add_record(m, &r.hdr);
+}
+
+/*
+ * Prometheus buckets are cumulative: le="x" counts every sample <= x,
+ * those below the first bound printed too.  Handlers of 300 ns and 3 us:
+ * le=1.024e-06 holds 1 (300 ns), le=2.048e-06 1, le=4.096e-06 both.
+ * (Killed: prometheus.c's sum of the buckets below LE_FIRST, b++ -> b--.)
+ */
+void test_mutant_prometheus_low_buckets(void)
+{
+	static struct target_set set;
+	const struct kernel_count k0 = { .irq = 40, .count = 0, .cut_ns = 100 };
+	const struct kernel_count k1 = { .irq = 40, .count = 2, .cut_ns = 200 };
+	struct metrics m;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	memset(&set, 0, sizeof(set));
+	set.count = 1;
+	set.t[0].bdf = GPUPROBE_BDF(0, 6, 0);
+	strcpy(set.t[0].name, "0000:00:06.0");
+	set.t[0].nvec = 1;
+	set.t[0].vec[0] = (struct target_vector){ .index = 0, .irq = 40 };
+	CHECK(!metrics_init(&m, &set, "host", "tracefs"), "metrics_init");
+	metrics_kernel_count(&m, GPUPROBE_BDF(0, 6, 0), 0, &k0);
+	put_irq_ns(&m, 150, 300);
+	put_irq_ns(&m, 160, 3000);
+	metrics_kernel_count(&m, GPUPROBE_BDF(0, 6, 0), 0, &k1);
+	out = open_memstream(&text, &len);
+	if (!out) {
+		CHECK(0, "open_memstream");
+		metrics_free(&m);
+		return;
+	}
+	prometheus_write(out, &m, "0.1");
+	fclose(out);
+	CHECK(strstr(text, "handler_duration_seconds_bucket{bdf=\"0000:00:06.0\",driver=\"\",role=\"host\",vector=\"0\",le=\"1.024e-06\"} 1\n") &&
+	      strstr(text, "le=\"2.048e-06\"} 1\n") && strstr(text, "le=\"4.096e-06\"} 2\n"),
+	      "cumulative buckets from the first:\n%s", text);
+	free(text);
 	metrics_free(&m);
 }

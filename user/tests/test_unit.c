@@ -505,6 +505,7 @@ int main(void)
 		{ "clock sync: beyond the first and last exchange, the fitted drift", test_mutant_clock_extrapolation },
 		{ "serve: DMA calls of the last operation (unmap_resource) in its own slot, unknown ones 'other'",
 		  test_mutant_dma_last_op },
+		{ "serve: Prometheus buckets count the samples below the first bound printed", test_mutant_prometheus_low_buckets },
 	};
 	int passed = 0, failed;
 

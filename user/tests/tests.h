@@ -61,6 +61,7 @@ void test_metrics_summary_reload(void);
 /* test_mutants.c: what surviving mutants showed untested */
 void test_mutant_clock_extrapolation(void);
 void test_mutant_dma_last_op(void);
+void test_mutant_prometheus_low_buckets(void);
 void test_metrics_rebind_same_irq(void);
 void test_metrics_late_vector(void);
 void test_metrics_exposition(void);
