@@ -4,13 +4,17 @@
  * testing.md) showed untested, each expectation worked by hand from the
  * interface's definition, not from the code's output.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "clocksync.h"
 #include "metrics.h"
 #include "prometheus.h"
 #include "testlib.h"
+#include "tgid_cache.h"
 #include "tests.h"
 
 /*
@@ -134,4 +138,51 @@ void test_mutant_prometheus_low_buckets(void)
 	      "cumulative buckets from the first:\n%s", text);
 	free(text);
 	metrics_free(&m);
+}
+
+static void fake_status(const char *root, uint32_t tid, uint32_t tgid, char *path, size_t len)
+{
+	FILE *f;
+
+	snprintf(path, len, "%s/%u", root, tid);
+	mkdir(path, 0700);
+	snprintf(path, len, "%s/%u/status", root, tid);
+	f = fopen(path, "w");
+	if (f) {
+		fprintf(f, "Name:\tworker\nTgid:\t%u\nPid:\t%u\n", tgid, tid);
+		fclose(f);
+	}
+}
+
+/*
+ * tgid_cache.h: /proc/TID/status is read once per thread, while it lives;
+ * the tracefs source decodes a thread's events after it may have exited.
+ * A fake /proc with threads 100 and 101 of process 7: both looked up, then
+ * their status files gone (the threads exited): both still give 7; a
+ * thread never seen and gone gives 0, as does tid 0 (the idle task).
+ * (Killed: tgid_cache.c's lookup loop, i++ -> i--, which saw slot 0 only.)
+ */
+void test_mutant_tgid_cached(void)
+{
+	char root[64], p100[96], p101[96], dir[96];
+	struct tgid_cache c = { 0 };
+
+	snprintf(root, sizeof(root), "%s", test_tmp_path("proc"));
+	CHECK(mkdir(root, 0700) == 0, "mkdir %s", root);
+	c.proc_root = root;
+	fake_status(root, 100, 7, p100, sizeof(p100));
+	fake_status(root, 101, 7, p101, sizeof(p101));
+	CHECK_EQ_U64(tgid_of(&c, 100), 7);
+	CHECK_EQ_U64(tgid_of(&c, 101), 7);
+	unlink(p100);
+	unlink(p101);
+	CHECK_EQ_U64(tgid_of(&c, 101), 7);
+	CHECK_EQ_U64(tgid_of(&c, 100), 7);
+	CHECK_EQ_U64(tgid_of(&c, 102), 0);
+	CHECK_EQ_U64(tgid_of(&c, 0), 0);
+	snprintf(dir, sizeof(dir), "%s/100", root);
+	rmdir(dir);
+	snprintf(dir, sizeof(dir), "%s/101", root);
+	rmdir(dir);
+	rmdir(root);
 }

@@ -506,6 +506,7 @@ int main(void)
 		{ "serve: DMA calls of the last operation (unmap_resource) in its own slot, unknown ones 'other'",
 		  test_mutant_dma_last_op },
 		{ "serve: Prometheus buckets count the samples below the first bound printed", test_mutant_prometheus_low_buckets },
+		{ "tracefs: a thread's process read once, kept after the thread exits", test_mutant_tgid_cached },
 	};
 	int passed = 0, failed;
 
