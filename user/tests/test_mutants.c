@@ -186,3 +186,47 @@ void test_mutant_tgid_cached(void)
 	rmdir(dir);
 	rmdir(root);
 }
+
+/*
+ * Every target gets its samples, not only the first: two targets, 00:06.0
+ * with vectors on irqs 40 and 41, 00:07.0 with one on irq 50; the vectors
+ * gauge is the count of vectors with an irq: 2 and 1.
+ * (Killed: prometheus.c's loop over the targets of that family, i++ -> i--.)
+ */
+void test_mutant_prometheus_every_target(void)
+{
+	static struct target_set set;
+	struct metrics m;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	memset(&set, 0, sizeof(set));
+	set.count = 2;
+	set.t[0].bdf = GPUPROBE_BDF(0, 6, 0);
+	strcpy(set.t[0].name, "0000:00:06.0");
+	set.t[0].nvec = 2;
+	set.t[0].vec[0] = (struct target_vector){ .index = 0, .irq = 40 };
+	set.t[0].vec[1] = (struct target_vector){ .index = 1, .irq = 41 };
+	set.t[1].bdf = GPUPROBE_BDF(0, 7, 0);
+	strcpy(set.t[1].name, "0000:00:07.0");
+	set.t[1].nvec = 1;
+	set.t[1].vec[0] = (struct target_vector){ .index = 0, .irq = 50 };
+	CHECK(!metrics_init(&m, &set, "host", "tracefs"), "metrics_init");
+	out = open_memstream(&text, &len);
+	if (!out) {
+		CHECK(0, "open_memstream");
+		metrics_free(&m);
+		return;
+	}
+	prometheus_write(out, &m, "0.1");
+	fclose(out);
+	CHECK(strstr(text, "gpuprobe_target_vectors{bdf=\"0000:00:06.0\",driver=\"\",role=\"host\"} 2\n") &&
+	      strstr(text, "gpuprobe_target_vectors{bdf=\"0000:00:07.0\",driver=\"\",role=\"host\"} 1\n"),
+	      "vectors of both targets:\n%s", text);
+	CHECK(strstr(text, "gpuprobe_target_bound{bdf=\"0000:00:07.0\"") &&
+	      strstr(text, "gpuprobe_untracked_vector_records_total{bdf=\"0000:00:07.0\""),
+	      "the second target's other samples");
+	free(text);
+	metrics_free(&m);
+}

@@ -507,6 +507,7 @@ int main(void)
 		  test_mutant_dma_last_op },
 		{ "serve: Prometheus buckets count the samples below the first bound printed", test_mutant_prometheus_low_buckets },
 		{ "tracefs: a thread's process read once, kept after the thread exits", test_mutant_tgid_cached },
+		{ "serve: every target's samples, not only the first's", test_mutant_prometheus_every_target },
 	};
 	int passed = 0, failed;
 
