@@ -13,6 +13,7 @@
 #include "clocksync.h"
 #include "metrics.h"
 #include "prometheus.h"
+#include "stats.h"
 #include "testlib.h"
 #include "tgid_cache.h"
 #include "tests.h"
@@ -229,4 +230,21 @@ void test_mutant_prometheus_every_target(void)
 	      "the second target's other samples");
 	free(text);
 	metrics_free(&m);
+}
+
+/*
+ * Nearest rank: the p-th percentile of n sorted values is the value of
+ * rank ceil(p * n / 100), at least rank 1: p0 (and anything not above 0)
+ * is the smallest value, p100 the largest.  Hand-worked for 1..10.
+ * (Killed: stats.c's `return 1` for p <= 0 turned into `return 2`.)
+ */
+void test_mutant_percentile_p0(void)
+{
+	const double v[10] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 };
+
+	CHECK_EQ_U64(nearest_rank(0, 10), 1);
+	CHECK_EQ_U64(nearest_rank(-5, 10), 1);
+	CHECK_EQ_U64(nearest_rank(100, 10), 10);
+	CHECK_EQ_U64(nearest_rank(25, 10), 3);
+	CHECK(percentile_sorted(v, 10, 0) == 1.0, "p0 of 1..10 is 1");
 }

@@ -508,6 +508,7 @@ int main(void)
 		{ "serve: Prometheus buckets count the samples below the first bound printed", test_mutant_prometheus_low_buckets },
 		{ "tracefs: a thread's process read once, kept after the thread exits", test_mutant_tgid_cached },
 		{ "serve: every target's samples, not only the first's", test_mutant_prometheus_every_target },
+		{ "percentiles: p0 and below are the smallest value (rank 1)", test_mutant_percentile_p0 },
 	};
 	int passed = 0, failed;
 
