@@ -121,6 +121,17 @@ def report(args, prof, results, srcs, seed, npop, suites, equiv, known, secs, fo
         print('%-18s %7d %7d %8d %6s %10d %7d  %s' % (d, c['killed'], c['timeout'], c['survived'],
                                                      '(%d)' % c['known'], c['equivalent'],
                                                      c['invalid'], rate))
+    byop = {}
+    for m, r in results:
+        c = byop.setdefault(m.op, [0, 0])
+        c[0] += r['status'] in ('killed', 'timeout')
+        c[1] += r['status'] in ('killed', 'timeout', 'survived')
+    print('by operator: ' + ', '.join('%s %d/%d' % (o, k, n) for o, (k, n) in sorted(byop.items())))
+    secs_run = [r.get('seconds', 0) for _, r in results]
+    if secs_run:
+        print('mean time of a mutant (one worker): %.1f s; all %d of the population: about %.1f h '
+              'on %d workers' % (sum(secs_run) / len(secs_run), npop, npop * sum(secs_run) /
+                                 len(secs_run) / max(1, args.jobs) / 3600, max(1, args.jobs)))
     if survivors:
         print('\nsurvivors (%d, %d not in %s):' % (len(survivors), len(new), args.survivors))
         for m, r in sorted(survivors, key=lambda x: x[0].id):
