@@ -259,14 +259,19 @@ def main():
     if args.record:
         return record(args.record, args.killed, args.survivors, args.equivalent, set(by_hash))
     killed = read_list(args.killed)
+    args.self_pass = args.self_fail = 0
     if args.ci:
+        for name, ok in ops.selftest():
+            print('%s - mutate operators: %s' % ('ok' if ok else 'not ok', name))
+            args.self_pass += ok
+            args.self_fail += not ok
         # The gate: what measured runs killed must stay killed.  Mutants no
         # run has classified are make mutate's: at the kill rates of
         # Documentation/testing.md a sample of them would fail at random.
         muts = [m for m in muts if m.hash in killed]
         if not muts:
             print('not ok - no recorded kill in %s (make mutate, then --record)\n'
-                  '0 passed, 1 failed, 0 skipped' % args.killed)
+                  '%d passed, %d failed, 0 skipped' % (args.killed, args.self_pass, args.self_fail + 1))
             return 1
         for m in muts:
             m.tags = m.tags + ('suite=' + killed[m.hash][1],)
@@ -378,7 +383,8 @@ def run(args, prof, order, want, srcs, seed, npop):
     for t in threads:
         t.join()
     if broken:
-        print('0 passed, %d failed, 0 skipped' % len(broken) if args.ci else '')
+        print('%d passed, %d failed, 0 skipped' % (args.self_pass, args.self_fail + len(broken))
+              if args.ci else '')
         return 2
     idx = sample.prefix()[0]
     results = [(order[i], sample.results[i]) for i in idx]

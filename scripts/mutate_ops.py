@@ -484,3 +484,45 @@ def diff_lines(m, src):
     after = src[lo:m.start] + m.repl + src[m.end:hi]
     squeeze = lambda s: ' '.join(s.split())
     return '- ' + squeeze(src[lo:hi]), '+ ' + squeeze(after)
+
+
+SELFTEST_SRC = r'''#include <stdio.h>
+#define LESS(a, b) ((a) < (b))
+/* a < b in a comment */
+static const char *s = "x < y";
+static int f(int a, int b)
+{
+	char c = '<';
+#define LOCAL(a) ((a) < 2 && \
+		  (a) > 7)
+
+	if (a < b)	// a > b here too
+		return -1;
+	g(a, b, 0x10, 1u);
+	return c;
+}
+'''
+
+
+def selftest():
+    """Checks of the operators that make test runs (tier 2b): (name, ok)."""
+    out = []
+    ms = mutants_of('t.c', SELFTEST_SRC, set())
+    rel = [m for m in ms if m.op == 'rel']
+    out.append(('only code is mutated: the one `<` of f, not those of the comments, '
+                'the string, the char, the macro or the #include',
+                sorted(m.repl for m in rel) == ['<=', '>'] and all(m.line == 11 for m in rel)))
+    consts = sorted(m.repl for m in ms if m.op == 'const')
+    out.append(('constants: 0x10 -> 0x11, 0xf; 1u -> 2u, 0u; -1 only towards 0',
+                consts == ['0', '0u', '0x11', '0xf', '2u']))
+    stmts = sorted(m.short for m in ms if m.op == 'stmt')
+    out.append(('statements: the call and both returns dropped, the declaration kept',
+                stmts == ['drop', 'return', 'return']))
+    moved = SELFTEST_SRC.replace('{\n', '{\n\n\n', 1)
+    edited = SELFTEST_SRC + 'static int h(int x)\n{\n\treturn x + 1;\n}\n'
+    same = {m.hash for m in ms}
+    out.append(('mutant hashes survive moved lines and an edit elsewhere',
+                {m.hash for m in mutants_of('t.c', moved, set())} == same and
+                same <= {m.hash for m in mutants_of('t.c', edited, set())}))
+    out.append(('mutant hashes are unique', len(same) == len(ms)))
+    return out

@@ -157,8 +157,9 @@ def report(args, prof, results, srcs, seed, npop, suites, equiv, known, secs, fo
         print('mutate: JSON report in %s' % args.json)
     if args.ci:
         p = sum(1 for _, r in results if r['status'] in ('killed', 'timeout'))
-        print('%d passed, %d failed, %d skipped' % (p, len(new), len(survivors) - len(new)))
-    return 1 if args.ci and new else 0
+        print('%d passed, %d failed, %d skipped' % (p + args.self_pass, len(new) + args.self_fail,
+                                                    len(survivors) - len(new)))
+    return 1 if args.ci and (new or args.self_fail) else 0
 
 
 def ci_lines(results, srcs):
