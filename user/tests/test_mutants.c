@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "clocksync.h"
+#include "json.h"
 #include "metrics.h"
 #include "prometheus.h"
 #include "stats.h"
@@ -247,4 +248,26 @@ void test_mutant_percentile_p0(void)
 	CHECK_EQ_U64(nearest_rank(100, 10), 10);
 	CHECK_EQ_U64(nearest_rank(25, 10), 3);
 	CHECK(percentile_sorted(v, 10, 0) == 1.0, "p0 of 1..10 is 1");
+}
+
+/*
+ * JSON text is UTF-8 (RFC 8259): a byte that starts no UTF-8 sequence is
+ * written as U+FFFD (json.h).  0x80 is a continuation byte, never a start:
+ * "a\x80b" is "a\ufffdb"; a well-formed "\xc3\xa9" (e acute) stays as it is.
+ * (Killed: json.c's `*p >= 0x80` turned into `> 0x80`, which wrote 0x80 raw.)
+ */
+void test_mutant_json_lone_continuation(void)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	if (!out) {
+		CHECK(0, "open_memstream");
+		return;
+	}
+	json_write_escaped(out, "a\x80" "b \xc3\xa9");
+	fclose(out);
+	CHECK(!strcmp(text, "\"a\\ufffdb \xc3\xa9\""), "escaped: %s", text);
+	free(text);
 }

@@ -509,6 +509,7 @@ int main(void)
 		{ "tracefs: a thread's process read once, kept after the thread exits", test_mutant_tgid_cached },
 		{ "serve: every target's samples, not only the first's", test_mutant_prometheus_every_target },
 		{ "percentiles: p0 and below are the smallest value (rank 1)", test_mutant_percentile_p0 },
+		{ "json: a lone continuation byte (0x80) is U+FFFD", test_mutant_json_lone_continuation },
 	};
 	int passed = 0, failed;
 
