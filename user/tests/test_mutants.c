@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "clocksync.h"
+#include "hist.h"
 #include "json.h"
 #include "metrics.h"
 #include "prometheus.h"
@@ -269,5 +270,36 @@ void test_mutant_json_lone_continuation(void)
 	json_write_escaped(out, "a\x80" "b \xc3\xa9");
 	fclose(out);
 	CHECK(!strcmp(text, "\"a\\ufffdb \xc3\xa9\""), "escaped: %s", text);
+	free(text);
+}
+
+/*
+ * The log2 histogram as bcc prints it: one line per slot from the first
+ * to the last one used, 40 columns between the bars, the largest slot
+ * full of stars and each other one val * 40 / max of them.  600 and 700
+ * in slot 512..1023, 1500 in 1024..2047: 40 stars, then 20 and 20 blanks.
+ * (Killed: hist.c's star loop `i < STARS_WIDTH` turned into `<=`.)
+ */
+void test_mutant_hist_stars(void)
+{
+	static struct hist h;
+	char *text = NULL, want[256];
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	if (!out) {
+		CHECK(0, "open_memstream");
+		return;
+	}
+	hist_init(&h);
+	hist_add(&h, 600);
+	hist_add(&h, 700);
+	hist_add(&h, 1500);
+	hist_print_log2(out, &h, "nsecs");
+	fclose(out);
+	snprintf(want, sizeof(want), "%12s -> %-12s : %-9s |%40s|\n%12s -> %-12s : %-9s |%-40s|\n",
+		 "512", "1023", "2", "****************************************",
+		 "1024", "2047", "1", "********************");
+	CHECK(strstr(text, want) != NULL, "histogram lines:\n%s\nexpected:\n%s", text, want);
 	free(text);
 }

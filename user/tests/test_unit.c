@@ -510,6 +510,7 @@ int main(void)
 		{ "serve: every target's samples, not only the first's", test_mutant_prometheus_every_target },
 		{ "percentiles: p0 and below are the smallest value (rank 1)", test_mutant_percentile_p0 },
 		{ "json: a lone continuation byte (0x80) is U+FFFD", test_mutant_json_lone_continuation },
+		{ "hist: the log2 histogram's stars, 40 columns, as bcc", test_mutant_hist_stars },
 	};
 	int passed = 0, failed;
 
