@@ -129,12 +129,12 @@ bench-tracefs-vm: all
 # sample of MUTANTS run mutants of user/ and inject/ (all: every one, about
 # a day on 2 cores); SEED=n repeats a sample.  mutate-kmod: the module's
 # mutants against the VM tier, minutes each (not in CI).
-MUTANTS ?= 250
+MUTANTS ?= 100
 mutate: user
 	nice -n 10 scripts/mutate.py --mutants $(MUTANTS) $(if $(SEED),--seed $(SEED)) \
 		--json $(BUILD)/mutate/report.json
 
-mutate-kmod: modules
+mutate-kmod:
 	nice -n 10 scripts/mutate.py --profile kmod --jobs 1 --mutants $(or $(MUTANTS_KMOD),20) \
 		$(if $(SEED),--seed $(SEED)) --work $(BUILD)/mutate-kmod \
 		--json $(BUILD)/mutate-kmod/report.json
