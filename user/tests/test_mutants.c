@@ -53,10 +53,10 @@ void test_mutant_clock_extrapolation(void)
 	free(f);
 }
 
-static void put_dma(struct metrics *m, uint16_t op, uint64_t bytes)
+static void put_dma(struct metrics *m, uint16_t op, uint64_t bytes, uint16_t flags)
 {
 	struct gpuprobe_rec_dma r = {
-		.hdr = { .type = GPUPROBE_EV_DMA, .size = sizeof(r), .ts_ns = 100 },
+		.hdr = { .type = GPUPROBE_EV_DMA, .size = sizeof(r), .ts_ns = 100, .flags = flags },
 		.bdf = GPUPROBE_BDF(0, 6, 0), .op = op, .bytes = bytes, .duration_ns = 500,
 	};
 
@@ -66,8 +66,11 @@ static void put_dma(struct metrics *m, uint16_t op, uint64_t bytes)
 /*
  * serve counts DMA calls per operation of enum gpuprobe_dma_op, 1-based up
  * to GPUPROBE_DMA_UNMAP_RESOURCE (8); an operation it does not know is
- * "other", slot 0.  The last known one has a slot of its own.
- * (Killed: metrics.c's `r->op <= METRICS_DMA_OPS` turned into `<`.)
+ * "other", slot 0.  The last known one has a slot of its own.  A call
+ * flagged GPUPROBE_DMA_UNTIMED (uapi: no duration) is counted, as untimed,
+ * and not in the latency histogram: map_page 3 calls, 1 untimed, 2 timed.
+ * (Killed: metrics.c's `r->op <= METRICS_DMA_OPS` turned into `<`, and its
+ * untimed test negated.)
  */
 void test_mutant_dma_last_op(void)
 {
@@ -80,12 +83,16 @@ void test_mutant_dma_last_op(void)
 	strcpy(set.t[0].name, "0000:00:06.0");
 	CHECK(!metrics_init(&m, &set, "host", "tracefs"), "metrics_init");
 	m.detailed = true;
-	put_dma(&m, GPUPROBE_DMA_UNMAP_RESOURCE, 4096);
-	put_dma(&m, GPUPROBE_DMA_MAP_PAGE, 512);
-	put_dma(&m, GPUPROBE_DMA_UNMAP_RESOURCE + 1, 8);
+	put_dma(&m, GPUPROBE_DMA_UNMAP_RESOURCE, 4096, 0);
+	put_dma(&m, GPUPROBE_DMA_MAP_PAGE, 512, 0);
+	put_dma(&m, GPUPROBE_DMA_MAP_PAGE, 512, 0);
+	put_dma(&m, GPUPROBE_DMA_MAP_PAGE, 512, GPUPROBE_DMA_UNTIMED);
+	put_dma(&m, GPUPROBE_DMA_UNMAP_RESOURCE + 1, 8, 0);
 	CHECK_EQ_U64(m.t[0].dma[8].calls, 1);
 	CHECK_EQ_U64(m.t[0].dma[8].bytes, 4096);
-	CHECK_EQ_U64(m.t[0].dma[1].calls, 1);
+	CHECK_EQ_U64(m.t[0].dma[1].calls, 3);
+	CHECK_EQ_U64(m.t[0].dma[1].untimed, 1);
+	CHECK_EQ_U64(m.t[0].dma[1].latency.count, 2);
 	CHECK_EQ_U64(m.t[0].dma[0].calls, 1);
 	CHECK_EQ_U64(m.t[0].dma[0].bytes, 8);
 	metrics_free(&m);
@@ -99,6 +106,36 @@ static void put_irq_ns(struct metrics *m, uint64_t ts, uint64_t duration_ns)
 	};
 
 	metrics_add_record(m, &r.hdr);
+}
+
+/*
+ * serve counts an interrupt in the cut at or after it ("records up to a
+ * cut count in it", test_metrics.c): one at exactly the cut's time is in
+ * that cut, not ahead of it.  Baseline at 100; irqs at 150 and 200; cut at
+ * 200: 2 counted, 0 ahead.
+ * (Killed: metrics.c's `ts_ns > cut_ns` turned into `>=`.)
+ */
+void test_mutant_metrics_at_the_cut(void)
+{
+	static struct target_set set;
+	const struct kernel_count k0 = { .irq = 40, .count = 10, .cut_ns = 100 };
+	const struct kernel_count k1 = { .irq = 40, .count = 12, .cut_ns = 200 };
+	struct metrics m;
+
+	memset(&set, 0, sizeof(set));
+	set.count = 1;
+	set.t[0].bdf = GPUPROBE_BDF(0, 6, 0);
+	strcpy(set.t[0].name, "0000:00:06.0");
+	set.t[0].nvec = 1;
+	set.t[0].vec[0] = (struct target_vector){ .index = 0, .irq = 40 };
+	CHECK(!metrics_init(&m, &set, "host", "tracefs"), "metrics_init");
+	metrics_kernel_count(&m, GPUPROBE_BDF(0, 6, 0), 0, &k0);
+	metrics_kernel_count(&m, GPUPROBE_BDF(0, 6, 0), 0, &k1);
+	put_irq_ns(&m, 150, 1000);
+	put_irq_ns(&m, 200, 1000);
+	CHECK_EQ_U64(m.t[0].vec[0].interrupts, 2);
+	CHECK_EQ_U64(m.t[0].vec[0].ahead, 0);
+	metrics_free(&m);
 }
 
 /*

@@ -67,6 +67,7 @@ void test_mutant_prometheus_every_target(void);
 void test_mutant_percentile_p0(void);
 void test_mutant_json_lone_continuation(void);
 void test_mutant_hist_stars(void);
+void test_mutant_metrics_at_the_cut(void);
 void test_metrics_rebind_same_irq(void);
 void test_metrics_late_vector(void);
 void test_metrics_exposition(void);
