@@ -36,8 +36,13 @@ INJECT_BINS = SHELL_BINS + ['inject/libgpuprobe_opencl.so', 'inject/libgpuprobe_
                             'inject/tests/ocl_app']
 
 
-def suite(name, argv, secs, binaries=SHELL_BINS, cwd='user/tests'):
-    return {'name': name, 'argv': argv, 'secs': secs, 'binaries': binaries, 'cwd': cwd}
+def suite(name, argv, secs, binaries=SHELL_BINS, cwd='user/tests', flaky=None):
+    """flaky: a suite that records, serves or waits on real time; on the
+    loaded 2-core machine it failed now and then on mutants it cannot see
+    (seed 2026's kills that did not repeat in the CI tier), so a kill by it
+    counts only when a second run fails too."""
+    return {'name': name, 'argv': argv, 'secs': secs, 'binaries': binaries, 'cwd': cwd,
+            'flaky': flaky if flaky is not None else argv[0].endswith('.sh')}
 
 
 # user/tests/run.sh's suites without its memcheck duplicates; secs: their

@@ -99,6 +99,7 @@ def report(args, prof, results, srcs, seed, npop, suites, equiv, known, secs, fo
                     'function': m.func, 'op': m.op, 'status': r['status'],
                     'known_survivor': r.get('known'), 'suite': r.get('suite', ''),
                     'detail': r.get('detail', ''), 'seconds': r.get('seconds', 0),
+                    'flaky_suites': r.get('flaky', []),
                     'diff': list(ops.diff_lines(m, srcs[m.path]))})
     survivors = [(m, r) for m, r in results if r['status'] == 'survived']
     new = [(m, r) for m, r in survivors if not r.get('known')]
