@@ -125,6 +125,20 @@ bench-icount: all
 bench-tracefs-vm: all
 	scripts/bench-tracefs-vm.sh
 
+# Mutation testing (scripts/mutate.py, Documentation/testing.md): a seeded
+# sample of MUTANTS run mutants of user/ and inject/ (all: every one, about
+# a day on 2 cores); SEED=n repeats a sample.  mutate-kmod: the module's
+# mutants against the VM tier, minutes each (not in CI).
+MUTANTS ?= 100
+mutate: user
+	nice -n 10 scripts/mutate.py --mutants $(MUTANTS) $(if $(SEED),--seed $(SEED)) \
+		--json $(BUILD)/mutate/report.json
+
+mutate-kmod:
+	nice -n 10 scripts/mutate.py --profile kmod --jobs 1 --mutants $(or $(MUTANTS_KMOD),20) \
+		$(if $(SEED),--seed $(SEED)) --work $(BUILD)/mutate-kmod \
+		--json $(BUILD)/mutate-kmod/report.json
+
 clean:
 	-$(MAKE) -C $(KDIR) M=$(TOP) clean
 	$(MAKE) -C user clean
@@ -133,4 +147,4 @@ clean:
 # make install, install-dkms, deb, package-test: Documentation/install.rst
 include $(TOP)/install.mk
 
-.PHONY: spec-schema all modules modules-w1 modules-next debug-kernel modules-debug modules-debug-build modules-sign-build user selftests checkpatch test vmtest demo bench bench-icount bench-tracefs-vm clean
+.PHONY: mutate mutate-kmod spec-schema all modules modules-w1 modules-next debug-kernel modules-debug modules-debug-build modules-sign-build user selftests checkpatch test vmtest demo bench bench-icount bench-tracefs-vm clean

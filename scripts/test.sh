@@ -10,6 +10,8 @@
 #      (scripts/harness-test.sh: a tier's exit status, its own summary
 #      line and its skips count)
 #   2. host:   userspace unit tests and tracefs tests on this machine (user/)
+#   2b. mutation: a random sample of mutants of user/ and inject/ (seed
+#              printed); fails on a survivor not listed as equivalent or known
 #   3. vm:     the selftests inside the QEMU test VM (scripts/vmtest.sh), and
 #              the swiotlb test in a second VM booted without an IOMMU, and
 #              the module tests again on the second (backports) kernel
@@ -96,6 +98,10 @@ fi
 tier "tier 2: host (unit + tracefs)"
 make -C user test 2>&1 | tee "$LOGDIR/host.log"
 add_summary host "${PIPESTATUS[0]}" "$LOGDIR/host.log"
+tier "tier 2b: mutation sample (scripts/mutate.py, Documentation/testing.md)"
+nice -n 10 scripts/mutate.py --ci --no-baseline --mutants "${MUTATE_SAMPLE:-40}" \
+	--json "$LOGDIR/mutate.json" 2>&1 | tee "$LOGDIR/mutate.log"
+add_summary mutate "${PIPESTATUS[0]}" "$LOGDIR/mutate.log"
 
 tier "tier 3: QEMU VM selftests"
 scripts/vmtest.sh -q 2>&1 | tee "$LOGDIR/vm.log"

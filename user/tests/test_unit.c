@@ -523,6 +523,16 @@ int main(void)
 		  test_metrics_exposition },
 		{ "serve: Prometheus label values escape backslash, quote and newline",
 		  test_metrics_label_escaping },
+		{ "clock sync: beyond the first and last exchange, the fitted drift", test_mutant_clock_extrapolation },
+		{ "serve: DMA calls of the last operation in its own slot, unknown ones 'other', untimed apart",
+		  test_mutant_dma_last_op },
+		{ "serve: Prometheus buckets count the samples below the first bound printed", test_mutant_prometheus_low_buckets },
+		{ "tracefs: a thread's process read once, kept after the thread exits", test_mutant_tgid_cached },
+		{ "serve: every target's samples, not only the first's", test_mutant_prometheus_every_target },
+		{ "percentiles: p0 and below are the smallest value (rank 1)", test_mutant_percentile_p0 },
+		{ "json: a lone continuation byte (0x80) is U+FFFD", test_mutant_json_lone_continuation },
+		{ "hist: the log2 histogram's stars, 40 columns, as bcc", test_mutant_hist_stars },
+		{ "serve: an interrupt at the cut's time counts in that cut", test_mutant_metrics_at_the_cut },
 	};
 	int passed = 0, failed;
 

@@ -63,6 +63,16 @@ void test_passthrough_json_shape(void);
 void test_report_shared_domain(void);
 void test_metrics_cut_consistent(void);
 void test_metrics_summary_reload(void);
+/* test_mutants.c: what surviving mutants showed untested */
+void test_mutant_clock_extrapolation(void);
+void test_mutant_dma_last_op(void);
+void test_mutant_prometheus_low_buckets(void);
+void test_mutant_tgid_cached(void);
+void test_mutant_prometheus_every_target(void);
+void test_mutant_percentile_p0(void);
+void test_mutant_json_lone_continuation(void);
+void test_mutant_hist_stars(void);
+void test_mutant_metrics_at_the_cut(void);
 void test_metrics_rebind_same_irq(void);
 void test_metrics_late_vector(void);
 void test_metrics_exposition(void);
