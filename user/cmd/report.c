@@ -65,8 +65,7 @@ int report_file(const char *path, bool json, FILE *out)
 		errorf("%s", r.error);
 		goto out_close;
 	}
-	if (r.truncated)
-		warnf("%s", r.warning);
+	trace_reader_warn(&r);
 	agg_finish(a, &r);
 	passthrough_finish(pt);
 	at = attr_builder_finish(ab, wall_ns(&r, info, a), err, sizeof(err));

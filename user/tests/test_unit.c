@@ -427,7 +427,7 @@ int main(void)
 		{ "reader: data after the end record", test_reader_rejects_trailing_data },
 		{ "reader: fuzzed flips and truncations (version 1, compact, zstd)",
 		  test_fuzz_flips_and_truncations },
-		{ "reader: version 2 cut at every chunk boundary and inside chunks: counts of the chunks before",
+		{ "reader: version 3 cut at every chunk boundary and inside chunk headers: counts of the chunks before",
 		  test_truncation_every_chunk },
 		{ "reader: closing waits for the chunk thread to be done with the file",
 		  test_close_waits_for_chunk_thread },
