@@ -55,6 +55,7 @@ all_suites() {
 	run_suite never-lose ./never_lose.sh
 	run_suite outputs ./outputs.sh
 	run_suite refuse ./refuse.sh
+	run_suite damage ./damage.sh
 	run_suite agent ./agent.sh
 	run_suite json-inputs ./json_inputs.sh
 	run_suite probe ./probe.sh
