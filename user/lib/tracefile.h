@@ -281,6 +281,16 @@ static inline size_t tracefile_record_min_size(uint16_t type)
 	}
 }
 
+/* Whether a whole record passes the reader's checks of a record alone (type, size, cpu, wrapper). */
+static inline bool tracefile_record_sane(const struct gpuprobe_rec_hdr *h)
+{
+	const struct gpuprobe_rec_hdr *inner = (const void *)((const struct tracefile_rec_guest *)h + 1);
+
+	return h->type != GPUPROBE_EV_UNSPEC && h->size >= tracefile_record_min_size(h->type) &&
+	       h->cpu < TRACEFILE_MAX_CPUS &&
+	       (h->type != TRACEFILE_REC_GUEST || inner->size == h->size - sizeof(struct tracefile_rec_guest));
+}
+
 struct chunk_encoder;
 struct chunk_pipe;
 

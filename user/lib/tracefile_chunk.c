@@ -351,11 +351,15 @@ static const char *decode_compact(const unsigned char **pp, const unsigned char 
 /*
  * Compact records from p (their bytes end at end) into out, at most nrec of
  * them and room bytes; *nout, *len: records and bytes written, *pp moved
- * past them.  NULL, or the problem with the record after them.
+ * past them.  NULL, or the problem with the record after them.  cut: the
+ * chunk was cut, its checksum vouches for nothing, so decoding stops at the
+ * first record that fails the checks of a record alone (a flip near a cut
+ * must not refuse the file), and at the end record (a cut in a zstd frame's
+ * last bytes may leave it whole: the file is still cut).
  */
 static const char *decode_records(const unsigned char **pp, const unsigned char *end,
 				  uint32_t nrec, unsigned char *out, size_t room,
-				  uint32_t *nout, size_t *len)
+				  uint32_t *nout, size_t *len, bool cut)
 {
 	unsigned char *tmpl[CHUNK_SLOTS] = { 0 };
 	uint64_t prev_ts = 0;
@@ -364,6 +368,7 @@ static const char *decode_records(const unsigned char **pp, const unsigned char 
 	*nout = 0;
 	*len = 0;
 	for (uint32_t i = 0; i < nrec; i++) {
+		const struct gpuprobe_rec_hdr *rec;
 		const unsigned char *p = *pp;
 		const char *problem;
 
@@ -372,6 +377,9 @@ static const char *decode_records(const unsigned char **pp, const unsigned char 
 		problem = decode_compact(&p, end, tmpl, &prev_ts, out + *len, room - *len);
 		if (problem)
 			return problem;
+		rec = (const struct gpuprobe_rec_hdr *)(out + *len);
+		if (cut && (!tracefile_record_sane(rec) || rec->type == TRACEFILE_REC_END))
+			return "a record of the cut chunk is not kept";
 		*pp = p;
 		*len += ((const struct gpuprobe_rec_hdr *)(out + *len))->size;
 		(*nout)++;
@@ -398,7 +406,7 @@ const char *chunk_decode(struct chunk_decoder *d, const struct tracefile_chunk *
 		p = d->enc;
 	}
 	end = p + h->encoded_size;
-	problem = decode_records(&p, end, h->records, out, h->raw_size, &nrec, &len);
+	problem = decode_records(&p, end, h->records, out, h->raw_size, &nrec, &len, false);
 	if (problem)
 		return problem;
 	if (p != end || len != h->raw_size)
@@ -438,7 +446,7 @@ void chunk_decode_prefix(struct chunk_decoder *d, const struct tracefile_chunk *
 		end = p + (n < h->encoded_size ? n : h->encoded_size);
 	}
 	/* the problem, if any, is the record the cut reaches: the ones before it are whole */
-	decode_records(&p, end, h->records, out, h->raw_size, &kept->records, &len);
+	decode_records(&p, end, h->records, out, h->raw_size, &kept->records, &len, true);
 	kept->raw_size = (uint32_t)len;
 	kept->stored_used = h->encoding == CHUNK_COMPACT_ZSTD ? (uint32_t)got
 				: (uint32_t)(p - stored);

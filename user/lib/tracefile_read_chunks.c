@@ -201,26 +201,6 @@ static enum chunk_event skip_to_next(struct chunk_pipe *p, struct chunk_slot *s,
 	return CHUNK_DAMAGED;
 }
 
-/*
- * A cut in the last bytes of a zstd frame (its checksum) may leave every
- * record of the chunk, the end record too: the file is still cut, so the end
- * record is not handed out (it would make the file read as complete).
- */
-static void drop_end_record(const unsigned char *buf, struct chunk_prefix *kept)
-{
-	const struct gpuprobe_rec_hdr *h = NULL;
-	uint32_t pos = 0;
-
-	while (pos < kept->raw_size) {
-		h = (const void *)(buf + pos);
-		pos += h->size;
-	}
-	if (h && h->type == TRACEFILE_REC_END) {
-		kept->records--;
-		kept->raw_size -= h->size;
-	}
-}
-
 /* The file ends inside the stored bytes of h (got of them): its whole records before the cut. */
 static enum chunk_event cut_inside(struct chunk_pipe *p, struct chunk_slot *s, uint64_t off,
 				   const struct tracefile_chunk *h, size_t got)
@@ -228,8 +208,6 @@ static enum chunk_event cut_inside(struct chunk_pipe *p, struct chunk_slot *s, u
 	struct chunk_prefix kept;
 
 	chunk_decode_prefix(&p->decoder, h, p->stored, got, s->buf, &kept);
-	if (kept.records == h->records)
-		drop_end_record(s->buf, &kept);
 	if (!kept.records)
 		return CHUNK_CUT;
 	p->cut_pending = true;
