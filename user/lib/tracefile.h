@@ -20,7 +20,7 @@
 #define TRACEFILE_VERSION	3	/* the newest: records in checksummed chunks */
 #define TRACEFILE_VERSION_UNCHECKED 2	/* records in chunks without checksums */
 #define TRACEFILE_VERSION_RAW	1	/* records as they are */
-/* trace_writer_compress() levels: version 2's compact chunks without zstd ... */
+/* trace_writer_compress() levels: version 3's compact chunks without zstd ... */
 #define TRACEFILE_COMPACT	(-1)
 /* ... and with it (record --zstd): a third smaller, decoding costs more CPU */
 #define TRACEFILE_ZSTD_LEVEL	3

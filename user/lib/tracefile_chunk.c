@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The compact encoding of format version 2 and its zstd chunks.
+ * The compact encoding of format versions 2 and 3, their zstd chunks and
+ * version 3's checksums.
  *
  * A record of a known type whose size equals that of the previous record of
  * its type in the chunk (its template) is written as: a tag (the type's

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Format version 2's records: chunks of whole records, each compact-encoded
+ * Format versions 2 and 3's records: chunks of whole records, each compact-encoded
  * (timestamps and fields as differences from the previous record of the
  * same type) and then compressed with zstd.  Every chunk decodes on its own;
  * in version 3 each carries a checksum of its header and of its bytes, so a

@@ -7,7 +7,9 @@
  * whole record and marked incomplete, with the byte offset of the cut in
  * r->warning: nothing before the cut is lost.  A file whose header is
  * unreadable, or whose records stop making sense before the end, is refused
- * with the byte offset where it broke.
+ * with the byte offset where it broke; in format version 3, whose chunks
+ * carry checksums, a damaged chunk is skipped instead, and listed in
+ * r->damage (tracefile_read_chunks.c).
  */
 #include <errno.h>
 #include <inttypes.h>

@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Format version 2's records: a thread reads and decodes chunks
+ * Format versions 2 and 3's records: a thread reads and decodes chunks
  * (decompression and the compact encoding, lib/tracefile_chunk.c) into a
  * ring of CHUNK_RING buffers while the caller reads records out of the one
  * before: on two cores decoding costs no wall time.  Memory is bounded by
  * the ring, whatever the file's length.
+ *
+ * Version 3's chunks carry checksums: the thread skips a damaged chunk (to
+ * the next header that checks, when its own header is wrong) and passes
+ * the caller a CHUNK_DAMAGED slot saying where and how much; a chunk cut
+ * short gives its whole records before the cut, then the cut.
  *
  * The thread only reads; what its last event means (a clean end, a cut, data
  * after the end record) is decided here, by the caller's side, which knows

@@ -47,7 +47,7 @@ static int merged(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	/* GENTRACE_ZSTD=LEVEL: format version 2 (compressed chunks) */
+	/* GENTRACE_ZSTD=LEVEL: format version 3 (checksummed compressed chunks) */
 	const char *level = getenv("GENTRACE_ZSTD");
 
 	if (level)
@@ -68,6 +68,6 @@ int main(int argc, char **argv)
 	fprintf(stderr, "usage: gentrace known FILE | gentrace flows FILE [ROUNDS] | gentrace mix NRECORDS FILE |\n"
 		"       gentrace app NKERNEL NAPP FILE |\n"
 		"       gentrace merged FILE [n=N] [drop=K] [offset_error=NS] [bound=NS] [drift_ppb=D] [maps=M] [inject] [cut]\n"
-		"  GENTRACE_ZSTD=LEVEL: format version 2 (-1 compact, 1-19 compact and zstd)\n");
+		"  GENTRACE_ZSTD=LEVEL: format version 3 (-1 compact, 1-19 compact and zstd)\n");
 	return 2;
 }

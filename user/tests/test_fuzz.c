@@ -245,7 +245,7 @@ static size_t mutate(const struct image *img, unsigned char *buf, uint32_t *rng,
 	return len;
 }
 
-/* The encodings a trace file can have: version 1, and version 2 compact or compact + zstd. */
+/* The encodings a trace file can have: version 1, and version 3 compact or compact + zstd. */
 static const struct encoding {
 	const char *name;
 	int level;
@@ -262,7 +262,7 @@ void test_fuzz_flips_and_truncations(void)
 		uint32_t rng = 0x9e3779b9;
 		char err[512];
 
-		/* version 2: a chunk every 7 records, so that flips and cuts meet chunk headers */
+		/* version 3: a chunk every 7 records, so that flips and cuts meet chunk headers */
 		synth_set_compression(encodings[e].level, 7);
 		CHECK(known_image(&img) == 0, "no image");
 		synth_set_compression(0, 0);
@@ -560,7 +560,7 @@ void test_close_waits_for_chunk_thread(void)
 	free(img.data);
 }
 
-/* Version 1 and both version 2 encodings of one trace count the same. */
+/* Version 1 and both version 3 encodings of one trace count the same. */
 void test_encodings_agree(void)
 {
 	const char *path = test_tmp_path("encodings.trace");
