@@ -226,7 +226,12 @@ int chunk_decoder_init(struct chunk_decoder *d)
 {
 	pthread_once(&word_groups_once, word_groups_init);
 	d->dctx = ZSTD_createDCtx();
-	d->enc = malloc(TRACEFILE_CHUNK_ENC_MAX + CHUNK_INPUT_SLACK);
+	/*
+	 * Zeroed: a cut frame is decompressed unchecked (its checksum is past
+	 * the cut), and damaged matches may copy bytes of the buffer no chunk
+	 * wrote yet.
+	 */
+	d->enc = calloc(1, TRACEFILE_CHUNK_ENC_MAX + CHUNK_INPUT_SLACK);
 	if (!d->dctx || !d->enc) {
 		chunk_decoder_free(d);
 		return -1;
