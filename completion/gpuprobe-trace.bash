@@ -47,8 +47,14 @@ _gpuprobe_trace()
 		COMPREPLY=($(compgen -W "auto module tracefs" -- "$cur"))
 		return ;;
 	--guest | -l | --listen)
-		COMPREPLY=($(compgen -W "vsock: tcp:" -- "$cur"))
-		compopt -o nospace
+		# serve listens on HTTP; record --guest and agent speak vsock or TCP
+		if [ "$cmd" = serve ]; then
+			COMPREPLY=($(compgen -W "127.0.0.1:9477 [::1]:9477" -- "$cur"))
+			__ltrim_colon_completions "$cur"
+		else
+			COMPREPLY=($(compgen -W "vsock: tcp:" -- "$cur"))
+			compopt -o nospace
+		fi
 		return ;;
 	--guest-target | --guest-command | --guest-timeout | --timeout | -t | --token | \
 	--test-clock-offset | --test-clock-drift)
@@ -60,10 +66,6 @@ _gpuprobe_trace()
 		COMPREPLY=($(compgen -W "cuda opencl all edu" -- "$cur"))
 		return ;;
 	-D | --duration | -p | --pid | --rounds)
-		return ;;
-	-l | --listen)
-		COMPREPLY=($(compgen -W "127.0.0.1:9477 [::1]:9477" -- "$cur"))
-		__ltrim_colon_completions "$cur"
 		return ;;
 	-r | --role)
 		COMPREPLY=($(compgen -W "host guest auto" -- "$cur"))
@@ -80,9 +82,10 @@ _gpuprobe_trace()
 	case $cmd in
 	info) opts="-d --device --json" ;;
 	record) opts="-d --device -o --output -s --source -D --duration -q --quiet --no-inject --inject-dir
+		--zstd --uncompressed
 		--guest --guest-target --guest-source --guest-command --guest-timeout --token --token-file --" ;;
 	agent) opts="-l --listen -T --token-file -t --token --once --timeout -q --quiet" ;;
-	report) opts="--json" ;;
+	report) opts="--json -v --verbose" ;;
 	export) opts="--perfetto --perfetto-proto --csv" ;;
 	explain) opts="-d --device --json -o --output" ;;
 	probe) opts="--api -d --device --rounds --json --quick -o --output" ;;

@@ -153,7 +153,8 @@ void attr_builder_free(struct attr_builder *b);
 struct attribution *attribute_file(const char *path, char *err, size_t errlen);
 void attribution_free(struct attribution *at);
 
-void attribute_print_text(FILE *out, const struct attribution *at);
+/* verbose: the all-zero phase rows too (else folded into one line). */
+void attribute_print_text(FILE *out, const struct attribution *at, bool verbose);
 void attribute_print_json(struct json *j, const struct attribution *at);
 
 const char *attr_type_name(uint16_t type);

@@ -200,6 +200,8 @@ struct explain_result {
 };
 
 void explain_print_text(FILE *out, const struct explain_result *r);
+/* The block explain_print_text() opens with (output/explain_verdict.c). */
+void explain_print_verdict(FILE *out, const struct explain_result *r);
 /* The "explain" object (components flattened for `compare`). */
 void explain_print_json(FILE *out, const struct explain_result *r);
 /*
@@ -209,6 +211,15 @@ void explain_print_json(FILE *out, const struct explain_result *r);
 struct outfile;
 int explain_write_merged(const char *probe_path, struct outfile *o, const char *out_name,
 			 const struct explain_result *r);
+/*
+ * The model of one run (explain_run.c): probe_path's waits, windows and
+ * phases attributed with the events of trace_path; bdf GPUPROBE_BDF_NONE:
+ * the probe's own device, else the trace's first target.  0, or an exit
+ * code with the reason printed (1: an input unusable, 2: bdf not in the trace).
+ */
+int explain_run(const char *probe_path, const char *trace_path, uint32_t bdf,
+		struct explain_result *r);
+void explain_free(struct explain_result *r);
 /* Causality violations over every waterfall (0: every check held). */
 size_t explain_violations(const struct explain_result *r);
 /* Waits woken by the target's interrupt, over every waterfall. */

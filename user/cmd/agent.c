@@ -118,11 +118,19 @@ int cmd_agent(int argc, char **argv)
 	ret = parse_agent_options(argc, argv, o, &token, &token_file);
 	if (ret >= 0)
 		goto out;
-	ret = 1;
-	if (remote_token_load(token, token_file, o->token, sizeof(o->token), err, sizeof(err))) {
-		errorf("agent: %s", err);
+	/* usage errors first, exit 2: an address that cannot be one, no token given */
+	ret = 2;
+	if (remote_addr_parse(o->listen, true, &addr, err, sizeof(err))) {
+		errorf("agent: --listen: %s", err);
 		goto out;
 	}
+	if (remote_token_load(token, token_file, o->token, sizeof(o->token), err, sizeof(err))) {
+		errorf("agent: %s", err);
+		if (token || token_file)
+			ret = 1;	/* given, but unreadable or too short */
+		goto out;
+	}
+	ret = 1;
 	/* the recording it runs needs it; say so now, not when the host connects */
 	if (geteuid() != 0) {
 		errorf("agent needs root: it records this machine's interrupts and DMA as `record` does (CAP_SYS_ADMIN); run it with sudo");
@@ -134,10 +142,6 @@ int cmd_agent(int argc, char **argv)
 		goto out;
 	}
 	o->self_exe[n] = '\0';
-	if (remote_addr_parse(o->listen, true, &addr, err, sizeof(err))) {
-		errorf("agent: --listen: %s", err);
-		goto out;
-	}
 	lfd = remote_listen(&addr, err, sizeof(err));
 	if (lfd < 0) {
 		errorf("agent: %s", err);

@@ -21,6 +21,8 @@ void usage_of(const char *cmd, FILE *out);
 
 /* report.c: the whole report for one file; 0 or an exit code. */
 int report_file(const char *path, bool json, FILE *out);
+/* verbose: every idle vector and all-zero row (report -v), else folded. */
+int report_file_verbose(const char *path, bool json, bool verbose, FILE *out);
 
 /* info.c: why the module cannot be used (it is not registered). */
 void explain_module_absent(char *buf, size_t size);

@@ -70,7 +70,7 @@ static int export_file(const char *trace_path, struct outfile *out, const char *
 		pt = line_up(trace_path);
 	state = writer->begin(out->f, info, pt);
 	n = 0;
-	if (state && writer->prepass) {
+	if (state && writer->prepass && (!writer->wants_prepass || writer->wants_prepass(state))) {
 		while ((n = trace_reader_next(&r, &rec)) > 0)
 			writer->prepass(state, rec);
 		trace_reader_close(&r);

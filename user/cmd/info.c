@@ -259,6 +259,8 @@ static void json_tracefs(struct json *j, const struct tracefs_state *t)
 
 static void json_targets(struct json *j, const struct target_set *set)
 {
+	char idbuf[PCI_ID_STRLEN];
+
 	json_key(j, "targets");
 	json_array_begin(j);
 	for (unsigned int i = 0; i < set->count; i++) {
@@ -269,6 +271,7 @@ static void json_targets(struct json *j, const struct target_set *set)
 		json_kv_u64(j, "vendor", t->vendor);
 		json_kv_u64(j, "device", t->device);
 		json_kv_u64(j, "class", t->class);
+		json_kv_string(j, "pci_id", pci_id(t->vendor, t->device, idbuf));
 		json_kv_string(j, "driver", t->driver);
 		json_key(j, "vectors");
 		json_array_begin(j);

@@ -241,6 +241,15 @@ static int parse_record_options(int argc, char **argv, struct record_options *o)
 		}
 	}
 	o->command = optind < argc ? argv + optind : NULL;
+	if (o->guest.address) {
+		struct remote_addr addr;
+		char err[256];
+
+		if (remote_addr_parse(o->guest.address, false, &addr, err, sizeof(err))) {
+			errorf("--guest: %s", err);
+			return 2;
+		}
+	}
 	if (uncompressed && zstd) {
 		errorf("--zstd and --uncompressed contradict each other: give one (the default is the compact encoding)");
 		return 2;

@@ -27,6 +27,12 @@ static uint64_t wall_ns(const struct trace_reader *r, const struct trace_info *i
 
 int report_file(const char *path, bool json, FILE *out)
 {
+	return report_file_verbose(path, json, false, out);
+}
+
+int report_file_verbose(const char *path, bool json, bool verbose, FILE *out)
+{
+	struct report_view view = { .verbose = verbose };
 	const struct gpuprobe_rec_hdr *rec;
 	struct attribution *at = NULL;
 	struct attr_builder *ab = NULL;
@@ -68,13 +74,14 @@ int report_file(const char *path, bool json, FILE *out)
 	trace_reader_warn(&r);
 	agg_finish(a, &r);
 	passthrough_finish(pt);
-	at = attr_builder_finish(ab, wall_ns(&r, info, a), err, sizeof(err));
+	view.wall_ns = wall_ns(&r, info, a);
+	at = attr_builder_finish(ab, view.wall_ns, err, sizeof(err));
 	if (!at && err[0])
 		warnf("no attribution: %s", err);
 	if (json)
-		report_print_json(out, path, a, at, pt);
+		report_print_json(out, path, a, at, pt, &view);
 	else
-		report_print_text(out, path, a, at, pt);
+		report_print_text(out, path, a, at, pt, &view);
 	ret = 0;
 out_close:
 	trace_reader_close(&r);
@@ -90,16 +97,20 @@ int cmd_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	bool json = false;
+	bool json = false, verbose = false;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "jvh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			json = true;
+			break;
+		case 'v':
+			verbose = true;
 			break;
 		case 'h':
 			usage_of("report", stdout);
@@ -114,5 +125,6 @@ int cmd_report(int argc, char **argv)
 		       argc - optind);
 		return 2;
 	}
-	return report_file(optind < argc ? argv[optind] : "gpuprobe.trace", json, stdout);
+	return report_file_verbose(optind < argc ? argv[optind] : "gpuprobe.trace", json, verbose,
+				   stdout);
 }

@@ -37,6 +37,12 @@ int bdf_parse(const char *s, uint32_t *bdf)
 	return 0;
 }
 
+const char *pci_id(uint16_t vendor, uint16_t device, char out[PCI_ID_STRLEN])
+{
+	snprintf(out, PCI_ID_STRLEN, "%04x:%04x", vendor, device);
+	return out;
+}
+
 void bdf_format(uint32_t bdf, char out[BDF_STRLEN])
 {
 	snprintf(out, BDF_STRLEN, "%04x:%02x:%02x.%x",

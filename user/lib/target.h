@@ -42,6 +42,10 @@ struct target_set {
 int bdf_parse(const char *s, uint32_t *bdf);
 void bdf_format(uint32_t bdf, char out[BDF_STRLEN]);
 
+/* "10de:2335": vendor and device id as lspci -n and the PCI ID database write them. */
+#define PCI_ID_STRLEN	10
+const char *pci_id(uint16_t vendor, uint16_t device, char out[PCI_ID_STRLEN]);
+
 /* sysfs_root is "/sys" except in tests. Errors are explained in err. */
 int target_resolve(const char *sysfs_root, uint32_t bdf, struct target *t,
 		   char *err, size_t errlen);

@@ -124,11 +124,20 @@ static int read_header(struct trace_reader *r, struct trace_info *info)
 {
 	struct tracefile_header_fixed h;
 	unsigned char *var;
-	size_t var_len, pos = 0;
+	size_t var_len, pos = 0, got;
 	int err = 0;
 
-	if (read_exact(r, &h, sizeof(h), 0, "file header"))
-		return -1;
+	got = fread(&h, 1, sizeof(h), r->file);
+	/* a short file that does not begin as a trace is not a trace (a PNG), not a cut one */
+	if (got < sizeof(h) && !ferror(r->file) && got &&
+	    memcmp(h.magic, TRACEFILE_MAGIC, got < sizeof(h.magic) ? got : sizeof(h.magic)))
+		return reader_fail(r, "not a gpuprobe trace file (bad magic at offset 0)");
+	if (got < sizeof(h)) {
+		if (ferror(r->file))
+			return reader_fail(r, "read error at offset %zu: %s", got, strerror(errno));
+		return reader_fail(r, "truncated file header at offset 0: needs %zu bytes, file ends after %zu",
+				   sizeof(h), got);
+	}
 	if (check_fixed_header(r, &h))
 		return -1;
 	decode_fixed_header(&h, info);
@@ -169,9 +178,17 @@ int trace_reader_open(struct trace_reader *r, const char *path, struct trace_inf
 
 	if (!f) {
 		memset(r, 0, sizeof(*r));
-		snprintf(r->error, sizeof(r->error),
-			 "cannot open trace file %s: %s (record one with: gpuprobe-trace record -o %s)",
-			 path, strerror(errno), path);
+		if (errno == ENOENT)
+			snprintf(r->error, sizeof(r->error),
+				 "cannot open trace file %s: %s (record one with: gpuprobe-trace record -o %s)",
+				 path, strerror(errno), path);
+		else if (errno == EACCES)
+			snprintf(r->error, sizeof(r->error),
+				 "cannot open trace file %s: %s: a trace is private to who recorded it (mode 0600: it carries DMA and physical addresses); read it as its owner or root",
+				 path, strerror(errno));
+		else
+			snprintf(r->error, sizeof(r->error), "cannot open trace file %s: %s", path,
+				 strerror(errno));
 		return -1;
 	}
 	return trace_reader_open_stream(r, f, path, info);

@@ -6,7 +6,6 @@
 #include "attribute.h"
 #include "demangle.h"
 #include "format.h"
-#include "cmds.h"
 #include "target.h"
 #include "util.h"
 
@@ -120,8 +119,15 @@ static void text_summary(FILE *out, const struct attribution *at)
 			at->ops_without_clock_bound);
 }
 
-static void text_names(FILE *out, const struct attribution *at)
+static bool counts_zero(const struct attr_counts *c)
 {
+	return !(c->irqs | c->dma_maps | c->dma_unmaps | c->iommu_maps | c->iommu_unmaps |
+		 c->swiotlb | c->wakeups);
+}
+
+static void text_names(FILE *out, const struct attribution *at, bool verbose)
+{
+	size_t folded = 0;
 	char a[32], b[32];
 
 	fprintf(out, "  per name (largest device time first):\n");
@@ -134,11 +140,18 @@ static void text_names(FILE *out, const struct attribution *at)
 			demangle_name(n->name, shown, sizeof(shown)), n->count,
 			format_ns(a, FORMAT_NS_LEN, n->device_ns), n->bytes, format_ns(b, FORMAT_NS_LEN, n->return_ns));
 		for (int p = 0; p < ATTR_PHASES; p++) {
+			if (!verbose && counts_zero(&n->phase[p])) {
+				folded++;
+				continue;
+			}
 			fprintf(out, "        %-6s ", phase_names[p]);
 			text_counts(out, &n->phase[p]);
 			fputc('\n', out);
 		}
 	}
+	if (folded)
+		fprintf(out, "        (%zu phase rows of no interrupt, map, bounce or wake-up not shown; -v shows them)\n",
+			folded);
 }
 
 static void text_ops(FILE *out, const struct attribution *at)
@@ -172,7 +185,7 @@ static void text_ops(FILE *out, const struct attribution *at)
 	}
 }
 
-void attribute_print_text(FILE *out, const struct attribution *at)
+void attribute_print_text(FILE *out, const struct attribution *at, bool verbose)
 {
 	if (at->limit_note[0])
 		fprintf(out, "\nattribution is partial: %s\n", at->limit_note);
@@ -182,7 +195,7 @@ void attribute_print_text(FILE *out, const struct attribution *at)
 	text_summary(out, at);
 	if (!at->nops)
 		return;
-	text_names(out, at);
+	text_names(out, at, verbose);
 	text_ops(out, at);
 }
 

@@ -209,6 +209,7 @@ void explain_print_text(FILE *out, const struct explain_result *r)
 	const struct explain_timeline *t = &r->timeline;
 	char a[32];
 
+	explain_print_verdict(out, r);
 	fprintf(out, "explain %s with %s\n", r->probe_path, r->trace_path);
 	fprintf(out, "  target %s: %zu interrupt handlers, %zu DMA-API calls, %zu swiotlb bounces\n",
 		t->target, t->nirqs, t->ndma, t->nbounces);

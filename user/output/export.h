@@ -20,6 +20,7 @@ struct export_writer {
 	 */
 	void *(*begin)(FILE *out, const struct trace_info *info, const struct passthrough *pt);
 	/* Optional: a first pass over every record, then between() before the second. */
+	bool (*wants_prepass)(void *state);	/* optional: NULL, always */
 	void (*prepass)(void *state, const struct gpuprobe_rec_hdr *rec);
 	void (*between)(void *state);
 	void (*record)(void *state, const struct gpuprobe_rec_hdr *rec);

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <microhttpd.h>
 
@@ -114,6 +116,40 @@ bad:
 	return -1;
 }
 
+/*
+ * Why the daemon could not listen, said by its cause: libmicrohttpd keeps
+ * no errno, so the same bind is tried once more on a plain socket.
+ */
+static void bind_failure(const char *listen, const struct sockaddr_storage *ss, char *err,
+			 size_t errlen)
+{
+	socklen_t len = ss->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
+						   sizeof(struct sockaddr_in);
+	int fd = socket(ss->ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0), e = 0;
+
+	if (fd >= 0 && bind(fd, (const struct sockaddr *)ss, len))
+		e = errno;
+	if (fd >= 0)
+		close(fd);
+	switch (e) {
+	case EADDRINUSE:
+		snprintf(err, errlen, "cannot listen on %s: %s: another program has the port; pick another with --listen",
+			 listen, strerror(e));
+		break;
+	case EACCES:
+		snprintf(err, errlen, "cannot listen on %s: %s: ports below 1024 need root (CAP_NET_BIND_SERVICE); pick a port above 1023 with --listen",
+			 listen, strerror(e));
+		break;
+	case EADDRNOTAVAIL:
+		snprintf(err, errlen, "cannot listen on %s: %s: no interface of this machine has that address",
+			 listen, strerror(e));
+		break;
+	default:
+		snprintf(err, errlen, "cannot listen on %s: %s", listen,
+			 e ? strerror(e) : "the HTTP server did not start");
+	}
+}
+
 struct http_server *http_start(const char *listen, http_render_fn render, void *ctx,
 			       char *err, size_t errlen)
 {
@@ -138,8 +174,7 @@ struct http_server *http_start(const char *listen, http_render_fn render, void *
 				     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)HTTP_TIMEOUT_S,
 				     MHD_OPTION_END);
 	if (!s->daemon) {
-		snprintf(err, errlen, "cannot listen on %s (%s): is the port in use? pick another with --listen",
-			 listen, strerror(errno));
+		bind_failure(listen, &ss, err, errlen);
 		free(s);
 		return NULL;
 	}

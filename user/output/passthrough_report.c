@@ -80,24 +80,26 @@ void passthrough_print_text(FILE *out, const struct passthrough *pt)
 	for (unsigned int i = 0; i < n; i++)
 		if (s[i].in_chain)
 			chain += s[i].h->sum;
-	fprintf(out, "  %-32s %8s %10s %10s %10s %7s\n", "stage", "count", "p50", "p99", "max", "share");
+	fprintf(out, "  %-32s %8s %10s %10s %10s %10s %7s\n", "stage", "count", "p50", "p99", "max",
+		"total", "share");
 	for (unsigned int i = 0; i < n; i++) {
-		char p50[FORMAT_NS_LEN], p99[FORMAT_NS_LEN], max[FORMAT_NS_LEN];
+		char p50[FORMAT_NS_LEN], p99[FORMAT_NS_LEN], max[FORMAT_NS_LEN], tot[FORMAT_NS_LEN];
 		const struct hist *h = s[i].h;
 
 		if (!h->count) {
 			fprintf(out, "  %-32s %8s %10s\n", s[i].name, "0", "not measured");
 			continue;
 		}
-		fprintf(out, "  %-32s %8" PRIu64 " %10s %10s %10s", s[i].name, h->count,
+		fprintf(out, "  %-32s %8" PRIu64 " %10s %10s %10s %10s", s[i].name, h->count,
 			format_ns(p50, sizeof(p50), (double)hist_percentile(h, 50)),
 			format_ns(p99, sizeof(p99), (double)hist_percentile(h, 99)),
-			format_ns(max, sizeof(max), (double)h->max));
+			format_ns(max, sizeof(max), (double)h->max),
+			format_ns(tot, sizeof(tot), (double)h->sum));
 		if (s[i].in_chain && chain)
 			fprintf(out, " %6.1f%%", 100.0 * (double)h->sum / (double)chain);
 		fputc('\n', out);
 	}
-	fprintf(out, "  (share: of host handler entry -> guest thread wake, summed over the pairs)\n");
+	fprintf(out, "  (total: summed over the pairs; share: of host handler entry -> guest thread wake)\n");
 	if (pt->guest_map.n || pt->vfio_map_ns.count) {
 		char p50[FORMAT_NS_LEN], p99[FORMAT_NS_LEN];
 

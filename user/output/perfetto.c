@@ -3,15 +3,22 @@
  * `export --perfetto`: Chrome trace-event JSON for ui.perfetto.dev, streamed
  * record by record.
  *
- * Perfetto tracks: process 1 "CPUs" has one thread per CPU; each target has a
- * process with one thread per vector, plus "DMA" and "IOMMU" threads.
+ * Perfetto tracks: process "CPUs" has one thread per CPU; each target has a
+ * process with one thread per vector, plus "DMA" and "IOMMU" threads; the
+ * workload's CUDA/OpenCL calls are on its own threads (its pid and tids),
+ * device work on a thread per stream/queue of its process.  Which ids are
+ * real and which made up (above PID_MAX_LIMIT): perfetto_ids.h.
  * Timestamps stay absolute CLOCK_MONOTONIC, so other monotonic traces
  * (CUPTI, OpenCL mapped to host time) line up.
  *
  * A merged trace (record --guest): the guest's tracks are processes of
- * their own, PID_GUEST_OFFSET above the host's, its times on the host clock
- * through the file's clock fit, and a flow arrow goes from each host
- * interrupt to the guest interrupt it became.
+ * their own (made-up ids of machine 1, the guest's tasks' ids moved above
+ * the host's), its times on the host clock through the file's clock fit,
+ * and a flow arrow goes from each host interrupt to the guest interrupt it
+ * became.
+ *
+ * Two passes when the trace may hold application events: a CUPTI sync
+ * record names no thread, the API call with its correlation id does.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -22,31 +29,24 @@
 #include "export.h"
 #include "json.h"
 #include "machine.h"
+#include "perfetto_ids.h"
 #include "tracefile.h"
 #include "util.h"
 
-#define PID_CPUS		1
-#define PID_CUDA		2
-#define PID_OPENCL		3
-#define TID_HOST_BASE		1000000	/* host threads; device streams below */
-#define PID_TARGET_BASE		10
-#define TID_DMA			1
-#define TID_IOMMU		2
-#define TID_VECTOR_BASE		100
-#define MAX_NAMED_TRACKS	4096
-#define TRACK_SLOTS		(2 * MAX_NAMED_TRACKS)	/* power of two */
-#define PID_GUEST_OFFSET	1000
+/* made-up threads: what they are */
+enum track_kind { TK_CPU = 1, TK_VECTOR, TK_DMA, TK_IOMMU, TK_STREAM, TK_CALLS = TK_STREAM + 4 };
 
 struct exporter {
 	FILE *out;
 	const struct trace_info *info;		/* of the machine whose record is written */
 	const struct trace_info *host_info;
 	const struct passthrough *pt;
-	int pid_offset;				/* PID_GUEST_OFFSET while writing a guest's record */
+	int machine;				/* 1 while writing a guest's record */
 	bool first_event;
-	/* tracks already named, (pid << 32 | tid) + 1 by hash; 0 = empty slot */
-	unsigned int ntracks;
-	uint64_t tracks[TRACK_SLOTS];
+	bool app_named[2][3];			/* made-up API processes named, by machine, api */
+	struct pf_tracks tracks;		/* made-up threads, named at first use */
+	struct pf_calls calls;			/* pass one: API calls, for syncs' threads */
+	char prefix[2][96];			/* merged: "host NAME: ", "guest NAME: " */
 };
 
 
@@ -65,8 +65,8 @@ static int target_pid(const struct exporter *e, uint32_t bdf)
 {
 	for (unsigned int i = 0; i < e->info->targets.count; i++)
 		if (e->info->targets.t[i].bdf == bdf)
-			return e->pid_offset + PID_TARGET_BASE + (int)i;
-	return e->pid_offset + PID_TARGET_BASE + TARGET_MAX;	/* unattributed or unknown */
+			return PF_SYNTH_PID(e->machine, PF_PID_TARGET((int)i));
+	return PF_SYNTH_PID(e->machine, PF_PID_TARGET(TARGET_MAX));	/* unattributed or unknown */
 }
 
 static void name_process(struct exporter *e, int pid, const char *name, int sort)
@@ -78,20 +78,21 @@ static void name_process(struct exporter *e, int pid, const char *name, int sort
 		pid, sort);
 }
 
-/* Name a track the first time an event lands on it. */
-static void use_track(struct exporter *e, int pid, int tid, const char *prefix, int number)
+/*
+ * The made-up thread (kind, id) of process pid, named "prefix number" (or
+ * "prefix" for number < 0) the first time an event lands on it.
+ */
+static int synth_track(struct exporter *e, int pid, enum track_kind kind, uint32_t id,
+		       const char *prefix, int number)
 {
-	uint64_t key = ((uint64_t)pid << 32 | (uint32_t)tid) + 1;
-	unsigned int slot = (unsigned int)((key * 0x9e3779b97f4a7c15ull) >> 40) & (TRACK_SLOTS - 1);
+	bool fresh;
+	int tid = pf_synth_tid(&e->tracks, pid, kind, id, &fresh);
 	char name[64];
 
-	for (; e->tracks[slot]; slot = (slot + 1) & (TRACK_SLOTS - 1))
-		if (e->tracks[slot] == key)
-			return;
-	if (e->ntracks < MAX_NAMED_TRACKS) {	/* beyond: named again, harmless */
-		e->tracks[slot] = key;
-		e->ntracks++;
-	}
+	if (tid < 0)	/* out of memory: one thread for the rest, unnamed */
+		return PF_SYNTH_TID_END - 1;
+	if (!fresh)
+		return tid;
 	if (number >= 0)
 		snprintf(name, sizeof(name), "%s %d", prefix, number);
 	else
@@ -99,6 +100,12 @@ static void use_track(struct exporter *e, int pid, int tid, const char *prefix, 
 	begin_event(e);
 	fprintf(e->out, "{\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"name\":\"thread_name\",\"args\":{\"name\":\"%s\"}}",
 		pid, tid, name);
+	return tid;
+}
+
+static int cpu_tid(struct exporter *e, int machine, unsigned int cpu)
+{
+	return synth_track(e, PF_SYNTH_PID(machine, PF_PID_CPUS), TK_CPU, cpu, "CPU", (int)cpu);
 }
 
 static void complete_event(struct exporter *e, int pid, int tid, const char *cat,
@@ -114,14 +121,14 @@ static void complete_event(struct exporter *e, int pid, int tid, const char *cat
 
 static void perfetto_irq(struct exporter *e, const struct gpuprobe_rec_irq *r)
 {
-	int pid = target_pid(e, r->bdf), tid = TID_VECTOR_BASE + (int)r->vector;
+	int pid = target_pid(e, r->bdf), cpus = PF_SYNTH_PID(e->machine, PF_PID_CPUS);
+	int cpu = cpu_tid(e, e->machine, r->hdr.cpu);
+	int tid = synth_track(e, pid, TK_VECTOR, r->vector, "vector", (int)r->vector);
 	char name[32];
 
 	snprintf(name, sizeof(name), "irq %u", r->irq);
-	use_track(e, e->pid_offset + PID_CPUS, r->hdr.cpu, "CPU", r->hdr.cpu);
-	use_track(e, pid, tid, "vector", (int)r->vector);
 	for (int pass = 0; pass < 2; pass++) {
-		complete_event(e, pass ? pid : e->pid_offset + PID_CPUS, pass ? tid : r->hdr.cpu, "irq", name,
+		complete_event(e, pass ? pid : cpus, pass ? tid : cpu, "irq", name,
 			       r->hdr.ts_ns, r->duration_ns);
 		fprintf(e->out, ",\"args\":{\"vector\":%u,\"handled\":%s}}", r->vector,
 			r->hdr.flags & GPUPROBE_IRQ_HANDLED ? "true" : "false");
@@ -130,20 +137,18 @@ static void perfetto_irq(struct exporter *e, const struct gpuprobe_rec_irq *r)
 
 static void perfetto_dma(struct exporter *e, const struct gpuprobe_rec_dma *r)
 {
-	int pid = target_pid(e, r->bdf);
+	int pid = target_pid(e, r->bdf), tid = synth_track(e, pid, TK_DMA, 0, "DMA", -1);
 
-	use_track(e, pid, TID_DMA, "DMA", -1);
-	complete_event(e, pid, TID_DMA, "dma", dma_op_name(r->op), r->hdr.ts_ns, r->duration_ns);
+	complete_event(e, pid, tid, "dma", dma_op_name(r->op), r->hdr.ts_ns, r->duration_ns);
 	fprintf(e->out, ",\"args\":{\"bytes\":%" PRIu64 ",\"nents\":%u,\"dir\":%u,\"dma_addr\":\"0x%" PRIx64 "\"}}",
 		(uint64_t)r->bytes, r->nents, r->dir, (uint64_t)r->dma_addr);
 }
 
 static void perfetto_iommu(struct exporter *e, const struct gpuprobe_rec_iommu *r)
 {
-	int pid = target_pid(e, r->bdf);
+	int pid = target_pid(e, r->bdf), tid = synth_track(e, pid, TK_IOMMU, 0, "IOMMU", -1);
 
-	use_track(e, pid, TID_IOMMU, "IOMMU", -1);
-	complete_event(e, pid, TID_IOMMU, "iommu", iommu_op_name(r->op), r->hdr.ts_ns,
+	complete_event(e, pid, tid, "iommu", iommu_op_name(r->op), r->hdr.ts_ns,
 		       r->duration_ns);
 	fprintf(e->out, ",\"args\":{\"size\":%" PRIu64 ",\"iova\":\"0x%" PRIx64 "\"}}",
 		(uint64_t)r->size, (uint64_t)r->iova);
@@ -152,26 +157,60 @@ static void perfetto_iommu(struct exporter *e, const struct gpuprobe_rec_iommu *
 static void perfetto_instant(struct exporter *e, const struct gpuprobe_rec_hdr *h,
 			     const char *name, const char *scope)
 {
-	use_track(e, e->pid_offset + PID_CPUS, h->cpu, "CPU", h->cpu);
+	int cpu = cpu_tid(e, e->machine, h->cpu);
+
 	begin_event(e);
-	fprintf(e->out, "{\"ph\":\"i\",\"s\":\"%s\",\"pid\":%d,\"tid\":%u,\"cat\":\"%s\",\"name\":\"%s\",\"ts\":",
-		scope, e->pid_offset + PID_CPUS, h->cpu, tracefile_record_type_name(h->type), name);
+	fprintf(e->out, "{\"ph\":\"i\",\"s\":\"%s\",\"pid\":%d,\"tid\":%d,\"cat\":\"%s\",\"name\":\"%s\",\"ts\":",
+		scope, PF_SYNTH_PID(e->machine, PF_PID_CPUS), cpu, tracefile_record_type_name(h->type), name);
 	print_us(e->out, h->ts_ns);
 	fputs("}", e->out);
+}
+
+/*
+ * The process and thread of an app event: the workload's own where the
+ * event names them; a made-up process per API for events of no known pid,
+ * a made-up thread per stream/queue, and one for calls of no known thread.
+ */
+static void app_track(struct exporter *e, const struct gpuprobe_app_event *ev, int *pid, int *tid)
+{
+	int api = ev->api == GPUPROBE_APP_OPENCL ? GPUPROBE_APP_OPENCL : GPUPROBE_APP_CUDA;
+	const char *api_name = api == GPUPROBE_APP_OPENCL ? "OpenCL" : "CUDA";
+	bool host = ev->type >= GPUPROBE_APP_SYNC;
+	uint32_t thread = host ? pf_app_tid(&e->calls, e->machine, ev) : 0;
+	char prefix[128];
+
+	if (pf_known_id(ev->pid)) {
+		*pid = pf_real_id(e->machine, ev->pid);
+	} else {
+		*pid = PF_SYNTH_PID(e->machine, PF_PID_APP(api));
+		if (!e->app_named[e->machine][api]) {
+			e->app_named[e->machine][api] = true;
+			snprintf(prefix, sizeof(prefix), "%s%s", e->prefix[e->machine],
+				 api == GPUPROBE_APP_OPENCL ? "OpenCL" : "CUDA (CUPTI)");
+			name_process(e, *pid, prefix, e->machine * 1000 + 1);
+		}
+	}
+	if (host && pf_known_id(thread)) {
+		*tid = pf_real_id(e->machine, thread);	/* the task's own name is ftrace's */
+	} else if (host) {
+		snprintf(prefix, sizeof(prefix), "%s calls, thread unknown", api_name);
+		*tid = synth_track(e, *pid, TK_CALLS + api, 0, prefix, -1);
+	} else {
+		snprintf(prefix, sizeof(prefix), "%s %s", api_name,
+			 api == GPUPROBE_APP_OPENCL ? "queue" : "stream");
+		*tid = synth_track(e, *pid, TK_STREAM + api, ev->stream, prefix, (int)ev->stream);
+	}
 }
 
 /* CUDA/OpenCL: device work on one track per stream/queue, calls per thread. */
 static void perfetto_app(struct exporter *e, const struct tracefile_rec_app *r)
 {
 	const struct gpuprobe_app_event *ev = &r->ev;
-	int pid = e->pid_offset + (ev->api == GPUPROBE_APP_OPENCL ? PID_OPENCL : PID_CUDA);
-	bool host = ev->type >= GPUPROBE_APP_SYNC;
-	int tid = host ? TID_HOST_BASE + (int)(ev->tid % TID_HOST_BASE) : (int)ev->stream;
+	int pid, tid;
 
 	if (ev->type >= GPUPROBE_APP_NOTE)	/* notes, device maps, clock points: no time span */
 		return;
-	use_track(e, pid, tid, host ? "thread" : ev->api != GPUPROBE_APP_OPENCL ? "stream" : "queue",
-		  host ? (int)ev->tid : (int)ev->stream);
+	app_track(e, ev, &pid, &tid);
 	begin_event(e);
 	fprintf(e->out, "{\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"cat\":\"%s\",\"name\":",
 		pid, tid, attr_type_name(ev->type));
@@ -188,10 +227,11 @@ static void perfetto_app(struct exporter *e, const struct tracefile_rec_app *r)
 static void perfetto_record(void *state, const struct gpuprobe_rec_hdr *h);
 
 /*
- * A guest's record: its times moved to the host clock (the fit of the
- * report, else the writer's), drawn on the guest's processes.
+ * A guest's record with its times moved to the host clock (the fit of the
+ * report, else the writer's); NULL when the guest is not drawn.
  */
-static void perfetto_guest(struct exporter *e, const struct tracefile_rec_guest *g)
+static const struct gpuprobe_rec_hdr *guest_copy(const struct exporter *e,
+						 const struct tracefile_rec_guest *g)
 {
 	static unsigned char buf[TRACEFILE_REC_MAX_SIZE];
 	const struct gpuprobe_rec_hdr *in = guest_record_inner(g);
@@ -200,7 +240,7 @@ static void perfetto_guest(struct exporter *e, const struct tracefile_rec_guest 
 	int64_t delta;
 
 	if (!e->pt || !e->pt->guest || g->machine != MACHINE_GUEST)
-		return;
+		return NULL;
 	if (e->pt->have_fit)
 		clock_guest_to_host(&e->pt->fit, in->ts_ns, &host);
 	delta = (int64_t)(host - in->ts_ns);
@@ -214,11 +254,21 @@ static void perfetto_guest(struct exporter *e, const struct tracefile_rec_guest 
 		if (ev->queued_ns)
 			ev->queued_ns += (uint64_t)delta;
 	}
+	return copy;
+}
+
+/* A guest's record, drawn on the guest's processes. */
+static void perfetto_guest(struct exporter *e, const struct tracefile_rec_guest *g)
+{
+	const struct gpuprobe_rec_hdr *copy = guest_copy(e, g);
+
+	if (!copy)
+		return;
 	e->info = &e->pt->guest->info;
-	e->pid_offset = PID_GUEST_OFFSET;
+	e->machine = 1;
 	perfetto_record(e, copy);
 	e->info = e->host_info;
-	e->pid_offset = 0;
+	e->machine = 0;
 }
 
 static void perfetto_record(void *state, const struct gpuprobe_rec_hdr *h)
@@ -254,26 +304,23 @@ static void perfetto_record(void *state, const struct gpuprobe_rec_hdr *h)
 }
 
 /* One machine's processes; prefix "" for a single machine's trace (names as ever). */
-static void name_machine(struct exporter *e, const struct trace_info *info, int offset,
+static void name_machine(struct exporter *e, const struct trace_info *info, int machine,
 			 const char *prefix)
 {
 	char name[160];
 
 	snprintf(name, sizeof(name), "%sCPUs", prefix);
-	name_process(e, offset + PID_CPUS, name, offset);
-	snprintf(name, sizeof(name), "%sCUDA (CUPTI)", prefix);
-	name_process(e, offset + PID_CUDA, name, offset + 1);
-	snprintf(name, sizeof(name), "%sOpenCL", prefix);
-	name_process(e, offset + PID_OPENCL, name, offset + 1);
+	name_process(e, PF_SYNTH_PID(machine, PF_PID_CPUS), name, machine * 1000);
 	for (unsigned int i = 0; i < info->targets.count; i++) {
 		const struct target *t = &info->targets.t[i];
 
 		snprintf(name, sizeof(name), "%s%s %04x:%04x %s", prefix, t->name, t->vendor,
 			 t->device, t->driver);
-		name_process(e, offset + PID_TARGET_BASE + (int)i, name, offset + 1 + (int)i);
+		name_process(e, PF_SYNTH_PID(machine, PF_PID_TARGET((int)i)), name,
+			     machine * 1000 + 2 + (int)i);
 	}
 	snprintf(name, sizeof(name), "%sunattributed", prefix);
-	name_process(e, offset + PID_TARGET_BASE + TARGET_MAX, name, offset + 1000);
+	name_process(e, PF_SYNTH_PID(machine, PF_PID_TARGET(TARGET_MAX)), name, machine * 1000 + 999);
 }
 
 static void *perfetto_begin(FILE *out, const struct trace_info *info, const struct passthrough *pt)
@@ -288,16 +335,39 @@ static void *perfetto_begin(FILE *out, const struct trace_info *info, const stru
 	fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", e->out);
 	e->first_event = true;
 	if (e->pt) {
-		char prefix[96];
-
-		snprintf(prefix, sizeof(prefix), "host %s: ", info->host);
-		name_machine(e, info, 0, prefix);
-		snprintf(prefix, sizeof(prefix), "guest %s: ", pt->guest->info.host);
-		name_machine(e, &pt->guest->info, PID_GUEST_OFFSET, prefix);
-	} else {
-		name_machine(e, info, 0, "");
+		snprintf(e->prefix[0], sizeof(e->prefix[0]), "host %s: ", info->host);
+		snprintf(e->prefix[1], sizeof(e->prefix[1]), "guest %s: ", pt->guest->info.host);
 	}
+	name_machine(e, info, 0, e->prefix[0]);
+	if (e->pt)
+		name_machine(e, &pt->guest->info, 1, e->prefix[1]);
 	return e;
+}
+
+/* Pass one, only when the trace may hold application events: the API calls. */
+static bool perfetto_wants_prepass(void *state)
+{
+	const struct exporter *e = state;
+
+	return e->host_info->app_events != TRACEFILE_APP_NONE || e->pt;
+}
+
+static void perfetto_prepass(void *state, const struct gpuprobe_rec_hdr *h)
+{
+	struct exporter *e = state;
+	int machine = 0;
+
+	if (h->type == TRACEFILE_REC_GUEST) {
+		h = guest_copy(e, (const struct tracefile_rec_guest *)h);
+		machine = 1;
+	}
+	if (h && h->type == TRACEFILE_REC_APP && h->size >= sizeof(struct tracefile_rec_app))
+		pf_calls_add(&e->calls, machine, &((const struct tracefile_rec_app *)h)->ev);
+}
+
+static void perfetto_between(void *state)
+{
+	pf_calls_sort(&((struct exporter *)state)->calls);
 }
 
 /* Host interrupt -> the guest interrupt it became, as flow arrows between the CPU slices. */
@@ -305,15 +375,16 @@ static void perfetto_flows(struct exporter *e)
 {
 	for (uint64_t i = 0; e->pt && e->pt->pairs && i < e->pt->irq_paired; i++) {
 		const struct pt_pair *p = &e->pt->pairs[i];
+		int host = cpu_tid(e, 0, p->host_cpu), guest = cpu_tid(e, 1, p->guest_cpu);
 
 		begin_event(e);
-		fprintf(e->out, "{\"ph\":\"s\",\"id\":%" PRIu64 ",\"pid\":%d,\"tid\":%u,\"cat\":\"passthrough\",\"name\":\"msi to guest\",\"ts\":",
-			i + 1, PID_CPUS, p->host_cpu);
+		fprintf(e->out, "{\"ph\":\"s\",\"id\":%" PRIu64 ",\"pid\":%d,\"tid\":%d,\"cat\":\"passthrough\",\"name\":\"msi to guest\",\"ts\":",
+			i + 1, PF_SYNTH_PID(0, PF_PID_CPUS), host);
 		print_us(e->out, p->host_ts);
 		fputs("}", e->out);
 		begin_event(e);
-		fprintf(e->out, "{\"ph\":\"f\",\"bp\":\"e\",\"id\":%" PRIu64 ",\"pid\":%d,\"tid\":%u,\"cat\":\"passthrough\",\"name\":\"msi to guest\",\"ts\":",
-			i + 1, PID_GUEST_OFFSET + PID_CPUS, p->guest_cpu);
+		fprintf(e->out, "{\"ph\":\"f\",\"bp\":\"e\",\"id\":%" PRIu64 ",\"pid\":%d,\"tid\":%d,\"cat\":\"passthrough\",\"name\":\"msi to guest\",\"ts\":",
+			i + 1, PF_SYNTH_PID(1, PF_PID_CPUS), guest);
 		print_us(e->out, p->guest_ts);
 		fputs("}", e->out);
 	}
@@ -325,11 +396,16 @@ static void perfetto_end(void *state)
 
 	perfetto_flows(e);
 	fputs("\n]}\n", e->out);
+	pf_tracks_free(&e->tracks);
+	pf_calls_free(&e->calls);
 	free(e);
 }
 
 const struct export_writer perfetto_writer = {
 	.begin = perfetto_begin,
+	.wants_prepass = perfetto_wants_prepass,
+	.prepass = perfetto_prepass,
+	.between = perfetto_between,
 	.record = perfetto_record,
 	.end = perfetto_end,
 };

@@ -10,25 +10,29 @@
  *    clock), and a ClockSnapshot of MONOTONIC and REALTIME at the start, so
  *    a Perfetto/ftrace trace of the same run (BOOTTIME, with its own
  *    snapshots) merges on the same timeline;
- *  - per-CPU interrupt tracks under "CPUs"; per target, DMA and IOMMU spans
- *    on async lanes (a span goes to the first lane free at its start, so
+ *  - per-CPU interrupt tracks under "CPUs"; per target, a track per vector
+ *    (the same slices, as the JSON export has), DMA and IOMMU spans on
+ *    async lanes (a span goes to the first lane free at its start, so
  *    overlapping calls never break slice nesting) and a swiotlb track;
- *  - CUDA/OpenCL: a track per stream/queue (device work) and per host
- *    thread (API calls, waits), kernel names demangled;
- *  - flows interrupt -> wake-up -> the wait it ended: the interrupt whose
- *    handler ended last before a followed thread's wake-up (within 10 ms,
- *    one wake-up per interrupt), and the SYNC call of that thread that the
- *    wake-up falls in.  They need the whole file: a first pass collects them.
+ *  - CUDA/OpenCL: the workload's process (its pid) with a track per
+ *    stream/queue (device work), and its threads' own thread tracks
+ *    (ThreadDescriptor pid/tid, which a Perfetto/ftrace trace of the run
+ *    merges with the real threads) for API calls and waits, kernel names
+ *    demangled.  Made-up ids (CPUs, targets): perfetto_ids.h;
+ *  - flows interrupt -> wake-up -> the woken thread at the wake-up, inside
+ *    the wait it ended (perfetto_flows.c finds them in a first pass: they
+ *    need the whole file).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "agg.h"
-#include "array.h"
 #include "attribute.h"
 #include "demangle.h"
 #include "export.h"
 #include "pbenc.h"
+#include "perfetto_flows.h"
+#include "perfetto_ids.h"
 #include "tracefile.h"
 #include "util.h"
 
@@ -51,9 +55,12 @@
 #define TD_UUID				1
 #define TD_NAME				2
 #define TD_PROCESS			3
+#define TD_THREAD			4
 #define TD_PARENT			5
 #define PD_PID				1
 #define PD_NAME				6
+#define THD_PID				1
+#define THD_TID				2
 #define TE_CATEGORY_IIDS		3
 #define TE_DEBUG			4
 #define TE_TYPE				9
@@ -70,17 +77,21 @@
 #define ID_CATEGORIES			1
 #define ID_NAMES			2
 
-#define UUID_CPUS		1
-#define UUID_CUDA		2
-#define UUID_OPENCL		3
-#define UUID_TARGET(i)		(100 + (uint64_t)(i))
-#define UUID_CPU(c)		(0x1000000ull + (c))
-/* per target i: lanes of DMA and IOMMU, swiotlb */
-#define UUID_LANE(i, kind, n)	(0x2000000ull + ((uint64_t)(i) << 16) + ((uint64_t)(kind) << 8) + (n))
-#define UUID_APP(api, host, id)	(0x100000000ull * (2 + (api) * 2 + (host)) + (id))
+/* track uuids: what the track is (kind) and which (a < 2^24) */
+#define UUID(kind, a, b)	((uint64_t)(kind) << 56 | (uint64_t)(a) << 32 | (uint32_t)(b))
+enum uuid_kind {
+	U_CPUS = 1, U_APP_PROC, U_TARGET, U_PROC, U_CPU, U_LANE, U_VECTOR, U_THREAD,
+	U_STREAM = 16,		/* + api */
+	U_CALLS = 20,		/* + api: calls of no known thread */
+};
+#define UUID_CPUS		UUID(U_CPUS, 0, 0)
+#define UUID_TARGET(i)		UUID(U_TARGET, 0, i)
+#define UUID_CPU(c)		UUID(U_CPU, 0, c)
+/* per target i: lanes of DMA and IOMMU, swiotlb; vectors */
+#define UUID_LANE(i, kind, n)	UUID(U_LANE, i, (kind) << 8 | (n))
+#define UUID_VECTOR(i, v)	UUID(U_VECTOR, i, v)
 #define MAX_LANES		64
 #define MAX_INTERNED		4096
-#define WAKE_WINDOW_NS		10000000ull
 
 enum lane_kind { LANE_DMA, LANE_IOMMU, LANE_SWIOTLB, LANE_KINDS };
 
@@ -89,35 +100,15 @@ struct lane {
 	bool named;
 };
 
-struct sync_span {
-	uint64_t start, end;
-	uint32_t tid;
-	size_t idx;		/* among the file's sync calls */
-};
-
-struct flow_links {
-	/* by the record's position among its type in the file; 0: no flow */
-	uint64_t *irq_flow, *wake_flow, *sync_flow;
-	bool *wake_ends;	/* the flow ends at the wake-up: no wait found */
-	size_t nirq, nwake, nsync;
-};
-
 struct proto_writer {
 	FILE *out;
 	const struct trace_info *info;
 	struct pb packet, body, sub, sub2;
 	struct lane lanes[TARGET_MAX + 1][LANE_KINDS][MAX_LANES];
-	uint64_t *named_tracks;		/* tracks described so far */
-	size_t nnamed, named_cap;
+	struct pf_tracks described;	/* tracks described so far, by uuid */
 	char *interned[MAX_INTERNED];
 	unsigned int ninterned;
-	/* pass one */
-	struct { uint64_t end; size_t idx; } *irqs;
-	struct { uint64_t ts; uint32_t pid; size_t idx; } *wakes;
-	struct sync_span *syncs;
-	size_t nirqs, nwakes, nsyncs, cap_irqs, cap_wakes, cap_syncs;
-	struct flow_links flows;
-	size_t irq_seen, wake_seen, sync_seen;
+	struct pf_flows flows;		/* pass one */
 };
 
 static void emit_packet(struct proto_writer *w)
@@ -151,37 +142,52 @@ static uint64_t intern(struct proto_writer *w, const char *name, struct pb *inte
 	return w->ninterned;
 }
 
-static bool track_named(struct proto_writer *w, uint64_t uuid)
+/* true when uuid was described before (or cannot be remembered: then never again) */
+static bool track_described(struct proto_writer *w, uint64_t uuid)
 {
-	for (size_t i = 0; i < w->nnamed; i++)
-		if (w->named_tracks[i] == uuid)
-			return true;
-	if (array_reserve((void **)&w->named_tracks, &w->named_cap, w->nnamed + 1, sizeof(uint64_t)))
-		return true;
-	w->named_tracks[w->nnamed++] = uuid;
-	return false;
+	bool fresh;
+
+	return pf_synth_tid(&w->described, (int)(uuid >> 32), 0, (uint32_t)uuid, &fresh) < 0 ||
+	       !fresh;
+}
+
+static void emit_descriptor(struct proto_writer *w, struct pb *td)
+{
+	pb_message(&w->packet, PKT_TRACK_DESCRIPTOR, td);
+	emit_packet(w);
+	pb_free(td);
 }
 
 static void describe_track(struct proto_writer *w, uint64_t uuid, uint64_t parent,
-			   const char *name, int pid)
+			   const char *name)
 {
-	struct pb td = { 0 }, pd = { 0 };
+	struct pb td = { 0 };
 
-	if (track_named(w, uuid))
+	if (track_described(w, uuid))
 		return;
 	pb_varint(&td, TD_UUID, uuid);
 	pb_string(&td, TD_NAME, name);
 	if (parent)
 		pb_varint(&td, TD_PARENT, parent);
-	if (pid >= 0) {
-		pb_varint(&pd, PD_PID, (uint64_t)pid);
+	emit_descriptor(w, &td);
+}
+
+/* A process track: name NULL for a real process (its name is its own, ftrace's). */
+static void describe_process(struct proto_writer *w, uint64_t uuid, int pid, const char *name)
+{
+	struct pb td = { 0 }, pd = { 0 };
+
+	if (track_described(w, uuid))
+		return;
+	pb_varint(&td, TD_UUID, uuid);
+	if (name)
+		pb_string(&td, TD_NAME, name);
+	pb_varint(&pd, PD_PID, (uint64_t)pid);
+	if (name)
 		pb_string(&pd, PD_NAME, name);
-		pb_message(&td, TD_PROCESS, &pd);
-	}
-	pb_message(&w->packet, PKT_TRACK_DESCRIPTOR, &td);
-	emit_packet(w);
-	pb_free(&td);
+	pb_message(&td, TD_PROCESS, &pd);
 	pb_free(&pd);
+	emit_descriptor(w, &td);
 }
 
 struct event_args {
@@ -257,7 +263,7 @@ static uint64_t cpu_track(struct proto_writer *w, unsigned int cpu)
 	char name[32];
 
 	snprintf(name, sizeof(name), "CPU %u", cpu);
-	describe_track(w, UUID_CPU(cpu), UUID_CPUS, name, -1);
+	describe_track(w, UUID_CPU(cpu), UUID_CPUS, name);
 	return UUID_CPU(cpu);
 }
 
@@ -278,7 +284,7 @@ static uint64_t lane_track(struct proto_writer *w, uint32_t bdf, enum lane_kind 
 			snprintf(name, sizeof(name), "%s (%u)", names[kind], n + 1);
 		else
 			snprintf(name, sizeof(name), "%s", names[kind]);
-		describe_track(w, UUID_LANE(t, kind, n), UUID_TARGET(t), name, -1);
+		describe_track(w, UUID_LANE(t, kind, n), UUID_TARGET(t), name);
 		lanes[n].named = true;
 	}
 	if (end > lanes[n].end)
@@ -286,9 +292,14 @@ static uint64_t lane_track(struct proto_writer *w, uint32_t bdf, enum lane_kind 
 	return UUID_LANE(t, kind, n);
 }
 
-static uint64_t next_flow(uint64_t *table, size_t n, size_t *seen)
+static uint64_t vector_track(struct proto_writer *w, uint32_t bdf, uint32_t vector)
 {
-	return *seen < n && table ? table[(*seen)++] : ((*seen)++, 0);
+	int t = target_index(w, bdf);
+	char name[32];
+
+	snprintf(name, sizeof(name), "vector %u", vector);
+	describe_track(w, UUID_VECTOR(t, vector), UUID_TARGET(t), name);
+	return UUID_VECTOR(t, vector);
 }
 
 static void proto_irq(struct proto_writer *w, const struct gpuprobe_rec_irq *r)
@@ -297,48 +308,123 @@ static void proto_irq(struct proto_writer *w, const struct gpuprobe_rec_irq *r)
 				.values = { r->irq, r->vector, !!(r->hdr.flags & GPUPROBE_IRQ_HANDLED) } };
 	char name[32];
 
-	a.flow = next_flow(w->flows.irq_flow, w->flows.nirq, &w->irq_seen);
+	a.flow = pf_flows_next_irq(&w->flows);
 	snprintf(name, sizeof(name), "irq %u", r->irq);
 	slice(w, cpu_track(w, r->hdr.cpu), r->hdr.ts_ns, r->duration_ns, "irq", name, &a);
+	a.flow = 0;	/* the flow starts on the CPU's slice, once */
+	slice(w, vector_track(w, r->bdf, r->vector), r->hdr.ts_ns, r->duration_ns, "irq", name, &a);
 }
 
+/* The workload's process (its own pid), else a made-up one for the API. */
+static uint64_t process_track(struct proto_writer *w, uint32_t pid, int api)
+{
+	if (pf_known_id(pid)) {
+		describe_process(w, UUID(U_PROC, 0, pid), (int)pid, NULL);
+		return UUID(U_PROC, 0, pid);
+	}
+	describe_process(w, UUID(U_APP_PROC, 0, api), PF_SYNTH_PID(0, PF_PID_APP(api)),
+			 api == GPUPROBE_APP_OPENCL ? "OpenCL" : "CUDA (CUPTI)");
+	return UUID(U_APP_PROC, 0, api);
+}
+
+/*
+ * A thread's own track: its ThreadDescriptor's pid/tid tie it to the real
+ * thread (one track per thread, as Perfetto wants); named after the API
+ * that first drew on it, the thread's name stays its own.
+ */
+static uint64_t thread_track(struct proto_writer *w, uint32_t pid, uint32_t tid, int api)
+{
+	uint32_t key = pf_known_id(pid) ? pid : 0;
+	uint64_t uuid = UUID(U_THREAD, key, tid);
+	struct pb td = { 0 }, thd = { 0 };
+	char name[64];
+
+	if (key)
+		process_track(w, pid, api);
+	if (track_described(w, uuid))
+		return uuid;
+	snprintf(name, sizeof(name), "%s thread %u", api == GPUPROBE_APP_OPENCL ? "OpenCL" : "CUDA",
+		 tid);
+	pb_varint(&td, TD_UUID, uuid);
+	pb_string(&td, TD_NAME, name);
+	if (key)
+		pb_varint(&thd, THD_PID, key);
+	pb_varint(&thd, THD_TID, tid);
+	pb_message(&td, TD_THREAD, &thd);
+	pb_free(&thd);
+	emit_descriptor(w, &td);
+	return uuid;
+}
+
+/* Device work: a track per stream/queue of the process; calls: their thread's. */
+static uint64_t app_track(struct proto_writer *w, const struct gpuprobe_app_event *ev)
+{
+	int api = ev->api == GPUPROBE_APP_OPENCL ? GPUPROBE_APP_OPENCL : GPUPROBE_APP_CUDA;
+	const char *api_name = api == GPUPROBE_APP_OPENCL ? "OpenCL" : "CUDA";
+	bool host = ev->type >= GPUPROBE_APP_SYNC;
+	uint32_t key = pf_known_id(ev->pid) ? ev->pid : 0, tid = 0;
+	uint64_t proc, uuid;
+	char name[64];
+
+	if (host) {
+		tid = pf_app_tid(&w->flows.calls, 0, ev);
+		if (pf_known_id(tid))
+			return thread_track(w, ev->pid, tid, api);
+	}
+	proc = process_track(w, ev->pid, api);
+	if (host) {
+		uuid = UUID(U_CALLS + api, key, 0);
+		snprintf(name, sizeof(name), "%s calls, thread unknown", api_name);
+	} else {
+		uuid = UUID(U_STREAM + api, key, ev->stream);
+		snprintf(name, sizeof(name), "%s %s %u", api_name,
+			 api == GPUPROBE_APP_OPENCL ? "queue" : "stream", ev->stream);
+	}
+	describe_track(w, uuid, proc, name);
+	return uuid;
+}
+
+/*
+ * A wake-up on its CPU; one that ended a wait goes on, at the same time, to
+ * the woken thread's track, inside that wait, where its flow ends.  Written
+ * right after the CPU's: Perfetto takes events of one timestamp in file
+ * order, and the flow must pass the CPU first.
+ */
 static void proto_wakeup(struct proto_writer *w, const struct gpuprobe_rec_sched *r)
 {
-	size_t i = w->wake_seen;
 	struct event_args a = { .keys = { "pid", "target_cpu" }, .values = { r->pid, r->target_cpu } };
-	uint64_t f = next_flow(w->flows.wake_flow, w->flows.nwake, &w->wake_seen);
+	struct pf_wake_link link = pf_flows_next_wake(&w->flows);
 
-	if (f && w->flows.wake_ends[i])
-		a.end_flow = f;
+	if (link.tid)
+		a.flow = link.flow;
 	else
-		a.flow = f;
+		a.end_flow = link.flow;
 	track_event(w, cpu_track(w, r->hdr.cpu), TYPE_INSTANT, r->hdr.ts_ns, "sched", "wakeup", &a);
+	if (!link.tid)
+		return;
+	a = (struct event_args){ .keys = { "cpu", "target_cpu" },
+				 .values = { r->hdr.cpu, r->target_cpu }, .end_flow = link.flow };
+	track_event(w, thread_track(w, link.pid, link.tid, link.api), TYPE_INSTANT, r->hdr.ts_ns,
+		    "sched", "wakeup", &a);
 }
 
 static void proto_app(struct proto_writer *w, const struct tracefile_rec_app *r)
 {
 	const struct gpuprobe_app_event *ev = &r->ev;
-	bool host = ev->type >= GPUPROBE_APP_SYNC;
-	int api = ev->api == GPUPROBE_APP_OPENCL ? 1 : 0;
-	uint32_t id = host ? ev->tid : ev->stream;
-	uint64_t track = UUID_APP(api, host, id);
 	struct event_args a = { .keys = { "bytes", "correlation", "pid" },
 				.values = { ev->bytes, ev->correlation, ev->pid } };
-	char tname[64], name[GPUPROBE_APP_NAME_LEN * 4];
+	char name[GPUPROBE_APP_NAME_LEN * 4];
 	const char *shown;
+	uint64_t track;
 
 	if (ev->type >= GPUPROBE_APP_NOTE)
 		return;
-	snprintf(tname, sizeof(tname), "%s %s %u", api ? "OpenCL" : "CUDA",
-		 host ? "thread" : api ? "queue" : "stream", id);
-	describe_track(w, track, api ? UUID_OPENCL : UUID_CUDA, tname, -1);
+	track = app_track(w, ev);
 	shown = demangle_name(ev->name, name, sizeof(name));
 	if (shown != ev->name) {
 		a.str_key = "mangled";
 		a.str_value = ev->name;
 	}
-	if (ev->type == GPUPROBE_APP_SYNC)
-		a.end_flow = next_flow(w->flows.sync_flow, w->flows.nsync, &w->sync_seen);
 	slice(w, track, ev->start_ns, ev->end_ns - ev->start_ns, attr_type_name(ev->type), shown, &a);
 }
 
@@ -391,123 +477,9 @@ static void proto_record(void *state, const struct gpuprobe_rec_hdr *h)
 	}
 }
 
-/* ---- pass one: the flows ---- */
-
 static void proto_prepass(void *state, const struct gpuprobe_rec_hdr *h)
 {
-	struct proto_writer *w = state;
-
-	if (h->type == GPUPROBE_EV_IRQ) {
-		const struct gpuprobe_rec_irq *r = (const void *)h;
-
-		if (!array_reserve((void **)&w->irqs, &w->cap_irqs, w->nirqs + 1, sizeof(*w->irqs))) {
-			w->irqs[w->nirqs].end = h->ts_ns + r->duration_ns;
-			w->irqs[w->nirqs].idx = w->nirqs;
-			w->nirqs++;
-		}
-	} else if (h->type == GPUPROBE_EV_WAKEUP) {
-		if (!array_reserve((void **)&w->wakes, &w->cap_wakes, w->nwakes + 1, sizeof(*w->wakes))) {
-			w->wakes[w->nwakes].ts = h->ts_ns;
-			w->wakes[w->nwakes].pid = ((const struct gpuprobe_rec_sched *)h)->pid;
-			w->wakes[w->nwakes].idx = w->nwakes;
-			w->nwakes++;
-		}
-	} else if (h->type == TRACEFILE_REC_APP &&
-		   ((const struct tracefile_rec_app *)h)->ev.type == GPUPROBE_APP_SYNC) {
-		const struct gpuprobe_app_event *ev = &((const struct tracefile_rec_app *)h)->ev;
-
-		if (!array_reserve((void **)&w->syncs, &w->cap_syncs, w->nsyncs + 1, sizeof(*w->syncs))) {
-			w->syncs[w->nsyncs].start = ev->start_ns;
-			w->syncs[w->nsyncs].end = ev->end_ns;
-			w->syncs[w->nsyncs].tid = ev->tid;
-			w->syncs[w->nsyncs].idx = w->nsyncs;
-			w->nsyncs++;
-		}
-	}
-}
-
-static int by_end(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Sync calls by thread, then start: one thread's calls do not overlap. */
-static int by_tid_start(const void *a, const void *b)
-{
-	const struct sync_span *x = a, *y = b;
-
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	return x->start < y->start ? -1 : x->start > y->start;
-}
-
-/*
- * The sync call of thread tid in progress at ts that no flow ends at yet:
- * a binary search for its last call started by ts, then back while the
- * calls still reach ts.  O(log n) a wake-up (it was a scan of every sync).
- */
-static struct sync_span *sync_at(struct proto_writer *w, uint32_t tid, uint64_t ts)
-{
-	size_t lo = 0, hi = w->nsyncs;
-
-	while (lo < hi) {	/* first call after (tid, ts) */
-		size_t mid = lo + (hi - lo) / 2;
-		const struct sync_span *m = &w->syncs[mid];
-
-		if (m->tid < tid || (m->tid == tid && m->start <= ts))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	while (lo-- > 0) {
-		struct sync_span *c = &w->syncs[lo];
-
-		if (c->tid != tid || c->end < ts)
-			return NULL;
-		if (!w->flows.sync_flow[c->idx])
-			return c;
-	}
-	return NULL;
-}
-
-static void link_flows(struct proto_writer *w)
-{
-	struct flow_links *f = &w->flows;
-	uint64_t next = 1;
-
-	f->nirq = w->nirqs;
-	f->nwake = w->nwakes;
-	f->nsync = w->nsyncs;
-	f->irq_flow = calloc(w->nirqs + 1, sizeof(uint64_t));
-	f->wake_flow = calloc(w->nwakes + 1, sizeof(uint64_t));
-	f->wake_ends = calloc(w->nwakes + 1, sizeof(bool));
-	f->sync_flow = calloc(w->nsyncs + 1, sizeof(uint64_t));
-	if (!f->irq_flow || !f->wake_flow || !f->wake_ends || !f->sync_flow)
-		return;
-	qsort(w->irqs, w->nirqs, sizeof(*w->irqs), by_end);
-	qsort(w->wakes, w->nwakes, sizeof(*w->wakes), by_end);
-	qsort(w->syncs, w->nsyncs, sizeof(*w->syncs), by_tid_start);
-	for (size_t k = 0, i = 0; k < w->nwakes; k++) {
-		uint64_t ts = w->wakes[k].ts;
-		struct sync_span *sync;
-
-		while (i < w->nirqs && w->irqs[i].end <= ts)
-			i++;
-		/* w->irqs[i - 1]: the handler that ended last before the wake-up */
-		if (!i || f->irq_flow[w->irqs[i - 1].idx] || ts - w->irqs[i - 1].end > WAKE_WINDOW_NS)
-			continue;
-		f->irq_flow[w->irqs[i - 1].idx] = next;
-		f->wake_flow[w->wakes[k].idx] = next;
-		f->wake_ends[w->wakes[k].idx] = true;
-		sync = sync_at(w, w->wakes[k].pid, ts);
-		if (sync) {
-			f->sync_flow[sync->idx] = next;
-			f->wake_ends[w->wakes[k].idx] = false;
-		}
-		next++;
-	}
+	pf_flows_add(&((struct proto_writer *)state)->flows, h);
 }
 
 static void describe_processes(struct proto_writer *w)
@@ -541,17 +513,16 @@ static void describe_processes(struct proto_writer *w)
 	pb_free(&interned);
 	pb_free(&cat);
 
-	describe_track(w, UUID_CPUS, 0, "CPUs", 1);
-	describe_track(w, UUID_CUDA, 0, "CUDA (CUPTI)", 2);
-	describe_track(w, UUID_OPENCL, 0, "OpenCL", 3);
+	describe_process(w, UUID_CPUS, PF_SYNTH_PID(0, PF_PID_CPUS), "CPUs");
 	for (unsigned int i = 0; i < w->info->targets.count; i++) {
 		const struct target *t = &w->info->targets.t[i];
 		char name[96];
 
 		snprintf(name, sizeof(name), "%s %04x:%04x %s", t->name, t->vendor, t->device, t->driver);
-		describe_track(w, UUID_TARGET(i), 0, name, 10 + (int)i);
+		describe_process(w, UUID_TARGET(i), PF_SYNTH_PID(0, PF_PID_TARGET((int)i)), name);
 	}
-	describe_track(w, UUID_TARGET(TARGET_MAX), 0, "unattributed", 10 + TARGET_MAX);
+	describe_process(w, UUID_TARGET(TARGET_MAX), PF_SYNTH_PID(0, PF_PID_TARGET(TARGET_MAX)),
+			 "unattributed");
 }
 
 /* pt (a merged trace's host and guest) is not drawn here: perfetto.c does. */
@@ -573,7 +544,7 @@ static void proto_between(void *state)
 {
 	struct proto_writer *w = state;
 
-	link_flows(w);
+	pf_flows_link(&w->flows);
 	describe_processes(w);
 }
 
@@ -587,14 +558,8 @@ static void proto_end(void *state)
 	pb_free(&w->body);
 	pb_free(&w->sub);
 	pb_free(&w->sub2);
-	free(w->named_tracks);
-	free(w->irqs);
-	free(w->wakes);
-	free(w->syncs);
-	free(w->flows.irq_flow);
-	free(w->flows.wake_flow);
-	free(w->flows.wake_ends);
-	free(w->flows.sync_flow);
+	pf_tracks_free(&w->described);
+	pf_flows_free(&w->flows);
 	free(w);
 }
 

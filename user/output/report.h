@@ -9,22 +9,39 @@
 #include "attribute.h"
 #include "json.h"
 #include "passthrough.h"
+#include "verdict.h"
 
 #define REPORT_JSON_VERSION	1
 
 /*
+ * How a report is shown.  wall_ns: the recording's (report.c), the
+ * verdict's denominator; verbose: every idle vector and all-zero row too.
+ */
+struct report_view {
+	uint64_t wall_ns;
+	bool verbose;
+};
+
+/*
  * at: the attribution, NULL when the trace holds no application events;
- * pt: host and guest, NULL (or not merged) for a single machine's trace.
+ * pt: host and guest, NULL (or not merged) for a single machine's trace;
+ * view: NULL for the defaults (wall from the records, folded).
  */
 void report_print_json(FILE *out, const char *path, const struct agg *a,
-		       const struct attribution *at, const struct passthrough *pt);
+		       const struct attribution *at, const struct passthrough *pt,
+		       const struct report_view *view);
 void report_print_text(FILE *out, const char *path, const struct agg *a,
-		       const struct attribution *at, const struct passthrough *pt);
+		       const struct attribution *at, const struct passthrough *pt,
+		       const struct report_view *view);
+
+/* report_verdict.c: the block the text opens with, the JSON "verdict" member. */
+void verdict_print_text(FILE *out, const struct verdict *v);
+void verdict_print_json(struct json *j, const struct verdict *v);
 
 /* Shared with passthrough_report.c: a histogram, and a machine's "targets" member. */
 void report_json_hist(struct json *j, const char *key, const struct hist *h);
 void report_json_targets(struct json *j, const struct agg *a);
-void report_text_targets(FILE *out, const struct agg *a);
+void report_text_targets(FILE *out, const struct agg *a, bool verbose);
 
 /* passthrough_report.c */
 void passthrough_print_text(FILE *out, const struct passthrough *pt);

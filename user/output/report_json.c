@@ -228,7 +228,7 @@ static void json_target_identity(struct json *j, const struct agg *a,
 				 const struct agg_target *t)
 {
 	const struct target *info = agg_target_info(a, t);
-	char name[BDF_STRLEN];
+	char name[BDF_STRLEN], idbuf[PCI_ID_STRLEN];
 
 	json_key(j, "bdf");
 	if (t->bdf == GPUPROBE_BDF_NONE) {
@@ -241,6 +241,7 @@ static void json_target_identity(struct json *j, const struct agg *a,
 	json_kv_u64(j, "vendor", info ? info->vendor : 0);
 	json_kv_u64(j, "device", info ? info->device : 0);
 	json_kv_u64(j, "class", info ? info->class : 0);
+	json_kv_string(j, "pci_id", info ? pci_id(info->vendor, info->device, idbuf) : "");
 	json_kv_string(j, "driver", info ? info->driver : "");
 }
 
@@ -276,8 +277,11 @@ void report_json_targets(struct json *j, const struct agg *a)
 }
 
 void report_print_json(FILE *out, const char *path, const struct agg *a,
-		       const struct attribution *at, const struct passthrough *pt)
+		       const struct attribution *at, const struct passthrough *pt,
+		       const struct report_view *view)
 {
+	uint64_t wall = view ? view->wall_ns : (uint64_t)(agg_duration_s(a) * 1e9);
+	struct verdict v;
 	struct json j;
 
 	json_init(&j, out, true);
@@ -285,6 +289,8 @@ void report_print_json(FILE *out, const char *path, const struct agg *a,
 	json_kv_string(&j, "schema", "gpuprobe-report");
 	json_kv_u64(&j, "version", REPORT_JSON_VERSION);
 	json_trace(&j, path, a);
+	verdict_build(&v, a, at, pt, wall);
+	verdict_print_json(&j, &v);
 	report_json_targets(&j, a);
 	json_iommu_domains(&j, a);
 	json_key(&j, "sched");

@@ -70,18 +70,22 @@ static void print_trace_summary(FILE *out, const char *path, const struct agg *a
 			a->vectors_not_in_header == 1 ? "" : "s");
 }
 
-/* A latency nobody measured is "not measured", never 0 ns. */
+/*
+ * A latency nobody measured is "not measured", never 0 ns.  The total is
+ * what the verdict sums.
+ */
 static void print_latency_line(FILE *out, const char *what, const struct hist *h)
 {
-	char p50[32], p99[32], max[32];
+	char p50[32], p99[32], max[32], total[32];
 
 	if (!h->count) {
 		fprintf(out, "%s not measured\n", what);
 		return;
 	}
-	fprintf(out, "%s p50 %s  p99 %s  max %s\n", what,
+	fprintf(out, "%s p50 %s  p99 %s  max %s  total %s\n", what,
 		format_ns(p50, FORMAT_NS_LEN, hist_percentile(h, 50)),
-		format_ns(p99, FORMAT_NS_LEN, hist_percentile(h, 99)), format_ns(max, FORMAT_NS_LEN, h->max));
+		format_ns(p99, FORMAT_NS_LEN, hist_percentile(h, 99)), format_ns(max, FORMAT_NS_LEN, h->max),
+		format_ns(total, FORMAT_NS_LEN, (double)h->sum));
 }
 
 static void print_kernel_count(FILE *out, const struct agg *a, const struct agg_vector *v)
@@ -167,8 +171,48 @@ static void print_iommu(FILE *out, const struct agg_iommu_op iommu[AGG_IOMMU_OPS
 	}
 }
 
-static void print_target(FILE *out, const struct agg *a, const struct agg_target *t)
+/*
+ * No interrupt recorded and none counted by the kernel: a line each says
+ * nothing, one line says how many.  A vector the kernel counted while the
+ * trace holds none (a MISMATCH) is never idle.
+ */
+static bool vector_idle(const struct agg_vector *v)
 {
+	if (v->count || v->handled || v->no_exit || v->resolved_late)
+		return false;	/* a vector found while recording says so on its line */
+	return !v->have_kstart || !v->have_kstop || (v->kstop == v->kstart && !v->in_window);
+}
+
+/* "1-7" or "1, 3, 5-6": the folded vectors' indices. */
+static void print_folded_vectors(FILE *out, const struct agg *a, uint32_t bdf, unsigned int n)
+{
+	int run_start = -1, prev = -2;
+	bool first = true;
+
+	fprintf(out, "    %u idle vector%s (", n, n == 1 ? "" : "s");
+	for (unsigned int i = 0; i <= a->nvectors; i++) {
+		bool in = i < a->nvectors && a->vectors[i].bdf == bdf && vector_idle(&a->vectors[i]);
+		int idx = in ? (int)a->vectors[i].index : -3;
+
+		if (in && idx == prev + 1) {
+			prev = idx;
+			continue;
+		}
+		if (run_start >= 0) {
+			fprintf(out, "%s%d", first ? "" : ", ", run_start);
+			if (prev != run_start)
+				fprintf(out, "-%d", prev);
+			first = false;
+		}
+		run_start = in ? idx : -1;
+		prev = in ? idx : -2;
+	}
+	fprintf(out, "): 0 irqs, 0 in /proc/interrupts where read; -v lists them\n");
+}
+
+static void print_target(FILE *out, const struct agg *a, const struct agg_target *t, bool verbose)
+{
+	unsigned int idle = 0;
 	const struct target *info = agg_target_info(a, t);
 	char name[BDF_STRLEN];
 
@@ -183,9 +227,16 @@ static void print_target(FILE *out, const struct agg *a, const struct agg_target
 				info->driver[0] ? info->driver : "(none)");
 		fprintf(out, "\n  interrupts: %" PRIu64 "\n", t->irq_count);
 	}
-	for (unsigned int i = 0; i < a->nvectors; i++)
-		if (a->vectors[i].bdf == t->bdf)
+	for (unsigned int i = 0; i < a->nvectors; i++) {
+		if (a->vectors[i].bdf != t->bdf)
+			continue;
+		if (!verbose && vector_idle(&a->vectors[i]))
+			idle++;
+		else
 			print_vector(out, a, &a->vectors[i]);
+	}
+	if (idle)
+		print_folded_vectors(out, a, t->bdf, idle);
 	print_dma(out, t);
 	print_iommu(out, t->iommu);
 	if (t->swiotlb_bounces)
@@ -210,32 +261,40 @@ static void print_domain(FILE *out, const struct agg_domain *d)
 	print_iommu(out, d->iommu);
 }
 
-void report_text_targets(FILE *out, const struct agg *a)
+void report_text_targets(FILE *out, const struct agg *a, bool verbose)
 {
 	for (unsigned int i = 0; i < a->ntargets; i++)
-		print_target(out, a, &a->targets[i]);
+		print_target(out, a, &a->targets[i], verbose);
 	for (unsigned int i = 0; i < a->ndomains; i++)
 		if (a->domains[i].shared)
 			print_domain(out, &a->domains[i]);
 }
 
 void report_print_text(FILE *out, const char *path, const struct agg *a,
-		       const struct attribution *at, const struct passthrough *pt)
+		       const struct attribution *at, const struct passthrough *pt,
+		       const struct report_view *view)
 {
+	struct report_view dflt = { (uint64_t)(agg_duration_s(a) * 1e9), false };
+	struct verdict v;
+
+	if (!view)
+		view = &dflt;
+	verdict_build(&v, a, at, pt, view->wall_ns);
+	verdict_print_text(out, &v);
 	print_trace_summary(out, path, a);
-	report_text_targets(out, a);
+	report_text_targets(out, a, view->verbose);
 	if (a->wakeups || a->switches)
 		fprintf(out, "\nscheduler: %" PRIu64 " wakeups, %" PRIu64 " switches of the workload\n",
 			a->wakeups, a->switches);
 	kvm_print_text(out, a->kvm);
 	if (at)
-		attribute_print_text(out, at);
+		attribute_print_text(out, at, view->verbose);
 	if (pt && pt->merged) {
 		fprintf(out, "\nguest %s (kernel %s, source %s): %" PRIu64 " records\n",
 			pt->guest->info.host, pt->guest->info.kernel_release,
 			tracefile_source_name(pt->guest->info.source), pt->guest_agg ? pt->guest_agg->records : 0);
 		if (pt->guest_agg)
-			report_text_targets(out, pt->guest_agg);
+			report_text_targets(out, pt->guest_agg, view->verbose);
 		passthrough_print_text(out, pt);
 	}
 }

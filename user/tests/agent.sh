@@ -79,6 +79,10 @@ names = [e["args"]["name"] for e in ev if e.get("name") == "process_name"]
 flows = [e for e in ev if e.get("ph") in ("s", "f")]
 sys.exit(0 if any(n.startswith("guest ") for n in names) and len(flows) >= 2 else 1)
 PY
+# host and guest are one machine here: a flow's end (the guest's time, mapped)
+# may precede its start by up to the stored clock error bound
+check "export --perfetto (tcp): times in ns, slices nested, each flow started and ended once" \
+	python3 "$(dirname "$0")/perfetto_check.py" -q shape json "$T/tcp.json" "$bound"
 
 # --- over vsock loopback ---------------------------------------------------
 if grep -qs 'CONFIG_VSOCKETS_LOOPBACK=y' /proc/config.gz 2>/dev/null ||

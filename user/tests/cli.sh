@@ -20,6 +20,10 @@ check "report on a known trace" sh -c '"$1" report "$2" >"$3/report.txt"' _ "$GP
 check "report --json is valid JSON" sh -c \
 	'"$1" report "$2" --json | python3 -c "import json,sys; d=json.load(sys.stdin); assert d[\"targets\"][0][\"irq_count\"]==1012"' \
 	_ "$GPT" "$T/known.trace"
+# synth.c's known trace: vendor 0x10de, device 0x2335
+check "report --json: the PCI ids in hex as lspci -n writes them" sh -c \
+	'"$1" report "$2" --json | python3 -c "import json,sys; t=json.load(sys.stdin)[\"targets\"][0]; assert (t[\"pci_id\"], t[\"vendor\"]) == (\"10de:2335\", 0x10de), t"' \
+	_ "$GPT" "$T/known.trace"
 
 check "export --perfetto: valid JSON, 2 slices per irq, DMA and IOMMU spans" sh -c \
 	'"$1" export "$2" --perfetto "$3/p.json" && python3 -c "
@@ -45,18 +49,24 @@ ev = json.load(open(sys.argv[1]))['traceEvents']
 procs = [e['args']['name'] for e in ev if e.get('name') == 'process_name']
 assert any(p.startswith('host synthetic-host: ') for p in procs) and any(p.startswith('guest synthetic-guest: ') for p in procs), procs
 assert sum(1 for e in ev if e['ph'] == 's') == 99 and sum(1 for e in ev if e['ph'] == 'f') == 99
-assert sum(1 for e in ev if e['ph'] == 'X' and e['cat'] == 'irq' and e['pid'] > 1000) == 2 * 99
+guest = {e['pid'] for e in ev if e.get('name') == 'process_name' and e['args']['name'].startswith('guest ')}
+assert sum(1 for e in ev if e['ph'] == 'X' and e['cat'] == 'irq' and e['pid'] in guest) == 2 * 99
 " "$T/merged.json"
+check "export --perfetto (host + guest): times in ns, slices nested, each flow started and ended once" \
+	python3 "$(dirname "$0")/perfetto_check.py" -q shape json "$T/merged.json"
 "$GPT" record --guest-target 0000:00:06.0 >/dev/null 2>"$T/g.err"
 check "record --guest-target without --guest: exit 2, says why" sh -c "[ $? -eq 2 ] && grep -q 'need --guest' '$T/g.err'"
 "$GPT" agent --listen tcp:127.0.0.1:1 >/dev/null 2>"$T/a.err"
-check "agent without a token: exit 1, says how to make one" sh -c "[ $? -eq 1 ] && grep -q 'no token.*--token-file' '$T/a.err'"
+check "agent without a token (a usage error): exit 2, says how to make one" sh -c "[ $? -eq 2 ] && grep -q 'no token.*--token-file' '$T/a.err'"
 echo short >"$T/short.token"
 "$GPT" agent --token-file "$T/short.token" >/dev/null 2>"$T/a.err"
 check "agent with a token under 8 characters: exit 1" sh -c "[ $? -eq 1 ] && grep -q 'shorter than 8' '$T/a.err'"
 echo "0123456789abcdef" >"$T/tok"
 "$GPT" agent --token-file "$T/tok" --listen udp:1.2.3.4:5 >/dev/null 2>"$T/a.err"
-check "agent with a bad address: exit 1, names the forms" sh -c "[ $? -eq 1 ] && grep -q 'bad address.*tcp:ADDR:PORT' '$T/a.err'"
+check "agent with a bad address (a usage error): exit 2, names the forms" sh -c "[ $? -eq 2 ] && grep -q 'bad address.*tcp:ADDR:PORT' '$T/a.err'"
+"$GPT" record --guest udp:1.2.3.4:5 --token-file "$T/tok" -- true >/dev/null 2>"$T/g.err"
+check "record --guest with a bad address (a usage error): exit 2 before anything runs" \
+	sh -c "[ $? -eq 2 ] && grep -q 'bad address' '$T/g.err'"
 head -c 1000 "$T/known.trace" >"$T/short.trace"
 "$GPT" export "$T/short.trace" --csv "$T/short.csv" 2>"$T/short.err"
 check "export of a truncated file: exit 0, rows up to the cut, a warning naming the offset" sh -c \
@@ -88,4 +98,53 @@ for cut in 1 17 239 240 300 415 416 430 457 $((size / 2)) $((size - 32)) $((size
 done
 check "cut files: header cut refused naming an offset, else read as incomplete (12 cuts)" [ $bad -eq 0 ]
 
+# the man page teaches every option the tool takes, and renders cleanly
+MAN1="$(dirname "$0")/../../Documentation/gpuprobe-trace.1"
+if command -v man >/dev/null; then
+	MANWIDTH=200 man -l "$MAN1" 2>/dev/null >"$T/man.txt"
+	missing=""
+	for c in info record report export explain agent serve probe compare; do
+		for o in $("$GPT" "$c" --help | grep -E '^ +-' | grep -oE -- '--[a-z][a-z0-9-]+' | sort -u); do
+			grep -q -- "$o" "$T/man.txt" || missing="$missing $c:$o"
+		done
+	done
+	check "the man page names every long option of every command's --help${missing:+ (missing:$missing)}" \
+		[ -z "$missing" ]
+	check "the man page's OPTIONS render without a stray double quote" \
+		sh -c '! sed -n "/^OPTIONS/,/^NOTES/p" "$1" | grep -q "\""' _ "$T/man.txt"
+else
+	skip "the man page names every option" "man is missing (scripts/deps.sh installs man-db)"
+fi
+
+# bash completion offers every long option of every command's --help, and
+# the addresses each --listen takes
+COMP="$(dirname "$0")/../../completion/gpuprobe-trace.bash"
+if [ -r /usr/share/bash-completion/bash_completion ] && command -v bash >/dev/null; then
+	comp() {
+		bash -c 'source /usr/share/bash-completion/bash_completion; source "$0"
+			COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}
+			_gpuprobe_trace; echo "${COMPREPLY[*]}"' "$COMP" "$@" 2>/dev/null
+	}
+	missing=""
+	for c in info record report export explain agent serve probe compare; do
+		offered=$(comp gpuprobe-trace "$c" --)
+		for o in $("$GPT" "$c" --help | grep -E '^ +-' | grep -oE -- '--[a-z][a-z0-9-]+' | sort -u); do
+			case $o in --test-*) continue ;; esac	# tests only, not offered
+			echo " $offered " | grep -q -- " $o " || missing="$missing $c:$o"
+		done
+	done
+	check "bash completion offers every long option of every --help${missing:+ (missing:$missing)}" \
+		[ -z "$missing" ]
+	check "bash completion: serve --listen offers HTTP addresses, agent --listen vsock/tcp" \
+		sh -c '[ "$1" = "127.0.0.1:9477 [::1]:9477" ] && [ "$2" = "vsock: tcp:" ]' _ \
+		"$(comp gpuprobe-trace serve --listen "")" "$(comp gpuprobe-trace agent --listen "")"
+else
+	skip "bash completion offers every option" "no bash-completion package (scripts/deps.sh installs it)"
+fi
+
+# every op code and flag bit of the CSV is documented, with the headers' values
+D="$(dirname "$0")"
+check "csv-export.md lists every op code and flag bit of the CSV with its value" \
+	python3 "$D/csv_doc_check.py" "$D/../../include/uapi/linux/gpuprobe.h" "$D/../lib/tracefile.h" \
+	"$D/../../Documentation/csv-export.md"
 finish

@@ -74,9 +74,12 @@ check "3 kernels + 2 writes + 1 read: names, bytes, directions, order, clock" [ 
 check "export --perfetto: an OpenCL queue track with the 6 commands" python3 -c "
 import json, sys
 ev = json.load(open(sys.argv[1]))['traceEvents']
-q = [e for e in ev if e['ph'] == 'X' and e['pid'] == 3 and e['cat'] in ('kernel', 'memcpy')]
-names = {e['args']['name'] for e in ev if e['ph'] == 'M' and e['name'] == 'process_name'}
-sys.exit(0 if len(q) == 6 and 'OpenCL' in names else 1)" "$T/p.json"
+queues = {(e['pid'], e['tid']) for e in ev if e['ph'] == 'M' and e['name'] == 'thread_name'
+          and e['args']['name'].startswith('OpenCL queue ')}
+q = [e for e in ev if e['ph'] == 'X' and (e['pid'], e['tid']) in queues and e['cat'] in ('kernel', 'memcpy')]
+sys.exit(0 if len(q) == 6 else 1)" "$T/p.json"
+check "export --perfetto (OpenCL): times in ns, slices nested, each flow started and ended once" \
+	python3 "$(dirname "$0")/perfetto_check.py" -q shape json "$T/p.json"
 
 "$GPT" record -q --no-inject --source tracefs -d "$BDF" -o "$T/noinj.trace" -- "$INJ/tests/ocl_app" 4096 >/dev/null 2>&1
 check "--no-inject: no application events" sh -c \

@@ -4,7 +4,7 @@
 # decoded by `protoc --decode` against perfetto_subset.proto (Perfetto's
 # field numbers): the clock snapshot, per-CPU interrupt slices, DMA lanes,
 # CUDA tracks with the demangled kernel name, and the flows interrupt ->
-# wake-up -> wait, counted and ordered exactly.
+# wake-up -> the woken thread inside its wait, counted and ordered exactly.
 . "$(dirname "$0")/common.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
 if ! command -v protoc >/dev/null; then
@@ -22,6 +22,10 @@ protoc --proto_path="$HERE" --decode=gpuprobe_test.Trace perfetto_subset.proto \
 check "protoc --decode reads every byte as Trace" sh -c "[ -s '$T/flows.txt' ] && [ ! -s '$T/protoc.err' ]"
 "$GPT" export "$T/flows.trace" --perfetto "$T/flows.json"
 check "the JSON export stays" python3 -c "import json; json.load(open('$T/flows.json'))"
+check "export --perfetto (flows): times in ns, slices nested, each flow started and ended once" \
+	python3 "$(dirname "$0")/perfetto_check.py" -q shape json "$T/flows.json"
+check "export --perfetto-proto: slices nested per track, each flow started on a slice and ended once" \
+	python3 "$HERE/perfetto_check.py" -q shape proto "$T/flows.txt"
 
 python3 - "$T/flows.txt" "$T/counts" <<'PY'
 import re, sys
@@ -106,13 +110,17 @@ flow = lambda te, k: [int(x) for x in te.get(k, [])]
 irq_f = [flow(te, "flow_ids") for _, te in irqs]
 wake_f = [(flow(te, "flow_ids"), flow(te, "terminating_flow_ids")) for _, te in wakes]
 sync_f = [flow(te, "terminating_flow_ids") for _, te in thread[1:]]
-print(f"    flows: irq {irq_f}, wake-up {wake_f}, wait {sync_f}")
+woken = on("CUDA thread 4242", "TYPE_INSTANT")
+woken_f = [(ts, flow(te, "terminating_flow_ids")) for ts, te in woken]
+print(f"    flows: irq {irq_f}, wake-up {wake_f}, wait {sync_f}, woken thread {woken_f}")
 ids = [f[0] for f in irq_f[:3] if f]
 check("3 interrupts start a flow each, distinct ids; the 4th (nobody woken) none",
       len(ids) == 3 and len(set(ids)) == 3 and irq_f[3] == [])
 check("wake-ups 1 and 2 continue their interrupt's flow, wake-up 3 ends it",
       wake_f[0] == ([ids[0]], []) and wake_f[1] == ([ids[1]], []) and wake_f[2] == ([], [ids[2]]))
-check("the waits the wake-ups fell in end flows 1 and 2", sync_f == [[ids[0]], [ids[1]]])
+check("flows 1 and 2 end on the woken thread at wake-ups 1 and 2 (inside its waits), not at the waits' start",
+      sync_f == [[], []] and woken_f == [(wakes[0][0], [ids[0]]), (wakes[1][0], [ids[1]])]
+      and all(b < ts < b + 130000 for (ts, _), (b, _) in zip(woken, thread[1:])))
 open(sys.argv[2], "w").write(f"{passes} {fails}\n")
 PY
 read -r p f <"$T/counts" || { p=0; f=1; }

@@ -112,4 +112,46 @@ check "help record: record's own help" \
 	sh -c '[ "$1" -eq 0 ] && head -n1 "$2" | grep -q "^usage: gpuprobe-trace record"' _ "$rc" "$T/out"
 "$GPT" help frobnicate >/dev/null 2>&1
 check "help of an unknown command: exit 2" [ $? -eq 2 ]
+
+# ---- what a file that cannot be read is
+printf '\211PNG\r\n\032\n0123456789' >"$T/picture.png"
+"$GPT" report "$T/picture.png" >/dev/null 2>"$T/err"
+rc=$?
+check "report of a short PNG: exit 1, not a trace (not a cut one)" \
+	sh -c '[ "$1" -eq 1 ] && grep -q "not a gpuprobe trace file" "$2" && ! grep -q truncated "$2"' _ "$rc" "$T/err"
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+	"$(dirname "$0")/gentrace" known "$T/private.trace" && chmod 0600 "$T/private.trace"
+	chmod 0755 "$T"
+	cp "$GPT" "$T/gpt2" && chmod 0755 "$T/gpt2"
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$T/gpt2" report "$T/private.trace" \
+		>/dev/null 2>"$T/err"
+	rc=$?
+	check "report of another user's 0600 trace: exit 1, says it is private, not how to record one" \
+		sh -c '[ "$1" -eq 1 ] && grep -q "private to who recorded it" "$2" && ! grep -q "record one" "$2"' \
+		_ "$rc" "$T/err"
+	# a port someone else holds: said as such
+	python3 -c 'import socket,sys,time; s=socket.socket(); s.bind(("127.0.0.1",0)); s.listen(); print(s.getsockname()[1], flush=True); time.sleep(30)' >"$T/port" &
+	holder=$!
+	for _ in 1 2 3 4 5 6 7 8 9 10; do [ -s "$T/port" ] && break; sleep 0.2; done
+	timeout 20 "$GPT" serve -q --source tracefs -d 0000:00:00.0 --listen "127.0.0.1:$(cat "$T/port")" \
+		>/dev/null 2>"$T/err"
+	rc=$?
+	kill "$holder" 2>/dev/null
+	if [ -d /sys/kernel/tracing/events/irq ]; then
+		check "serve on a port another program holds: exit 1, says so" \
+			sh -c '[ "$1" -eq 1 ] && grep -q "another program has the port" "$2"' _ "$rc" "$T/err"
+	else
+		skip "serve on a port in use" "no tracefs irq events"
+	fi
+	timeout 20 "$GPT" serve -q --source tracefs -d 0000:00:00.0 --listen 192.0.2.1:9477 >/dev/null 2>"$T/err"
+	rc=$?
+	if [ -d /sys/kernel/tracing/events/irq ]; then
+		check "serve on an address no interface has: exit 1, says so (not 'port in use')" \
+			sh -c '[ "$1" -eq 1 ] && grep -q "no interface of this machine has that address" "$2"' _ "$rc" "$T/err"
+	else
+		skip "serve on a foreign address" "no tracefs irq events"
+	fi
+else
+	skip "unprivileged read and bind messages" "needs root and setpriv"
+fi
 finish

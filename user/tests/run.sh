@@ -52,10 +52,12 @@ all_suites() {
 	run_suite native-tracefs ./native_tracefs.sh
 	run_suite serve-prometheus ./serve_prometheus.sh
 	run_suite perfetto-proto ./perfetto_proto.sh
+	run_suite perfetto-export ./export_check.sh
 	run_suite never-lose ./never_lose.sh
 	run_suite outputs ./outputs.sh
 	run_suite refuse ./refuse.sh
 	run_suite damage ./damage.sh
+	run_suite verdict ./verdict.sh
 	run_suite agent ./agent.sh
 	run_suite json-inputs ./json_inputs.sh
 	run_suite probe ./probe.sh
@@ -63,6 +65,8 @@ all_suites() {
 	run_suite inject ./inject.sh
 	run_suite explain ./test_explain
 	run_suite explain-h200 ./explain.sh
+	run_suite committed-traces ./traces.sh
+	run_suite layers ./layers.sh
 
 	# The same suites under memcheck: use after free (the chunk reader's thread
 	# inside fread() on a closed file crashed CI only now and then), leaks.

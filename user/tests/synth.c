@@ -221,6 +221,29 @@ int synth_write_known(const char *path)
 	return err ? -1 : 0;
 }
 
+int synth_write_fields(const char *path, unsigned int ntargets, bool big)
+{
+	static struct trace_info info;
+	struct synth_recs s;
+	struct trace_writer w;
+	int err = 0;
+
+	synth_fields_info(&info, ntargets);
+	if (synth_fields_build(&s, big) || synth_open(&w, path, &info)) {
+		synth_recs_free(&s);
+		return -1;
+	}
+	for (size_t off = 0; off < s.len && !err; ) {
+		const struct gpuprobe_rec_hdr *h = (const void *)(s.buf + off);
+
+		err |= trace_writer_put(&w, h) | synth_tick(&w);
+		off += h->size;
+	}
+	synth_recs_free(&s);
+	err |= trace_writer_finish(&w, SYNTH_FIELDS_STOP_NS, SYNTH_FIELDS_EXIT);
+	return err ? -1 : 0;
+}
+
 static uint32_t xorshift32(uint32_t *state)
 {
 	uint32_t x = *state;

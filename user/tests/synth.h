@@ -4,6 +4,7 @@
 #define GPUPROBE_SYNTH_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "tracefile.h"
@@ -43,6 +44,8 @@ int synth_write_known(const char *path);
 #define SYNTH_FLOW_KERNEL	"_Z13MatrixMulCUDAILi32EEvPfS0_S0_ii"
 int synth_write_flows(const char *path);
 int synth_write_flows_n(const char *path, unsigned int n);
+/* Both Perfetto exports' trace: sub-microsecond times, two wake-ups after one interrupt (synth_export.c). */
+int synth_write_export(const char *path);
 
 /* n records in a realistic mix (irq-heavy), for fuzzing and benchmarks. */
 int synth_write_mix(const char *path, uint64_t n, uint32_t seed);
@@ -63,12 +66,56 @@ struct synth_merged {
 	 * injection of another vector (the guest's timer) just before each */
 	bool other_injections;
 	bool guest_cut;			/* the guest's trace ends without its end record */
+	/* the guest's workload (pid SYNTH_GUEST_PID, thread SYNTH_GUEST_TID): a
+	 * call, a CUPTI-style sync (tid 0) inside it, a kernel on stream 3 */
+	bool guest_app;
 };
+#define SYNTH_GUEST_PID		300
+#define SYNTH_GUEST_TID		301
 
 void synth_merged_defaults(struct synth_merged *o);
 int synth_write_merged(const char *path, const struct synth_merged *o);
 /* nkernel mixed records, then napp CUDA events (launches and kernels) over the same time. */
 int synth_write_app(const char *path, uint64_t nkernel, uint64_t napp, uint32_t seed);
+
+/*
+ * Every record type with adversarial values (synth_fields.c): records back
+ * to back in buf, n of them, unknown of types the reader skips.
+ */
+struct synth_recs {
+	unsigned char *buf;
+	size_t len, cap, n, unknown;
+};
+
+#define SYNTH_FIELDS_STOP_NS	0xffffffffffffffffull	/* the end record's time */
+#define SYNTH_FIELDS_EXIT	INT32_MIN		/* ... and exit status */
+
+/* Header with ntargets targets (1..TARGET_MAX), the last with TARGET_MAX_VECTORS vectors. */
+void synth_fields_info(struct trace_info *info, unsigned int ntargets);
+/* big: and one record of TRACEFILE_REC_MAX_SIZE bytes. */
+int synth_fields_build(struct synth_recs *s, bool big);
+void synth_recs_append(struct synth_recs *s, const struct gpuprobe_rec_hdr *h);
+void synth_recs_free(struct synth_recs *s);
+/* Those records and the end record into path (synth_set_compression applies). */
+int synth_write_fields(const char *path, unsigned int ntargets, bool big);
+
+/*
+ * The verdict's trace (synth_verdict.c), 100 ms of wall time:
+ *   interrupt handlers  vector 0: 200 x 10 us, vector 3: 50 x 4 us = 2.2 ms
+ *   DMA API calls       100 map_page x 30 us (each with one 12 us IOMMU map
+ *                       inside) + 100 unmap_page x 5 us = 3.5 ms
+ *   IOMMU               100 x 12 us inside those + 20 x 40 us outside = 2 ms
+ *   mapping             3.5 ms + (2 ms - 1.2 ms inside) = 4.3 ms
+ *   a wait              kernel ends at +81 ms, its blocking call returns at
+ *                       +81.4 ms with an interrupt between: 400 us
+ *   3 swiotlb bounces of 512 bytes; vectors 1, 2, 4-6 idle; vector 7: none
+ *   recorded, 2 counted by the kernel.
+ * tracefs: the same as the tracefs source records it: DMA calls untimed, no
+ * IOMMU records.
+ */
+#define SYNTH_VERDICT_PID	5150
+#define SYNTH_VERDICT_TID	5151
+int synth_write_verdict(const char *path, bool tracefs);
 
 /* report (text, or JSON) of the trace at path into a malloc'ed string; NULL (said on stderr) on error. */
 char *test_report(const char *path, bool json);

@@ -125,6 +125,33 @@ static int put_host(const struct synth_merged *o, struct trace_writer *w)
 	return err;
 }
 
+static int put_guest_app(struct trace_writer *w, uint16_t type, uint32_t tid, uint32_t stream,
+			 uint64_t start, uint64_t len, const char *name)
+{
+	struct tracefile_rec_app r = {
+		.hdr = { .type = TRACEFILE_REC_APP, .size = sizeof(r), .ts_ns = start },
+		.ev = { .magic = GPUPROBE_APP_MAGIC, .version = GPUPROBE_APP_VERSION,
+			.api = GPUPROBE_APP_CUDA, .size = sizeof(r.ev), .type = type,
+			.pid = SYNTH_GUEST_PID, .tid = tid, .stream = stream, .correlation = 5,
+			.start_ns = start, .end_ns = start + len },
+	};
+
+	copy_string(r.ev.name, sizeof(r.ev.name), name);
+	return trace_writer_put(w, &r.hdr);
+}
+
+/* The guest workload's events, last as record puts them. */
+static int put_guest_apps(const struct synth_merged *o, struct trace_writer *w)
+{
+	uint64_t g = guest_clock(o, HOST_T0 + o->spacing_ns / 4);
+	int err = 0;
+
+	err |= put_guest_app(w, GPUPROBE_APP_API, SYNTH_GUEST_TID, 0, g, 100000, "cuCtxSynchronize");
+	err |= put_guest_app(w, GPUPROBE_APP_SYNC, 0, 0, g + 1000, 98000, "context_synchronize");
+	err |= put_guest_app(w, GPUPROBE_APP_KERNEL, 0, 3, g + 2000, 90000, "add");
+	return err;
+}
+
 /* The guest's own trace file, as its agent's `record -o -` would have sent it. */
 static FILE *guest_trace(const struct synth_merged *o)
 {
@@ -163,6 +190,8 @@ static FILE *guest_trace(const struct synth_merged *o)
 			  GPUPROBE_DMA_MAP_PAGE, 4096, 1, MAP_CALL_NS);
 		err |= trace_writer_put(&w, &d.hdr);
 	}
+	if (o->guest_app)
+		err |= put_guest_apps(o, &w);
 	if (!o->guest_cut)
 		err |= trace_writer_put(&w, &(struct tracefile_rec_end){
 			.hdr = { .type = TRACEFILE_REC_END, .size = sizeof(struct tracefile_rec_end),

@@ -274,6 +274,8 @@ static void test_timeline_from_file(void)
 	unlink(path);
 }
 
+void test_explain_verdict_first(void);	/* test_explain_verdict.c */
+
 int main(void)
 {
 	static const struct test_case cases[] = {
@@ -285,6 +287,8 @@ int main(void)
 		{ "stat: nearest-rank p50/p99", test_stat_nearest_rank },
 		{ "windows: maps, unmaps, irqs, bounces per probe", test_window_loads },
 		{ "timeline: one target and one thread from a file", test_timeline_from_file },
+		{ "verdict: first, the largest step and its share of the mean, what was not measured",
+		  test_explain_verdict_first },
 	};
 	int passed = 0, failed = run_tests(cases, sizeof(cases) / sizeof(cases[0]), &passed);
 

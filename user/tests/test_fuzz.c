@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Corrupt and truncated trace files.  A corrupt one must be refused with a
- * message naming a byte offset, or parsed; never a crash.  A truncated one
- * (header whole) must be read up to its last whole record, marked
- * incomplete with the offset of the cut, and give the counts of the records
- * before the cut.  The fuzz loops are deterministic (fixed seeds) so a
- * failure reproduces.
+ * message naming a byte offset; a truncated one (header whole) must be read
+ * up to its last whole record, marked incomplete with the offset of the
+ * cut, and give the counts of the records before the cut.  Random flips and
+ * cuts: test_fuzz_flips.c; encodings against each other: test_roundtrip.c.
  */
 #include <inttypes.h>
 #include <stdatomic.h>
@@ -21,7 +20,6 @@
 #include "testlib.h"
 #include "tests.h"
 
-#define FUZZ_ITERATIONS	5000
 #define COUNT_SIZE	sizeof(struct tracefile_rec_irq_count)
 
 struct image {
@@ -87,8 +85,8 @@ static int parse_image_into(const unsigned char *data, size_t len, char *err, si
 		snprintf(err, errlen, "%s", r.error);
 	} else {
 		agg_finish(a, &r);
-		report_print_json(devnull, "image", a, NULL, NULL);
-		report_print_text(devnull, "image", a, NULL, NULL);
+		report_print_json(devnull, "image", a, NULL, NULL, NULL);
+		report_print_text(devnull, "image", a, NULL, NULL, NULL);
 		if (p) {
 			p->complete = r.seen_end;
 			p->truncated = r.truncated;
@@ -227,69 +225,13 @@ static uint32_t next_random(uint32_t *s)
 	return *s;
 }
 
-/* Mutate a copy; returns the new length; *truncated tells if it was cut. */
-static size_t mutate(const struct image *img, unsigned char *buf, uint32_t *rng, bool *truncated)
-{
-	uint32_t mode = next_random(rng) % 10, flips = 1 + next_random(rng) % 8;
-	size_t len = img->len;
-
-	memcpy(buf, img->data, img->len);
-	*truncated = false;
-	if (mode >= 5) {
-		len = next_random(rng) % img->len;
-		*truncated = true;
-	}
-	if (mode < 5 || mode >= 8)
-		for (uint32_t i = 0; i < flips && len; i++)
-			buf[next_random(rng) % len] ^= (unsigned char)(1 + next_random(rng) % 255);
-	return len;
-}
-
-/* The encodings a trace file can have: version 1, and version 3 compact or compact + zstd. */
+/* The encodings a trace file can have: version 1, and version 2 compact or compact + zstd. */
 static const struct encoding {
 	const char *name;
 	int level;
 } encodings[] = {
 	{ "version 1", 0 }, { "compact", TRACEFILE_COMPACT }, { "zstd", 3 },
 };
-
-void test_fuzz_flips_and_truncations(void)
-{
-	for (size_t e = 0; e < sizeof(encodings) / sizeof(encodings[0]); e++) {
-		int refused = 0, accepted = 0, bad = 0;
-		struct image img;
-		unsigned char *buf;
-		uint32_t rng = 0x9e3779b9;
-		char err[512];
-
-		/* version 3: a chunk every 7 records, so that flips and cuts meet chunk headers */
-		synth_set_compression(encodings[e].level, 7);
-		CHECK(known_image(&img) == 0, "no image");
-		synth_set_compression(0, 0);
-		buf = malloc(img.len);
-		for (int i = 0; i < FUZZ_ITERATIONS && bad < 5; i++) {
-			bool truncated;
-			size_t len = mutate(&img, buf, &rng, &truncated);
-			int ret = parse_image(buf, len, err, sizeof(err));
-
-			if (ret == 0) {		/* a cut is read up to its last whole record */
-				accepted++;
-				continue;
-			}
-			if (ret == -1 && strstr(err, "offset")) {
-				refused++;
-				continue;
-			}
-			bad++;
-			CHECK(0, "%s, iteration %d (len %zu, truncated %d): %s", encodings[e].name, i,
-			      len, truncated, err);
-		}
-		printf("    fuzz, %s: %d iterations, %d refused with an offset, %d parsed\n",
-		       encodings[e].name, refused + accepted + bad, refused, accepted);
-		free(buf);
-		free(img.data);
-	}
-}
 
 /* What a report counts, to compare a cut file with its first records. */
 struct fingerprint {
@@ -558,28 +500,4 @@ void test_close_waits_for_chunk_thread(void)
 	CHECK(!s.read_after_close, "the chunk thread read the file after it was closed");
 	CHECK(s.closed, "the file was not closed");
 	free(img.data);
-}
-
-/* Version 1 and both version 3 encodings of one trace count the same. */
-void test_encodings_agree(void)
-{
-	const char *path = test_tmp_path("encodings.trace");
-	struct fingerprint f[3];
-	struct parsed p;
-
-	for (size_t e = 0; e < sizeof(encodings) / sizeof(encodings[0]); e++) {
-		struct image img;
-
-		synth_set_compression(encodings[e].level, 1000);
-		CHECK(synth_write_mix(path, 20000, 11) == 0 && load_image(path, &img) == 0, "no image");
-		synth_set_compression(0, 0);
-		CHECK(agg_image(&img, img.len, UINT64_MAX, &f[e], &p) == 0 && p.complete,
-		      "%s: not read whole", encodings[e].name);
-		CHECK(!memcmp(&f[e], &f[0], sizeof(f[0])), "%s: counts differ from version 1's",
-		      encodings[e].name);
-		printf("    %s: %zu bytes, %.1f bytes per record\n", encodings[e].name, img.len,
-		       (double)img.len / 20001);
-		free(img.data);
-	}
-	unlink(path);
 }

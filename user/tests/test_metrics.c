@@ -197,3 +197,41 @@ void test_metrics_exposition(void)
 	free(text);
 	metrics_free(&m);
 }
+
+/*
+ * Label values per the text exposition format: a backslash as \\, a double
+ * quote as \", a newline as \n, nothing else changed.  The driver name
+ * `a\b"c` newline `d` is written, worked by hand, as a\\b\"c\nd.
+ */
+void test_metrics_label_escaping(void)
+{
+	static const char want[] =
+		"gpuprobe_target_bound{bdf=\"0000:00:06.0\",driver=\"a\\\\b\\\"c\\nd\",role=\"host\"} 1\n";
+	static struct target_set set;
+	struct metrics m;
+	char *text = NULL, *line;
+	const char *bad = NULL;
+	size_t len = 0;
+	unsigned int samples = 0;
+	FILE *out;
+
+	one_target(&set);
+	strcpy(set.t[0].driver, "a\\b\"c\nd");
+	CHECK(!metrics_init(&m, &set, "host", "tracefs"), "metrics_init");
+	out = open_memstream(&text, &len);
+	prometheus_write(out, &m, "0.1");
+	fclose(out);
+	CHECK(strlen(want) == 76, "the expected line is %zu bytes", strlen(want));
+	CHECK(strstr(text, want), "target_bound sample, want %s in:\n%s", want, text);
+	/* a raw newline would cut a sample in two: every line is a comment or a sample */
+	for (line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		samples += !strncmp(line, "gpuprobe_", 9);
+		if (strncmp(line, "gpuprobe_", 9) && strncmp(line, "# HELP ", 7) &&
+		    strncmp(line, "# TYPE ", 7) && !bad)
+			bad = line;
+	}
+	CHECK(!bad, "a line neither a sample nor a comment: %.40s", bad);
+	CHECK(samples > 0, "no samples");
+	free(text);
+	metrics_free(&m);
+}

@@ -25,6 +25,8 @@ void test_damage_report(void);
 void test_damage_version2_as_before(void);
 void test_cut_inside_compact_chunks(void);
 void test_cut_inside_zstd_chunks(void);
+void test_roundtrip_every_field(void);
+void test_roundtrip_refusals(void);
 void test_irq_pairing(void);
 void test_record_batches(void);
 void test_module_event_mask(void);
@@ -67,6 +69,16 @@ void test_metrics_summary_reload(void);
 void test_metrics_rebind_same_irq(void);
 void test_metrics_late_vector(void);
 void test_metrics_exposition(void);
+void test_metrics_label_escaping(void);
 void test_kvm_pairing(void);
+/* test_expect.c, test_expect_pt.c: hand-worked cases */
+void test_kernel_count_match(void);
+void test_irq_exit_names_its_irq(void);
+void test_kvm_delivery_own_handler(void);
+void test_rank_pairing_one_vcpu(void);
+void test_rank_pairing_two_vcpus(void);
+void test_rank_pairing_two_vectors(void);
+void test_injection_names_its_irq(void);
+void test_unattributed_iommu_two_gpus(void);
 
 #endif /* GPUPROBE_TESTS_H */
