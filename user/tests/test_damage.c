@@ -350,7 +350,7 @@ void test_damage_report(void)
 	struct records rs;
 	struct counts want;
 	struct image img;
-	char *text, *doc, want_text[96], assertions[768];
+	char *text, *doc, want_text[96], assertions[1024];
 	FILE *f;
 	size_t j = 30;
 
@@ -365,7 +365,8 @@ void test_damage_report(void)
 	doc = test_report(path, true);
 	CHECK(text && doc, "report failed on a damaged file");
 	snprintf(want_text, sizeof(want_text), "chunk %zu at offset %zu: its checksum fails", j + 1, c[j].off);
-	CHECK(text && strstr(text, "DAMAGED: 1 chunk") && strstr(text, "every count below is a lower bound") &&
+	CHECK(text && strstr(text, "the file is DAMAGED: 1 chunk skipped, 37 records") &&
+	      strstr(text, "DAMAGED: 1 chunk") && strstr(text, "every count below is a lower bound") &&
 	      strstr(text, want_text), "text lacks DAMAGED or '%s':\n%.600s", want_text, text ? text : "");
 	expected(&rs, rs.n, c[j].first, c[j].first + FLUSH, &want);
 	f = fopen(json, "w");
@@ -376,6 +377,7 @@ void test_damage_report(void)
 		 "assert t[\"damage\"][0][\"offset\"] == %zu and t[\"damage\"][0][\"records\"] == %d, t\n"
 		 "assert t[\"skipped_records\"] == %d and t[\"skipped_records_exact\"] and t[\"complete\"], t\n"
 		 "assert t[\"records\"] == %" PRIu64 ", t\n"
+		 "assert d[\"verdict\"][\"damaged\"] and d[\"verdict\"][\"lower_bounds\"], d[\"verdict\"]\n"
 		 "assert sum(x[\"irq_count\"] for x in d[\"targets\"]) == %" PRIu64 ", d[\"targets\"]\n",
 		 c[j].off, FLUSH, FLUSH, want.records, want.irqs);
 	CHECK(test_python_json(json, assertions) == 0, "report --json of a damaged file");
