@@ -8,7 +8,7 @@ PKGS="build-essential pkg-config rsync libmicrohttpd-dev prometheus
 protobuf-compiler libiberty-dev qemu-system-x86 linux-image-amd64
 linux-headers-amd64 linux-source-6.1 linux-source-6.12 python3-jsonschema
 flex bison libelf-dev bc libssl-dev busybox-static cpio kmod xz-utils
-python3-yaml libnl-genl-3-dev libtracefs-dev libtraceevent-dev libzstd-dev zstd trace-cmd python3
+python3-yaml libnl-genl-3-dev libtracefs-dev libtraceevent-dev libzstd-dev libxxhash-dev xxhash zstd trace-cmd python3
 ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo libjansson-dev
 dkms dh-dkms debhelper lintian mokutil openssl bash-completion man-db zsh valgrind"
 

@@ -396,6 +396,10 @@ void agg_finish(struct agg *a, const struct trace_reader *r)
 {
 	a->complete = r->seen_end;
 	a->truncated_at = r->truncated ? r->truncated_at : 0;
+	a->damaged = r->damaged;
+	a->skipped_records = trace_reader_skipped(r, &a->skipped_exact);
+	a->ndamage = r->damaged < TRACEFILE_DAMAGE_LIST ? r->damaged : TRACEFILE_DAMAGE_LIST;
+	memcpy(a->damage, r->damage, a->ndamage * sizeof(a->damage[0]));
 	a->unknown_records = r->unknown_records;
 	if (r->seen_end) {
 		a->stop_ns = r->end.hdr.ts_ns;

@@ -103,6 +103,12 @@ struct agg {
 	uint64_t overflow;		/* records past the table limits */
 	bool complete;			/* end record seen */
 	uint64_t truncated_at;		/* !complete: byte offset of the cut */
+	/* chunks skipped as damaged (agg_finish, from the reader): counts are lower bounds */
+	uint32_t damaged;
+	uint64_t skipped_records;	/* their records: exact, or at least (!skipped_exact) */
+	bool skipped_exact;
+	unsigned int ndamage;		/* listed below, at most TRACEFILE_DAMAGE_LIST */
+	struct tracefile_damage damage[TRACEFILE_DAMAGE_LIST];
 	uint64_t stop_ns;
 	int32_t exit_status;
 	struct trace_command command;	/* the workload's argv, when the trace has it */

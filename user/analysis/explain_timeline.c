@@ -146,8 +146,8 @@ int explain_timeline_load(struct explain_timeline *t, const char *path, uint32_t
 		}
 	}
 	t->end_ns = r.seen_end ? r.end.hdr.ts_ns : 0;
-	if (got == 0 && r.truncated)
-		warnf("%s", r.warning);
+	if (got == 0)
+		trace_reader_warn(&r);
 	if (got < 0 && !err[0])
 		snprintf(err, errlen, "%s", r.error);
 	explain_timeline_sort(t);

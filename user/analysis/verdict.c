@@ -337,7 +337,10 @@ void verdict_build(struct verdict *v, const struct agg *a, const struct attribut
 	v->merged = merged;
 	v->wall_of = merged ? "the host's recording" : "the recording";
 	v->lost = a->lost + (merged ? pt->guest_agg->lost : 0);
-	v->lower_bound = v->lost || a->lost_reports || !a->complete;
+	v->damaged = a->damaged;
+	v->skipped = a->skipped_records;
+	v->skipped_exact = a->skipped_exact;
+	v->lower_bound = v->lost || a->lost_reports || !a->complete || a->damaged;
 	workload_of(v, a, at, pt);
 
 	add_handlers(v, a, "interrupt_handlers", merged ? "host " : "");

@@ -38,8 +38,11 @@ struct verdict {
 	/* its argv: the host's, else (merged) --guest-command's; never NULL */
 	const struct trace_command *command;
 	const char *command_of;		/* "host", "guest"; NULL: not in the trace */
-	bool lower_bound;		/* records lost or the file cut: counts are low */
+	bool lower_bound;		/* records lost, the file cut or damaged: counts are low */
 	uint64_t lost;
+	uint32_t damaged;		/* chunks skipped as damaged */
+	uint64_t skipped;		/* their records (at least, when !skipped_exact) */
+	bool skipped_exact;
 	/* the workload's processes (its CUDA/OpenCL devices), when the trace has app events */
 	unsigned int npids;
 	uint32_t pids[VERDICT_MAX_PIDS];

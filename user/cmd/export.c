@@ -88,8 +88,8 @@ static int export_file(const char *trace_path, struct outfile *out,
 		n = -1;
 	} else if (n < 0) {
 		errorf("%s", r.error);
-	} else if (r.truncated) {
-		warnf("%s", r.warning);
+	} else {
+		trace_reader_warn(&r);
 	}
 	trace_reader_close(&r);
 out_abort:

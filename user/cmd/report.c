@@ -71,8 +71,7 @@ int report_file_verbose(const char *path, bool json, bool verbose, FILE *out)
 		errorf("%s", r.error);
 		goto out_close;
 	}
-	if (r.truncated)
-		warnf("%s", r.warning);
+	trace_reader_warn(&r);
 	agg_finish(a, &r);
 	passthrough_finish(pt);
 	view.wall_ns = wall_ns(&r, info, a);

@@ -114,6 +114,11 @@ int guest_merge(struct guest_merge_input *in, const struct record_sink *sink)
 			goto err_reader;
 		wrapped_count++;
 	}
+	for (unsigned int i = 0; i < r.damaged && i < TRACEFILE_DAMAGE_LIST; i++) {
+		char line[400];
+
+		warnf("guest: %s", trace_reader_damage_line(&r, i, line, sizeof(line)));
+	}
 	if (r.truncated)
 		warnf("guest: %s", r.warning);
 	ret = complete && !in->link_lost && n == 0 ? 0 : 1;

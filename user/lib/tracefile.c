@@ -279,7 +279,7 @@ int trace_writer_header(struct trace_writer *w, const struct trace_info *info)
 {
 	struct tracefile_header_fixed h;
 
-	fill_fixed_header(&h, info, w->chunk ? TRACEFILE_VERSION : TRACEFILE_VERSION_RAW);
+	fill_fixed_header(&h, info, w->chunk ? w->chunk_version : TRACEFILE_VERSION_RAW);
 	if (fwrite(&h, sizeof(h), 1, w->file) != 1)
 		return -1;
 	for (unsigned int i = 0; i < info->targets.count; i++)
@@ -301,12 +301,22 @@ int trace_writer_open(struct trace_writer *w, const char *path,
 	return 0;
 }
 
-int trace_writer_compress(struct trace_writer *w, int level)
+int trace_writer_compress_version(struct trace_writer *w, int level, uint32_t version)
 {
 	if (!level)
 		return 0;
+	if (version != TRACEFILE_VERSION && version != TRACEFILE_VERSION_UNCHECKED) {
+		errno = EINVAL;
+		return -1;
+	}
+	w->chunk_version = version;
 	w->chunk = chunk_encoder_new(level);
 	return w->chunk ? 0 : -1;
+}
+
+int trace_writer_compress(struct trace_writer *w, int level)
+{
+	return trace_writer_compress_version(w, level, TRACEFILE_VERSION);
 }
 
 /* The chunk filled so far onto the stdio buffer. */
@@ -314,16 +324,19 @@ static int write_chunk(struct trace_writer *w)
 {
 	struct tracefile_chunk hdr;
 	const unsigned char *data;
-	size_t len;
+	size_t len, hsize;
 
 	if (!w->chunk->records)
 		return 0;
 	if (chunk_encoder_seal(w->chunk, &hdr, &data, &len))
 		return -1;
-	if (fwrite(&hdr, sizeof(hdr), 1, w->file) != 1 ||
+	if (w->chunk_version == TRACEFILE_VERSION)
+		chunk_check_fill(&hdr, data);
+	hsize = w->chunk_version == TRACEFILE_VERSION ? TRACEFILE_CHUNK_HDR_V3 : TRACEFILE_CHUNK_HDR_V2;
+	if (fwrite(&hdr, hsize, 1, w->file) != 1 ||
 	    (len && fwrite(data, len, 1, w->file) != 1))
 		return -1;
-	w->bytes += sizeof(hdr) + len;
+	w->bytes += hsize + len;
 	return 0;
 }
 

@@ -17,9 +17,10 @@
 #include "target.h"
 
 #define TRACEFILE_MAGIC		"GPUPROBE"
-#define TRACEFILE_VERSION	2	/* the newest: records in compressed chunks */
+#define TRACEFILE_VERSION	3	/* the newest: records in checksummed chunks */
+#define TRACEFILE_VERSION_UNCHECKED 2	/* records in chunks without checksums */
 #define TRACEFILE_VERSION_RAW	1	/* records as they are */
-/* trace_writer_compress() levels: version 2's compact chunks without zstd ... */
+/* trace_writer_compress() levels: version 3's compact chunks without zstd ... */
 #define TRACEFILE_COMPACT	(-1)
 /* ... and with it (record --zstd): a third smaller, decoding costs more CPU */
 #define TRACEFILE_ZSTD_LEVEL	3
@@ -302,13 +303,24 @@ static inline size_t tracefile_record_min_size(uint16_t type)
 	}
 }
 
+/* Whether a whole record passes the reader's checks of a record alone (type, size, cpu, wrapper). */
+static inline bool tracefile_record_sane(const struct gpuprobe_rec_hdr *h)
+{
+	const struct gpuprobe_rec_hdr *inner = (const void *)((const struct tracefile_rec_guest *)h + 1);
+
+	return h->type != GPUPROBE_EV_UNSPEC && h->size >= tracefile_record_min_size(h->type) &&
+	       h->cpu < TRACEFILE_MAX_CPUS &&
+	       (h->type != TRACEFILE_REC_GUEST || inner->size == h->size - sizeof(struct tracefile_rec_guest));
+}
+
 struct chunk_encoder;
 struct chunk_pipe;
 
 /* Writer: buffered stdio; every call returns 0 or -1 with errno set. */
 struct trace_writer {
 	FILE *file;
-	struct chunk_encoder *chunk;	/* version 2: the chunk being filled */
+	struct chunk_encoder *chunk;	/* versions 2 and 3: the chunk being filled */
+	uint32_t chunk_version;		/* which of them */
 	const char *path;
 	char temp_path[4096];		/* create_temp: written here until published */
 	bool published;
@@ -336,11 +348,13 @@ int trace_writer_create_temp(struct trace_writer *w, const char *path);
 void trace_writer_remove_stale_temps(const char *path);
 int trace_writer_publish(struct trace_writer *w);
 /*
- * Version 2: chunks of compact-encoded records (level TRACEFILE_COMPACT), or
- * compact and then zstd at `level` (> 0); 0 keeps version 1 (records as
- * they are).  Before the header.
+ * Version 3: checksummed chunks of compact-encoded records (level
+ * TRACEFILE_COMPACT), or compact and then zstd at `level` (> 0); 0 keeps
+ * version 1 (records as they are).  Before the header.
  */
 int trace_writer_compress(struct trace_writer *w, int level);
+/* The same, writing format version 2 (no checksums) when asked: tests of old files. */
+int trace_writer_compress_version(struct trace_writer *w, int level, uint32_t version);
 int trace_writer_put(struct trace_writer *w, const struct gpuprobe_rec_hdr *rec);
 /* Everything put so far onto the file (a chunk ends here), fflush()ed. */
 int trace_writer_flush(struct trace_writer *w);
@@ -351,6 +365,16 @@ int trace_writer_close_incomplete(struct trace_writer *w);
 void trace_writer_abort(struct trace_writer *w);
 
 /* Reader: streams records from a buffer; memory does not grow with the file. */
+/* A chunk skipped: where it was, what was skipped. */
+#define TRACEFILE_DAMAGE_LIST	16
+struct tracefile_damage {
+	uint64_t offset;		/* of the damaged chunk */
+	uint64_t bytes;			/* skipped, to the next good chunk header */
+	int64_t records;		/* the chunk's records; -1 unknown (its header was damaged) */
+	uint32_t index;			/* the chunk's, from 1 */
+	const char *why;
+};
+
 struct trace_reader {
 	FILE *file;
 	char path[256];
@@ -368,7 +392,16 @@ struct trace_reader {
 	uint64_t unknown_records;
 	struct tracefile_rec_end end;
 	char error[512];
-	/* version 2: buf holds the decoded records of the chunk at chunk_offset */
+	/*
+	 * version 3: chunks skipped because their checksum failed (damaged),
+	 * the first TRACEFILE_DAMAGE_LIST of them listed
+	 */
+	uint32_t damaged;
+	uint32_t damaged_unknown;	/* of them, with a header wrong: records unknown */
+	uint64_t damaged_records;	/* records in the others, as their headers say */
+	struct tracefile_damage damage[TRACEFILE_DAMAGE_LIST];
+	/* versions 2 and 3: buf holds the decoded records of the chunk at chunk_offset */
+	uint32_t format_version;
 	bool chunked;
 	uint64_t chunk_offset;
 	unsigned char *buf_own;		/* version 1's buffer */
@@ -385,5 +418,15 @@ int trace_reader_open_stream(struct trace_reader *r, FILE *f, const char *name,
  */
 int trace_reader_next(struct trace_reader *r, const struct gpuprobe_rec_hdr **rec);
 void trace_reader_close(struct trace_reader *r);
+/*
+ * Damage of the file read so far, the records skipped: exact once the end
+ * record was read (it counts them all), else a lower bound (*exact false).
+ */
+uint64_t trace_reader_skipped(const struct trace_reader *r, bool *exact);
+/* One line about damaged chunk i (< min(r->damaged, TRACEFILE_DAMAGE_LIST)), into buf. */
+const char *trace_reader_damage_line(const struct trace_reader *r, unsigned int i,
+				     char *buf, size_t len);
+/* warnf() each damaged chunk and what it means, and the cut if there is one. */
+void trace_reader_warn(const struct trace_reader *r);
 
 #endif /* GPUPROBE_TRACEFILE_H */

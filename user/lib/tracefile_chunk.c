@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The compact encoding of format version 2 and its zstd chunks.
+ * The compact encoding of format versions 2 and 3, their zstd chunks and
+ * version 3's checksums.
  *
  * A record of a known type whose size equals that of the previous record of
  * its type in the chunk (its template) is written as: a tag (the type's
@@ -18,6 +19,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <xxhash.h>
 #include <zstd.h>
 
 #include <linux/gpuprobe.h>
@@ -28,7 +30,7 @@
 #define HDR_SIZE	sizeof(struct gpuprobe_rec_hdr)
 #define TAG_RAW		0
 
-_Static_assert(sizeof(struct tracefile_chunk) == 24, "chunk header size");
+_Static_assert(TRACEFILE_CHUNK_HDR_V2 == 24 && TRACEFILE_CHUNK_HDR_V3 == 32, "chunk header sizes");
 _Static_assert(CHUNK_SLOTS == 1 + GPUPROBE_EV_SWIOTLB + 4, "one slot per known type");
 
 /* A known type's slot (1..CHUNK_SLOTS-1); 0 for types without one. */
@@ -55,6 +57,24 @@ static inline uint64_t zigzag64(int64_t v)
 static inline int64_t unzigzag64(uint64_t v)
 {
 	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
+/* ---- checks (version 3) ---- */
+
+uint32_t chunk_check(const void *p, size_t len)
+{
+	return (uint32_t)XXH3_64bits(p, len);
+}
+
+void chunk_check_fill(struct tracefile_chunk *h, const unsigned char *stored)
+{
+	h->data_check = chunk_check(stored, h->stored_size);
+	h->header_check = chunk_check(h, offsetof(struct tracefile_chunk, header_check));
+}
+
+bool chunk_header_checks(const struct tracefile_chunk *h)
+{
+	return h->header_check == chunk_check(h, offsetof(struct tracefile_chunk, header_check));
 }
 
 /* ---- writer ---- */
@@ -206,7 +226,12 @@ int chunk_decoder_init(struct chunk_decoder *d)
 {
 	pthread_once(&word_groups_once, word_groups_init);
 	d->dctx = ZSTD_createDCtx();
-	d->enc = malloc(TRACEFILE_CHUNK_ENC_MAX + CHUNK_INPUT_SLACK);
+	/*
+	 * Zeroed: a cut frame is decompressed unchecked (its checksum is past
+	 * the cut), and damaged matches may copy bytes of the buffer no chunk
+	 * wrote yet.
+	 */
+	d->enc = calloc(1, TRACEFILE_CHUNK_ENC_MAX + CHUNK_INPUT_SLACK);
 	if (!d->dctx || !d->enc) {
 		chunk_decoder_free(d);
 		return -1;
@@ -329,13 +354,52 @@ static const char *decode_compact(const unsigned char **pp, const unsigned char 
 	return NULL;
 }
 
+/*
+ * Compact records from p (their bytes end at end) into out, at most nrec of
+ * them and room bytes; *nout, *len: records and bytes written, *pp moved
+ * past them.  NULL, or the problem with the record after them.  cut: the
+ * chunk was cut, its checksum vouches for nothing, so decoding stops at the
+ * first record that fails the checks of a record alone (a flip near a cut
+ * must not refuse the file), and at the end record (a cut in a zstd frame's
+ * last bytes may leave it whole: the file is still cut).
+ */
+static const char *decode_records(const unsigned char **pp, const unsigned char *end,
+				  uint32_t nrec, unsigned char *out, size_t room,
+				  uint32_t *nout, size_t *len, bool cut)
+{
+	unsigned char *tmpl[CHUNK_SLOTS] = { 0 };
+	uint64_t prev_ts = 0;
+
+	memset((unsigned char *)end, 0, CHUNK_INPUT_SLACK);
+	*nout = 0;
+	*len = 0;
+	for (uint32_t i = 0; i < nrec; i++) {
+		const struct gpuprobe_rec_hdr *rec;
+		const unsigned char *p = *pp;
+		const char *problem;
+
+		if (p >= end)
+			return "fewer records than the chunk header says";
+		problem = decode_compact(&p, end, tmpl, &prev_ts, out + *len, room - *len);
+		if (problem)
+			return problem;
+		rec = (const struct gpuprobe_rec_hdr *)(out + *len);
+		if (cut && (!tracefile_record_sane(rec) || rec->type == TRACEFILE_REC_END))
+			return "a record of the cut chunk is not kept";
+		*pp = p;
+		*len += ((const struct gpuprobe_rec_hdr *)(out + *len))->size;
+		(*nout)++;
+	}
+	return NULL;
+}
+
 const char *chunk_decode(struct chunk_decoder *d, const struct tracefile_chunk *h,
 			 unsigned char *stored, unsigned char *out)
 {
-	unsigned char *tmpl[CHUNK_SLOTS] = { 0 };
 	const unsigned char *p = stored, *end;
-	uint64_t prev_ts = 0;
-	size_t len = 0;
+	const char *problem;
+	uint32_t nrec;
+	size_t len;
 
 	if (h->encoding == CHUNK_COMPACT_ZSTD) {
 		size_t n = ZSTD_decompressDCtx(d->dctx, d->enc, TRACEFILE_CHUNK_ENC_MAX,
@@ -348,18 +412,48 @@ const char *chunk_decode(struct chunk_decoder *d, const struct tracefile_chunk *
 		p = d->enc;
 	}
 	end = p + h->encoded_size;
-	memset((unsigned char *)end, 0, CHUNK_INPUT_SLACK);
-	for (uint32_t i = 0; i < h->records; i++) {
-		const char *problem;
-
-		if (p >= end)
-			return "fewer records than the chunk header says";
-		problem = decode_compact(&p, end, tmpl, &prev_ts, out + len, h->raw_size - len);
-		if (problem)
-			return problem;
-		len += ((const struct gpuprobe_rec_hdr *)(out + len))->size;
-	}
+	problem = decode_records(&p, end, h->records, out, h->raw_size, &nrec, &len, false);
+	if (problem)
+		return problem;
 	if (p != end || len != h->raw_size)
 		return "records and sizes disagree with the chunk header";
 	return NULL;
+}
+
+/* A zstd frame's first got bytes, decompressed as far as they go: the bytes out. */
+static size_t zstd_prefix(struct chunk_decoder *d, const unsigned char *stored, size_t got)
+{
+	ZSTD_inBuffer in = { stored, got, 0 };
+	ZSTD_outBuffer out = { d->enc, TRACEFILE_CHUNK_ENC_MAX, 0 };
+
+	ZSTD_DCtx_reset(d->dctx, ZSTD_reset_session_only);
+	while (in.pos < in.size && out.pos < out.size) {
+		size_t before_in = in.pos, before_out = out.pos;
+		size_t ret = ZSTD_decompressStream(d->dctx, &out, &in);
+
+		if (ZSTD_isError(ret) || (in.pos == before_in && out.pos == before_out))
+			break;
+	}
+	/* a frame that did not end is left inside the context: the next chunk resets it */
+	return out.pos;
+}
+
+void chunk_decode_prefix(struct chunk_decoder *d, const struct tracefile_chunk *h,
+			 unsigned char *stored, size_t got, unsigned char *out,
+			 struct chunk_prefix *kept)
+{
+	const unsigned char *p = stored, *end = stored + got;
+	size_t len;
+
+	if (h->encoding == CHUNK_COMPACT_ZSTD) {
+		size_t n = zstd_prefix(d, stored, got);
+
+		p = d->enc;
+		end = p + (n < h->encoded_size ? n : h->encoded_size);
+	}
+	/* the problem, if any, is the record the cut reaches: the ones before it are whole */
+	decode_records(&p, end, h->records, out, h->raw_size, &kept->records, &len, true);
+	kept->raw_size = (uint32_t)len;
+	kept->stored_used = h->encoding == CHUNK_COMPACT_ZSTD ? (uint32_t)got
+				: (uint32_t)(p - stored);
 }

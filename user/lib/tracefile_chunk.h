@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Format version 2's records: chunks of whole records, each compact-encoded
+ * Format versions 2 and 3's records: chunks of whole records, each compact-encoded
  * (timestamps and fields as differences from the previous record of the
- * same type) and then compressed with zstd.  Every chunk decodes on its own,
- * so a file cut inside a chunk is read up to the chunk before it.
- * Documentation/trace-format.md, "Compressed records (version 2)".
+ * same type) and then compressed with zstd.  Every chunk decodes on its own;
+ * in version 3 each carries a checksum of its header and of its bytes, so a
+ * damaged chunk is skipped and the next one found.  A file cut inside a
+ * chunk is read up to the last whole record before the cut.
+ * Documentation/trace-format.md, "Compressed records (versions 2 and 3)".
  */
 #ifndef GPUPROBE_TRACEFILE_CHUNK_H
 #define GPUPROBE_TRACEFILE_CHUNK_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -33,7 +36,20 @@ struct tracefile_chunk {
 	uint32_t raw_size;		/* bytes of the decoded records */
 	uint32_t records;		/* whole records in the chunk */
 	uint32_t encoded_size;		/* bytes of the compact encoding */
+	/* version 3 only (a version 2 chunk header ends above) */
+	uint32_t data_check;		/* chunk_check() of the stored bytes */
+	uint32_t header_check;		/* chunk_check() of the 28 bytes above */
 };
+
+/* The bytes of a chunk header in a file of format version v (2 or 3). */
+#define TRACEFILE_CHUNK_HDR_V2	offsetof(struct tracefile_chunk, data_check)
+#define TRACEFILE_CHUNK_HDR_V3	sizeof(struct tracefile_chunk)
+/* xxHash's XXH3, 64 bits, its low 32 */
+uint32_t chunk_check(const void *p, size_t len);
+/* Fill in h's two checks over its fields and stored (h->stored_size bytes). */
+void chunk_check_fill(struct tracefile_chunk *h, const unsigned char *stored);
+/* Whether a version 3 header's own check holds. */
+bool chunk_header_checks(const struct tracefile_chunk *h);
 
 /* Writer side: records into compact bytes; a chunk's state. */
 struct chunk_encoder {
@@ -89,5 +105,23 @@ const char *chunk_header_problem(const struct tracefile_chunk *h);
  */
 const char *chunk_decode(struct chunk_decoder *d, const struct tracefile_chunk *h,
 			 unsigned char *stored, unsigned char *out);
+
+/* What chunk_decode_prefix() kept of a chunk cut short. */
+struct chunk_prefix {
+	uint32_t records;		/* whole records decoded */
+	uint32_t raw_size;		/* their bytes at out */
+	uint32_t stored_used;		/* compact: stored bytes they take; zstd: the bytes given */
+};
+
+/*
+ * The first got bytes of a chunk's stored bytes (fewer than h->stored_size:
+ * the file was cut), with CHUNK_INPUT_SLACK more room after them: the whole
+ * records they hold, into out as chunk_decode.  Compact bytes decode up to
+ * the first record the cut reaches; a zstd frame is decompressed as a
+ * stream, as far as its whole blocks go.
+ */
+void chunk_decode_prefix(struct chunk_decoder *d, const struct tracefile_chunk *h,
+			 unsigned char *stored, size_t got, unsigned char *out,
+			 struct chunk_prefix *kept);
 
 #endif /* GPUPROBE_TRACEFILE_CHUNK_H */

@@ -7,7 +7,9 @@
  * whole record and marked incomplete, with the byte offset of the cut in
  * r->warning: nothing before the cut is lost.  A file whose header is
  * unreadable, or whose records stop making sense before the end, is refused
- * with the byte offset where it broke.
+ * with the byte offset where it broke; in format version 3, whose chunks
+ * carry checksums, a damaged chunk is skipped instead, and listed in
+ * r->damage (tracefile_read_chunks.c).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -59,8 +61,8 @@ static int check_fixed_header(struct trace_reader *r,
 {
 	if (memcmp(h->magic, TRACEFILE_MAGIC, sizeof(h->magic)))
 		return reader_fail(r, "not a gpuprobe trace file (bad magic at offset 0)");
-	if (h->format_version != TRACEFILE_VERSION && h->format_version != TRACEFILE_VERSION_RAW)
-		return reader_fail(r, "format version %u at offset 8 is not supported (this tool reads versions %u and %u): use a matching gpuprobe-trace",
+	if (h->format_version < TRACEFILE_VERSION_RAW || h->format_version > TRACEFILE_VERSION)
+		return reader_fail(r, "format version %u at offset 8 is not supported (this tool reads versions %u to %u): use a matching gpuprobe-trace",
 				   h->format_version, TRACEFILE_VERSION_RAW, TRACEFILE_VERSION);
 	if (h->header_size < sizeof(*h) || h->header_size % 8 ||
 	    h->header_size > TRACEFILE_MAX_HEADER)
@@ -151,7 +153,8 @@ static int read_header(struct trace_reader *r, struct trace_info *info)
 		info->targets.count = h.ntargets;
 	free(var);
 	r->buf_file_offset = h.header_size;
-	if (!err && h.format_version == TRACEFILE_VERSION)
+	r->format_version = h.format_version;
+	if (!err && h.format_version != TRACEFILE_VERSION_RAW)
 		err = chunks_open(r);
 	return err;
 }
@@ -208,6 +211,17 @@ static void refill(struct trace_reader *r)
 		r->eof = true;
 }
 
+/*
+ * The end record counts the records before it, those of damaged chunks
+ * too: exactly when every damaged chunk's header said how many it held.
+ */
+static bool end_count_fits(const struct trace_reader *r, const struct tracefile_rec_end *e)
+{
+	if (r->damaged_unknown)
+		return e->records >= r->records + r->damaged_records;
+	return e->records == r->records + r->damaged_records;
+}
+
 /* min: tracefile_record_min_size() of its type, 0 when unknown */
 static int check_record(struct trace_reader *r, const struct gpuprobe_rec_hdr *h,
 			uint64_t off, size_t min)
@@ -225,10 +239,10 @@ static int check_record(struct trace_reader *r, const struct gpuprobe_rec_hdr *h
 		return reader_fail(r, "corrupt guest record at offset %" PRIu64 ": the record it carries says %u bytes, it has %zu",
 				   off, ((const struct gpuprobe_rec_hdr *)((const struct tracefile_rec_guest *)h + 1))->size,
 				   h->size - sizeof(struct tracefile_rec_guest));
-	if (h->type == TRACEFILE_REC_END &&
-	    ((const struct tracefile_rec_end *)h)->records != r->records)
-		return reader_fail(r, "end record at offset %" PRIu64 " counts %" PRIu64 " records, the file holds %" PRIu64,
-				   off, ((const struct tracefile_rec_end *)h)->records, r->records);
+	if (h->type == TRACEFILE_REC_END && !end_count_fits(r, (const struct tracefile_rec_end *)h))
+		return reader_fail(r, "end record at offset %" PRIu64 " counts %" PRIu64 " records, the file holds %" PRIu64 "%s",
+				   off, ((const struct tracefile_rec_end *)h)->records, r->records,
+				   r->damaged ? " and its damaged chunks fewer or more" : "");
 	return 0;
 }
 
@@ -351,6 +365,45 @@ int trace_reader_next(struct trace_reader *r, const struct gpuprobe_rec_hdr **re
 			return n;
 		}
 	}
+}
+
+uint64_t trace_reader_skipped(const struct trace_reader *r, bool *exact)
+{
+	if (r->seen_end) {
+		*exact = true;
+		return r->end.records - r->records;
+	}
+	*exact = !r->damaged_unknown;
+	return r->damaged_records;
+}
+
+const char *trace_reader_damage_line(const struct trace_reader *r, unsigned int i,
+				     char *buf, size_t len)
+{
+	const struct tracefile_damage *d = &r->damage[i];
+	char records[48] = "its records unknown";
+
+	if (d->records >= 0)
+		snprintf(records, sizeof(records), "%" PRId64 " records", d->records);
+	snprintf(buf, len, "%s: damaged: chunk %u at offset %" PRIu64 ": %s; %" PRIu64 " bytes skipped (%s), reading goes on",
+		 r->path, d->index, d->offset, d->why, d->bytes, records);
+	return buf;
+}
+
+void trace_reader_warn(const struct trace_reader *r)
+{
+	unsigned int n = r->damaged < TRACEFILE_DAMAGE_LIST ? r->damaged : TRACEFILE_DAMAGE_LIST;
+	char line[400];
+	bool exact;
+	uint64_t skipped = trace_reader_skipped(r, &exact);
+
+	for (unsigned int i = 0; i < n; i++)
+		warnf("%s", trace_reader_damage_line(r, i, line, sizeof(line)));
+	if (r->damaged)
+		warnf("%s: damaged: %u chunk%s skipped, %s%" PRIu64 " records lost: every count is a lower bound",
+		      r->path, r->damaged, r->damaged == 1 ? "" : "s", exact ? "" : "at least ", skipped);
+	if (r->truncated)
+		warnf("%s", r->warning);
 }
 
 void trace_reader_close(struct trace_reader *r)

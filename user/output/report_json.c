@@ -45,6 +45,34 @@ void report_json_hist(struct json *j, const char *key, const struct hist *h)
 	json_object_end(j);
 }
 
+/* Chunks skipped as damaged (format version 3), and what that makes of the counts. */
+static void json_damage(struct json *j, const struct agg *a)
+{
+	json_kv_bool(j, "damaged", a->damaged > 0);
+	json_kv_u64(j, "damaged_chunks", a->damaged);
+	json_kv_u64(j, "skipped_records", a->skipped_records);
+	json_kv_bool(j, "skipped_records_exact", a->skipped_exact);
+	json_kv_bool(j, "counts_are_lower_bounds", a->damaged || a->lost || a->lost_reports);
+	json_key(j, "damage");
+	json_array_begin(j);
+	for (unsigned int i = 0; i < a->ndamage; i++) {
+		const struct tracefile_damage *d = &a->damage[i];
+
+		json_object_begin(j);
+		json_kv_u64(j, "chunk", d->index);
+		json_kv_u64(j, "offset", d->offset);
+		json_kv_u64(j, "bytes", d->bytes);
+		json_key(j, "records");
+		if (d->records >= 0)
+			json_i64(j, d->records);
+		else
+			json_put_null(j);
+		json_kv_string(j, "why", d->why);
+		json_object_end(j);
+	}
+	json_array_end(j);
+}
+
 static void json_trace(struct json *j, const char *path, const struct agg *a)
 {
 	const struct trace_info *info = a->info;
@@ -69,6 +97,7 @@ static void json_trace(struct json *j, const char *path, const struct agg *a)
 	json_kv_u64(j, "irqs_not_in_header", a->irqs_not_in_header);
 	json_kv_bool(j, "complete", a->complete);
 	json_kv_u64(j, "truncated_at", a->truncated_at);
+	json_damage(j, a);
 	json_key(j, "exit_status");
 	if (a->exit_status >= 0)
 		json_i64(j, a->exit_status);

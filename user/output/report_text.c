@@ -16,6 +16,26 @@ static const char *clock_name(uint32_t id)
 	return id == CLOCK_MONOTONIC ? "CLOCK_MONOTONIC" : "unknown";
 }
 
+/* Chunks skipped: where, how much, and that every count is low. */
+static void print_damage(FILE *out, const struct agg *a)
+{
+	fprintf(out, "  DAMAGED: %u chunk%s failed %s checksum and %s skipped: %s%" PRIu64 " records lost; every count below is a lower bound\n",
+		a->damaged, a->damaged == 1 ? "" : "s", a->damaged == 1 ? "its" : "their",
+		a->damaged == 1 ? "was" : "were", a->skipped_exact ? "" : "at least ",
+		a->skipped_records);
+	for (unsigned int i = 0; i < a->ndamage; i++) {
+		const struct tracefile_damage *d = &a->damage[i];
+
+		fprintf(out, "    chunk %u at offset %" PRIu64 ": %s, %" PRIu64 " bytes skipped", d->index,
+			d->offset, d->why, d->bytes);
+		if (d->records >= 0)
+			fprintf(out, ", %" PRId64 " records", d->records);
+		fputc('\n', out);
+	}
+	if (a->damaged > a->ndamage)
+		fprintf(out, "    and %u more\n", a->damaged - a->ndamage);
+}
+
 static void print_trace_summary(FILE *out, const char *path, const struct agg *a)
 {
 	const struct trace_info *info = a->info;
@@ -39,6 +59,8 @@ static void print_trace_summary(FILE *out, const char *path, const struct agg *a
 	if (!a->complete)
 		fprintf(out, "  INCOMPLETE: the file ends at offset %" PRIu64 " without an end record (the recording was cut short); the counts are those of the %" PRIu64 " whole records before it\n",
 			a->truncated_at, a->records);
+	if (a->damaged)
+		print_damage(out, a);
 	if (a->lost || a->lost_reports)
 		fprintf(out, "  DROPS: %" PRIu64 " records lost (%" PRIu64 " loss reports, %" PRIu64 " of unknown size); counts below are low\n",
 			a->lost, a->lost_reports, a->lost_unknown);
@@ -74,7 +96,7 @@ static void print_latency_line(FILE *out, const char *what, const struct hist *h
 		format_ns(total, FORMAT_NS_LEN, (double)h->sum));
 }
 
-static void print_kernel_count(FILE *out, const struct agg_vector *v)
+static void print_kernel_count(FILE *out, const struct agg *a, const struct agg_vector *v)
 {
 	uint64_t delta;
 
@@ -82,7 +104,8 @@ static void print_kernel_count(FILE *out, const struct agg_vector *v)
 		return;
 	delta = v->kstop - v->kstart;
 	fprintf(out, "      kernel counted %" PRIu64 " (/proc/interrupts delta), trace holds %" PRIu64 " in the same window: %s\n",
-		delta, v->in_window, delta == v->in_window ? "match" : "MISMATCH");
+		delta, v->in_window, delta == v->in_window ? "match" :
+		a->damaged ? "MISMATCH (records of damaged chunks are missing)" : "MISMATCH");
 }
 
 static void print_vector(FILE *out, const struct agg *a, const struct agg_vector *v)
@@ -102,7 +125,7 @@ static void print_vector(FILE *out, const struct agg *a, const struct agg_vector
 	if (v->no_exit)
 		fprintf(out, ", %" PRIu64 " without exit", v->no_exit);
 	fputc('\n', out);
-	print_kernel_count(out, v);
+	print_kernel_count(out, a, v);
 	if (!v->handler_ns->count)
 		return;
 	print_latency_line(out, "      handler time", v->handler_ns);

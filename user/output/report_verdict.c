@@ -103,8 +103,12 @@ void verdict_print_text(FILE *out, const struct verdict *v)
 		fprintf(out, "  not measured:\n");
 	for (unsigned int i = v->nmeasured; i < v->nitems; i++)
 		fprintf(out, "    %s: %s\n", v->items[i].what, v->items[i].detail);
+	if (v->damaged)
+		fprintf(out, "  the file is DAMAGED: %u chunk%s skipped, %s%" PRIu64 " records (below)\n",
+			v->damaged, v->damaged == 1 ? "" : "s", v->skipped_exact ? "" : "at least ",
+			v->skipped);
 	if (v->lower_bound)
-		fprintf(out, "  counts and shares are lower bounds: %" PRIu64 " records lost or the file cut (below)\n",
+		fprintf(out, "  counts and shares are lower bounds: %" PRIu64 " records lost, or the file cut or damaged (below)\n",
 			v->lost);
 	fputc('\n', out);
 }
@@ -137,6 +141,7 @@ void verdict_print_json(struct json *j, const struct verdict *v)
 	json_array_end(j);
 	json_kv_u64(j, "app_ops", v->app_ops);
 	json_kv_bool(j, "lower_bounds", v->lower_bound);
+	json_kv_bool(j, "damaged", v->damaged > 0);
 	json_key(j, "largest");
 	if (v->largest >= 0)
 		json_put_string(j, v->items[v->largest].key);

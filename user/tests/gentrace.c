@@ -56,7 +56,7 @@ static int merged(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	/* GENTRACE_ZSTD=LEVEL: format version 2 (compressed chunks) */
+	/* GENTRACE_ZSTD=LEVEL: format version 3 (checksummed compressed chunks) */
 	const char *level = getenv("GENTRACE_ZSTD");
 
 	/* GENTRACE_CHUNK=N: a chunk every N records */
@@ -91,7 +91,7 @@ int main(int argc, char **argv)
 		"       gentrace mix NRECORDS FILE | gentrace fields FILE | gentrace dump FILE |\n"
 		"       gentrace app NKERNEL NAPP FILE | gentrace verdict FILE [tracefs] |\n"
 		"       gentrace merged FILE [n=N] [latency=NS] [drop=K] [offset_error=NS] [bound=NS] [drift_ppb=D] [maps=M] [inject] [cut] [app]\n"
-		"  GENTRACE_ZSTD=LEVEL: format version 2 (-1 compact, 1-19 compact and zstd)\n"
+		"  GENTRACE_ZSTD=LEVEL: format version 3 (-1 compact, 1-19 compact and zstd)\n"
 		"  GENTRACE_CHUNK=N: with it, a chunk every N records\n");
 	return 2;
 }

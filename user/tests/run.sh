@@ -56,6 +56,7 @@ all_suites() {
 	run_suite never-lose ./never_lose.sh
 	run_suite outputs ./outputs.sh
 	run_suite refuse ./refuse.sh
+	run_suite damage ./damage.sh
 	run_suite verdict ./verdict.sh
 	run_suite cmdline ./cmdline.sh
 	run_suite agent ./agent.sh

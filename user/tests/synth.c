@@ -162,6 +162,7 @@ static int put_misc(struct trace_writer *w)
 
 static int synth_level;			/* 0: version 1 */
 static uint64_t synth_flush_every;	/* records per chunk at most (0: as big as fits) */
+static uint32_t synth_chunk_version = TRACEFILE_VERSION;
 
 void synth_set_compression(int level, uint64_t flush_every)
 {
@@ -169,11 +170,17 @@ void synth_set_compression(int level, uint64_t flush_every)
 	synth_flush_every = flush_every;
 }
 
+void synth_set_chunk_version(uint32_t version)
+{
+	synth_chunk_version = version;
+}
+
 static int synth_open(struct trace_writer *w, const char *path, const struct trace_info *info)
 {
 	if (trace_writer_create(w, path))
 		return -1;
-	if (trace_writer_compress(w, synth_level) || trace_writer_header(w, info)) {
+	if (trace_writer_compress_version(w, synth_level, synth_chunk_version) ||
+	    trace_writer_header(w, info)) {
 		trace_writer_abort(w);
 		return -1;
 	}

@@ -26,10 +26,12 @@ void synth_irq_count(struct tracefile_rec_irq_count *r, uint64_t ts, uint32_t ir
 		     uint32_t phase, uint64_t count);
 
 /*
- * The writers below write format version 2 at zstd level `level` (0:
+ * The writers below write format version 3 at zstd level `level` (0:
  * version 1), ending a chunk every flush_every records (0: when full).
  */
 void synth_set_compression(int level, uint64_t flush_every);
+/* Chunks of format version 3 (checksummed, the default) or 2 (as files before it). */
+void synth_set_chunk_version(uint32_t version);
 
 /*
  * The report test's trace, whose exact totals are listed in

@@ -3,7 +3,8 @@
 """Decode a gpuprobe trace file without the C reader.
 
 Written from Documentation/trace-format.md (header, targets, records,
-version 2's chunks and compact encoding) and the record structs of
+versions 2 and 3: chunks, the compact encoding, version 3's checks by
+Debian's xxhsum) and the record structs of
 include/uapi/linux/gpuprobe.h and inject/appevents.h, so that the committed
 traces in tests/traces/ have expectations that do not come from the code
 they test.  Standard library only; zstd chunks through the `zstandard`
@@ -219,13 +220,30 @@ def decode_compact(data, count, codes_seen):
     return out
 
 
-def chunks(buf, off, stats):
-    """Records of version 2's chunks from off."""
+def xxh3_low32(data):
+    """XXH3-64 (seed 0) of data, its low 32 bits: by Debian's xxhsum, not the reader's libxxhash call."""
+    if not shutil.which("xxhsum"):
+        raise Bad("version 3 chunk checks need xxhsum (Debian's xxhash package)")
+    out = subprocess.run(["xxhsum", "-H3", "-"], input=bytes(data), stdout=subprocess.PIPE,
+                         check=True).stdout.decode()
+    return int(out.split()[-1], 16) & 0xffffffff
+
+
+def chunks(buf, off, stats, version=2):
+    """Records of version 2's or 3's chunks from off; version 3's checks verified."""
+    hsize = 32 if version == 3 else 24
     while off < len(buf):
         magic, enc, stored, raw, count, encoded = struct.unpack_from("<4sIIIII", buf, off)
         if magic != b"GPCK" or enc not in (1, 3):
             raise Bad("bad chunk at offset %d" % off)
-        data = buf[off + 24:off + 24 + stored]
+        if version == 3:
+            data_check, header_check = struct.unpack_from("<II", buf, off + 24)
+            if xxh3_low32(buf[off:off + 28]) != header_check:
+                raise Bad("chunk at offset %d: its header check fails" % off)
+            if xxh3_low32(buf[off + 32:off + 32 + stored]) != data_check:
+                raise Bad("chunk at offset %d: its data check fails" % off)
+            stats["checked"] = stats.get("checked", 0) + 1
+        data = buf[off + hsize:off + hsize + stored]
         if enc == 3:
             data = zstd_decompress(bytes(data), encoded)
         if len(data) != encoded:
@@ -236,7 +254,7 @@ def chunks(buf, off, stats):
             raise Bad("chunk at offset %d: raw size" % off)
         stats["compact" if enc == 1 else "zstd"] += 1
         yield from recs
-        off += 24 + stored
+        off += hsize + stored
 
 
 def flat(buf, off):
@@ -258,8 +276,8 @@ def dump(path):
         buf = f.read()
     (magic, version, hsize, rver, clock, source, ntargets, start, start_rt, host, kernel,
      tool, app) = struct.unpack_from("<8sIIIIIIQQ64s72s24sI", buf)
-    if magic != b"GPUPROBE" or version not in (1, 2):
-        raise Bad("not a trace of version 1 or 2")
+    if magic != b"GPUPROBE" or version not in (1, 2, 3):
+        raise Bad("not a trace of version 1, 2 or 3")
     lines = ["header format_version=%d record_version=%d clock_id=%d source=%d start_ns=%d "
              "start_realtime_ns=%d app_events=%d host=%s kernel_release=%s tool_version=%s "
              "ntargets=%d" % (version, rver, clock, source, start, start_rt, app, cstr(host),
@@ -277,7 +295,7 @@ def dump(path):
         raise Bad("header size %d, targets end at %d" % (hsize, off))
     stats = {"compact": 0, "zstd": 0, "codes": set()}
     counts, records, unknown, end = {}, 0, 0, None
-    for rec in (chunks(buf, hsize, stats) if version == 2 else flat(buf, hsize)):
+    for rec in (chunks(buf, hsize, stats, version) if version >= 2 else flat(buf, hsize)):
         typ = struct.unpack_from("<H", rec)[0]
         if end is not None:
             raise Bad("a record after the end record")

@@ -30,9 +30,20 @@ check "committed: version 1, version 2 compact, version 2 zstd (with compact chu
 	       grep -q "format_version=2 chunks_compact=[1-9][0-9]* chunks_zstd=0 " "$1" &&
 	       grep -q "format_version=2 chunks_compact=[1-9][0-9]* chunks_zstd=[1-9]" "$1"' \
 	_ traces/expected.txt
-check "committed: every version 2 file uses every length code of the compact encoding" \
+check "committed: every version 2 and 3 file uses every length code of the compact encoding" \
 	sh -c '[ "$(grep -c "length codes used: ts0 ts1 ts2 ts3 word0 word1 word2 word3$" "$1")" -eq \
-		 "$(grep -c "format_version=2 " "$1")" ]' _ traces/expected.txt
+		 "$(grep -cE "format_version=[23] " "$1")" ]' _ traces/expected.txt
+check "committed: version 3, compact and zstd, is among them" \
+	sh -c 'grep -q "format_version=3 chunks_compact=[1-9][0-9]* chunks_zstd=0 " "$1" &&
+	       grep -q "format_version=3 chunks_compact=0 chunks_zstd=[1-9]" "$1"' _ traces/expected.txt
+# a byte flipped inside a version 3 chunk's data: the independent decoder's
+# check (xxhsum) and the C reader both see it
+python3 -c 'import sys; b = bytearray(open(sys.argv[1], "rb").read()); b[len(b) // 2] ^= 0x40
+open(sys.argv[2], "wb").write(b)' traces/v3-compact.trace "$T/flipped.trace"
+check "version 3, a flipped byte: tracedump.py's xxhsum check fails" \
+	sh -c '! python3 tracedump.py "$1" >/dev/null 2>"$2" && grep -q "check fails" "$2"' _ "$T/flipped.trace" "$T/py.err"
+check "version 3, a flipped byte: report says the file is damaged" \
+	sh -c '"$1" report "$2" 2>&1 | grep -q "DAMAGED"' _ "$GPT" "$T/flipped.trace"
 
 for f in traces/*.trace; do
 	n=$(basename "$f")
