@@ -81,7 +81,8 @@ PROFILES = {
         'dirs': ['user/lib', 'user/analysis', 'user/output', 'user/source', 'inject'],
         # kernels/: user/'s make regenerates its fatbin array each time
         'copy': ['user', 'inject', 'include', 'kernels'],
-        'link': ['Documentation'],
+        # kmod/gpuprobe.h: the one version (user/version.h is made from it)
+        'link': ['Documentation', 'kmod/gpuprobe.h'],
         'watch': ['user', 'inject', 'kernels'],
         # the tool and the test programs: a goal of our own after the Makefile
         'makefile': ('.mutate.mk', 'mutate-build: $(PROG) $(TEST_PROGS)\n'),
