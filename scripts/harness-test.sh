@@ -45,6 +45,14 @@ expect "a tier whose summary says it ran nothing fails" "0 1 0" "$(tally t 0 "$T
 log uncounted "SKIP x: no device" "ok 1 y # SKIP no device" "2 passed, 0 failed, 1 skipped"
 expect "a skip its runner printed but did not count is counted" "2 0 2" "$(tally t 0 "$T/uncounted.log")"
 
+# the mutation runner runs every suite of user/tests/run.sh (a suite it
+# does not know cannot kill a mutant, and tier 2b's kills would drift)
+want=$(grep -oE '^\s*run_suite [a-z0-9-]+ ' "$TOP/user/tests/run.sh" | awk '{ print $2 }' |
+	grep -v '^memcheck-' | sort -u | paste -sd' ')
+have=$(grep -oE "^\s*suite\('[a-z0-9-]+'" "$TOP/scripts/mutate.py" | sed "s/.*suite('//; s/'//" |
+	grep -v '^memcheck-' | grep -vx vm | sort -u | paste -sd' ')
+expect "mutate.py's suites are run.sh's" "$want" "$have"
+
 # ---- add_summary: the tier's own summary line, its last ----
 log none "ok 1 a" "ok 2 b"
 expect "a tier with no summary line fails" "0 1 0" "$(tally t 0 "$T/none.log")"

@@ -64,6 +64,14 @@ USER_SUITES = [
     suite('inject', ['./inject.sh'], 3.9, INJECT_BINS),
     suite('explain', ['./test_explain'], 0.1, ['user/tests/test_explain']),
     suite('explain-h200', ['./explain.sh'], 1.0),
+    suite('perfetto-export', ['./export_check.sh'], 2.0),
+    suite('outputs', ['./outputs.sh'], 2.0),
+    suite('refuse', ['./refuse.sh'], 3.0),
+    suite('damage', ['./damage.sh'], 2.0),
+    suite('verdict', ['./verdict.sh'], 1.0),
+    suite('cmdline', ['./cmdline.sh'], 3.0),
+    suite('committed-traces', ['./traces.sh'], 2.0),
+    suite('layers', ['./layers.sh'], 0.2),
 ]
 MEMCHECK = ['valgrind', '-q', '--error-exitcode=99', '--leak-check=full',
             '--errors-for-leak-kinds=definite']
@@ -82,7 +90,7 @@ PROFILES = {
         # kernels/: user/'s make regenerates its fatbin array each time
         'copy': ['user', 'inject', 'include', 'kernels'],
         # kmod/gpuprobe.h: the one version (user/version.h is made from it)
-        'link': ['Documentation', 'kmod/gpuprobe.h'],
+        'link': ['Documentation', 'kmod/gpuprobe.h', 'completion'],
         'watch': ['user', 'inject', 'kernels'],
         # the tool and the test programs: a goal of our own after the Makefile
         'makefile': ('.mutate.mk', 'mutate-build: $(PROG) $(TEST_PROGS)\n'),
