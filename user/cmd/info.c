@@ -139,6 +139,9 @@ static void print_dma_support_text(void)
 	case 2:
 		printf("  DMA-API calls: kprobe events on dma_map_page_attrs & co. (no dma: tracepoints; sg calls without bytes)\n");
 		break;
+	case -1:
+		printf("  DMA-API calls: unknown: %s\n", why);
+		break;
 	default:
 		printf("  DMA-API calls: not recorded: no dma: tracepoints (kernel before 6.12) and %s\n", why);
 		break;
@@ -229,11 +232,11 @@ static void json_module(struct json *j, const struct module_status *m)
 
 static void json_dma_support(struct json *j)
 {
-	static const char *const via[] = { "none", "tracepoints", "kprobes" };
+	static const char *const via[] = { "unknown", "none", "tracepoints", "kprobes" };
 	char why[300];
 	int mode = tracefs_dma_support(why, sizeof(why));
 
-	json_kv_string(j, "dma_source", via[mode]);
+	json_kv_string(j, "dma_source", via[mode + 1]);
 	json_kv_string(j, "kprobe_events", why);
 }
 

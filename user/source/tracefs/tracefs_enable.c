@@ -166,6 +166,13 @@ int tracefs_dma_support(char *why, size_t len)
 		snprintf(why, len, "tracefs is not mounted");
 		return 0;
 	}
+	/* unreadable events: whether dma: events exist cannot be told (not "a kernel before 6.12") */
+	snprintf(path, sizeof(path), "%s/events", dir);
+	if (access(path, R_OK | X_OK)) {
+		snprintf(why, len, "%s is not readable by this user (%s): run as root", path,
+			 strerror(errno));
+		return -1;
+	}
 	snprintf(path, sizeof(path), "%s/kprobe_events", dir);
 	if (access(path, F_OK))
 		snprintf(why, len, "no kprobe events: %s is missing (CONFIG_KPROBE_EVENTS off)", path);
@@ -260,6 +267,9 @@ void tracefs_create_dma_kprobes(struct tracefs_source *ts)
 		return;
 	case 0:
 		warnf("no DMA-API calls will be recorded: no dma: tracepoints (kernel before 6.12) and %s", why);
+		return;
+	case -1:
+		warnf("no DMA-API calls will be recorded: %s", why);
 		return;
 	}
 	remove_stale_kprobes();

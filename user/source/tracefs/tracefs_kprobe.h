@@ -56,7 +56,8 @@ void dma_pairer_free(struct dma_call_pairer *p);
 /*
  * Whether DMA-API calls can be recorded through kprobe events here:
  * 1 with dma: tracepoints, 2 through kprobe events, 0 not at all (why says
- * what is missing).  tracefs_enable.c implements it.
+ * what is missing), -1 cannot be told (tracefs's events are not readable by
+ * this user).  tracefs_enable.c implements it.
  */
 int tracefs_dma_support(char *why, size_t len);
 
