@@ -88,6 +88,9 @@ struct gpuprobe_ring {
 	u64 messages;		/* consumer */
 	u64 bytes;		/* consumer */
 	u64 undelivered;	/* consumer */
+	u64 overrun;		/* consumer: undelivered, a listener's socket full */
+	u64 high_water;		/* producer: most records held at once */
+	u64 wait_max;		/* consumer: ns the oldest record waited, at most */
 	bool hurried;		/* producer sets, consumer clears */
 };
 
@@ -236,6 +239,9 @@ void gpuprobe_stats_reset(void)
 		r->messages = 0;
 		r->bytes = 0;
 		r->undelivered = 0;
+		r->overrun = 0;
+		r->high_water = 0;
+		r->wait_max = 0;
 	}
 }
 
@@ -248,6 +254,10 @@ void gpuprobe_stats(int cpu, struct gpuprobe_cpu_stats *st)
 	st->messages = READ_ONCE(r->messages);
 	st->bytes = READ_ONCE(r->bytes);
 	st->undelivered = READ_ONCE(r->undelivered);
+	st->overrun = READ_ONCE(r->overrun);
+	st->high_water = READ_ONCE(r->high_water);
+	st->wait_max_ns = READ_ONCE(r->wait_max);
+	st->slots = roundup_pow_of_two(clamp(ring_slots, 64U, 1U << 20));
 }
 
 /* Probe context: any context but NMI.  rec->size must be <= 64. */
@@ -255,7 +265,7 @@ void gpuprobe_emit(struct gpuprobe_rec_hdr *rec)
 {
 	struct gpuprobe_ring *r;
 	unsigned long flags;
-	u64 head;
+	u64 head, used;
 
 	local_irq_save(flags);
 	r = this_cpu_ptr(&gpuprobe_rings);
@@ -264,12 +274,15 @@ void gpuprobe_emit(struct gpuprobe_rec_hdr *rec)
 	rec->cpu = smp_processor_id();
 	head = r->head;
 	/* pairs with the drainer's release: the slot is free to reuse */
-	if (head - smp_load_acquire(&r->tail) > r->mask) {
+	used = head + 1 - smp_load_acquire(&r->tail);
+	if (used > r->mask + 1) {
 		WRITE_ONCE(r->dropped, r->dropped + 1);
 		goto out;
 	}
 	memcpy(&r->slots[head & r->mask], rec, rec->size);
 	WRITE_ONCE(r->captured, r->captured + 1);
+	if (unlikely(used > r->high_water))
+		WRITE_ONCE(r->high_water, used);
 	/* publish the record before the head that covers it */
 	smp_store_release(&r->head, head + 1);
 	smp_mb();	/* the head before the idle flag; pairs with gpuprobe_drain_sleep() */
@@ -307,10 +320,16 @@ void gpuprobe_emit_target(u32 bdf, u32 event, u32 nvec, u32 domain)
 static void gpuprobe_batch_flush(struct gpuprobe_ring *r,
 				 struct gpuprobe_batch *b)
 {
+	int err;
+
 	if (!b->len)
 		return;
-	if (gpuprobe_send_events(b->buf, b->len))
+	err = gpuprobe_send_events(b->buf, b->len);
+	if (err)
 		WRITE_ONCE(r->undelivered, r->undelivered + b->records);
+	/* a full socket (multicast with NETLINK_BROADCAST_ERROR, or unicast) */
+	if (err == -ENOBUFS || err == -EAGAIN)
+		WRITE_ONCE(r->overrun, r->overrun + b->records);
 	WRITE_ONCE(r->messages, r->messages + 1);
 	WRITE_ONCE(r->bytes, r->bytes + b->len);
 	b->len = 0;
@@ -353,6 +372,14 @@ static enum gpuprobe_drained gpuprobe_drain_cpu(int cpu, struct gpuprobe_batch *
 	dropped = READ_ONCE(r->dropped);
 	if (head == tail && dropped == r->dropped_reported)
 		return GPUPROBE_DRAINED_NOTHING;
+	if (head != tail) {
+		const struct gpuprobe_rec_hdr *oldest = (void *)&r->slots[tail & r->mask];
+		u64 now = ktime_get_mono_fast_ns();
+
+		/* how long the drain left the oldest record waiting */
+		if (now > oldest->ts_ns && now - oldest->ts_ns > r->wait_max)
+			WRITE_ONCE(r->wait_max, now - oldest->ts_ns);
+	}
 	found = head - tail > r->mask / 8 || dropped != r->dropped_reported ?
 		GPUPROBE_DRAINED_BUSY : GPUPROBE_DRAINED_SOME;
 	/* the gap comes before the records written after it */
