@@ -38,12 +38,25 @@
 #include <linux/mm.h>
 #include <linux/percpu.h>
 #include <linux/slab.h>
+#include <linux/sizes.h>
+#include <linux/skbuff.h>
 #include <linux/workqueue.h>
+#include <net/genetlink.h>
 
 #include "gpuprobe.h"
 
 #define GPUPROBE_SLOT_SIZE	64
-#define GPUPROBE_MSG_BYTES	8192
+/*
+ * Records per message: as many as fill a 16 KiB skb head with the netlink,
+ * genetlink and attribute headers and the shared info.  The head is a
+ * 16 KiB allocation either way (8 KiB of records and the overhead round up
+ * to it), and the listener's receive buffer is charged for all of it: the
+ * full head holds twice the records in the same budget, in half the
+ * messages to read.
+ */
+#define GPUPROBE_MSG_BYTES \
+	round_down(SKB_WITH_OVERHEAD(SZ_16K) - NLMSG_HDRLEN - GENL_HDRLEN - NLA_HDRLEN, \
+		   GPUPROBE_SLOT_SIZE)
 
 static unsigned int ring_slots = 8192;
 module_param(ring_slots, uint, 0444);
