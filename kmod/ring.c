@@ -24,9 +24,10 @@
  * queues the drain wake_ms later, so that records which trickle in share a
  * message.  While records keep coming the drain runs every drain_ms when a
  * ring filled an eighth or more since the last, every wake_ms otherwise.  A
- * ring that passes half full hurries the drain (another irq_work: the drain
- * runs now), so a burst is drained before its ring fills, whatever the
- * timers.
+ * ring that passes a quarter full hurries the drain: another irq_work
+ * queues a drain on that CPU at once, on the high-priority workqueue, so
+ * that a burst is drained before its ring fills whatever the timers and
+ * whatever else that CPU runs.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -74,7 +75,7 @@ MODULE_PARM_DESC(wake_ms,
 
 static bool hurry = true;
 module_param(hurry, bool, 0644);
-MODULE_PARM_DESC(hurry, "drain at once when a ring passes half full (default Y)");
+MODULE_PARM_DESC(hurry, "drain at once when a ring passes a quarter full (default Y)");
 
 struct gpuprobe_slot {
 	u64 words[GPUPROBE_SLOT_SIZE / sizeof(u64)];
@@ -122,9 +123,12 @@ static DECLARE_DELAYED_WORK(gpuprobe_drain_work, gpuprobe_drain_fn);
 static int gpuprobe_drain_idle;
 static void gpuprobe_drain_kick_fn(struct irq_work *work);
 static DEFINE_IRQ_WORK(gpuprobe_drain_kick, gpuprobe_drain_kick_fn);
-/* a ring passed half full: drain now */
+/* a ring passed a quarter full: drain now, on its CPU */
 static void gpuprobe_drain_hurry_fn(struct irq_work *work);
-static DEFINE_IRQ_WORK(gpuprobe_drain_hurry, gpuprobe_drain_hurry_fn);
+/* set up at load: a module's per-CPU initialisers are not relocated */
+static DEFINE_PER_CPU(struct irq_work, gpuprobe_drain_hurry);
+static void gpuprobe_drain_now_fn(struct work_struct *work);
+static DEFINE_PER_CPU(struct work_struct, gpuprobe_drain_now);
 
 /*
  * Under cpus_read_lock() or from the hotplug callback (which runs with the
@@ -180,7 +184,14 @@ static int gpuprobe_ring_cpu_online(unsigned int cpu)
 
 int gpuprobe_rings_init(void)
 {
-	int ret;
+	int ret, cpu;
+
+	for_each_possible_cpu(cpu) {
+		init_irq_work(per_cpu_ptr(&gpuprobe_drain_hurry, cpu),
+			      gpuprobe_drain_hurry_fn);
+		INIT_WORK(per_cpu_ptr(&gpuprobe_drain_now, cpu),
+			  gpuprobe_drain_now_fn);
+	}
 
 	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "gpuprobe:ring",
 					gpuprobe_ring_cpu_online, NULL);
@@ -302,11 +313,11 @@ void gpuprobe_emit(struct gpuprobe_rec_hdr *rec)
 	if (unlikely(READ_ONCE(gpuprobe_drain_idle)) &&
 	    cmpxchg(&gpuprobe_drain_idle, 1, 0) == 1)
 		irq_work_queue(&gpuprobe_drain_kick);
-	else if (unlikely(head + 1 - READ_ONCE(r->tail) > r->mask / 2) &&
+	else if (unlikely(used > r->mask / 4) &&
 		 !READ_ONCE(r->hurried) && READ_ONCE(hurry)) {
 		/* once until the drain has been through this ring */
 		WRITE_ONCE(r->hurried, true);
-		irq_work_queue(&gpuprobe_drain_hurry);
+		irq_work_queue(this_cpu_ptr(&gpuprobe_drain_hurry));
 	}
 out:
 	local_irq_restore(flags);
@@ -480,18 +491,33 @@ static void gpuprobe_drain_kick_fn(struct irq_work *work)
 	gpuprobe_drain_queue(READ_ONCE(wake_ms));
 }
 
-/* sooner than the pending timer: a queued drain is moved to now */
+/*
+ * Sooner than the timer, and on the CPU whose ring filled.  The timed
+ * drain (nice 0, any CPU) waited up to 90 ms while a burst of DMA maps on
+ * CPU 0 beside two disk readers there filled its 8192 slots (issue 30): a
+ * worker woken on another CPU waits for that CPU, one woken on the busy
+ * CPU waits behind its tasks.  A high-priority worker on the busy CPU
+ * runs at that CPU's next scheduling point; the drain costs the CPU that
+ * made the records, as it would with one CPU.  The timed drain keeps its
+ * own schedule; the two share the drain lock.
+ */
 static void gpuprobe_drain_hurry_fn(struct irq_work *work)
 {
 	if (READ_ONCE(gpuprobe_draining))
-		mod_delayed_work(system_unbound_wq, &gpuprobe_drain_work, 0);
+		queue_work_on(smp_processor_id(), system_highpri_wq,
+			      this_cpu_ptr(&gpuprobe_drain_now));
+}
+
+static void gpuprobe_drain_now_fn(struct work_struct *work)
+{
+	gpuprobe_drain_all();
 }
 
 /*
  * Records coming fast (a ring an eighth full or more since the last drain)
  * bring the drain back drain_ms later (wake_ms if that is sooner); fewer,
  * wake_ms later, so that they share a message; none put it to sleep.  A
- * ring passing half full hurries it either way.
+ * ring passing a quarter full hurries a drain either way.
  */
 static void gpuprobe_drain_fn(struct work_struct *work)
 {
@@ -513,9 +539,14 @@ void gpuprobe_drain_start(void)
 /* After the probes are detached: stops the work and sends what is left. */
 void gpuprobe_drain_stop(void)
 {
+	int cpu;
+
 	WRITE_ONCE(gpuprobe_draining, false);
 	irq_work_sync(&gpuprobe_drain_kick);
-	irq_work_sync(&gpuprobe_drain_hurry);
+	for_each_possible_cpu(cpu) {
+		irq_work_sync(per_cpu_ptr(&gpuprobe_drain_hurry, cpu));
+		cancel_work_sync(per_cpu_ptr(&gpuprobe_drain_now, cpu));
+	}
 	cancel_delayed_work_sync(&gpuprobe_drain_work);
 	WRITE_ONCE(gpuprobe_drain_idle, 0);
 	gpuprobe_drain_all();
