@@ -8,7 +8,8 @@
 for m in gpuprobe_edu gpuprobe; do
 	grep -q "^$m " /proc/modules && rmmod $m
 done
-insmod /gpuprobe/gpuprobe.ko || exit 1
+# BURST_KO: another build of the module (the benchmark's before)
+insmod "${BURST_KO:-/gpuprobe/gpuprobe.ko}" || exit 1
 insmod /gpuprobe/gpuprobe_edu.ko || exit 1
 EDU=$(basename "$(dirname "$(grep -l 0x11e8 /sys/bus/pci/devices/*/device)")")
 CTL=/sys/kernel/debug/gpuprobe_edu/$EDU
@@ -53,6 +54,7 @@ stop_readers() {
 # burst SOURCE PAIRS [GAP_NS]: one recording of PAIRS mapbench pairs on CPU
 # 0; sets RC (record's exit status), DM and DU (the edu driver's own count
 # of maps and unmaps made), SECS (the mapbench write's guest time)
+# shellcheck disable=SC2034 # RC, DM, DU and SECS: read by the callers
 burst() {
 	_m0=$(stat_of dma_maps) _u0=$(stat_of dma_unmaps)
 	gpuprobe-trace record --source "$1" --no-inject -d "$EDU" -o /tmp/burst.trace -- \
