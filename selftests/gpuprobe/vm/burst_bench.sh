@@ -60,7 +60,7 @@ for src in $SOURCES; do
 					if (s == "module") print m + pos(p - c) + pos(p - d)
 					else print m * 2 }')
 			lost=$(($5 > missing ? $5 : missing))
-			rate=$(awk -v n=$((PAIRS * per)) -v s="$SECS" 'BEGIN { printf "%.0f", s > 0 ? n / s : 0 }')
+			rate=$(awk -v n=$((PAIRS * per)) -v s="$SECS" 'BEGIN { printf "%.0f", (s > 0 ? n / s : 0) }')
 			tag=${src}_r${rd}_gap$gap
 			echo "# $src, $rd readers, gap $gap ns: $PAIRS pairs in $SECS s," \
 				"$rate records/s, lost $lost (reported $5 in $6 count-less reports too)"
