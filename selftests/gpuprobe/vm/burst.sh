@@ -25,7 +25,7 @@ while [ $r -lt "$ROUNDS" ]; do
 	r=$((r + 1))
 	start_readers "$READERS"
 	burst module "$PAIRS"
-	stop_readers
+	check "round $r: the readers stopped" stop_readers
 	# shellcheck disable=SC2046 # six numbers
 	set -- $(counts /tmp/burst.trace)
 	echo "# round $r: $PAIRS pairs in $SECS s, $READERS readers:" \

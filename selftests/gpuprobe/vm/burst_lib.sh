@@ -34,11 +34,20 @@ counts() {
 }
 
 READER_PIDS=
-start_readers() {	# N: O_DIRECT readers of the whole drive, over and over, on CPU 0
+# N: O_DIRECT readers of the whole drive, over and over, on CPU 0.  Each
+# ends its dd before it exits: a dd left reading would interrupt the tests
+# that follow (irq.only_targeted_device_recorded counts the NVMe's
+# interrupts)
+start_readers() {
 	READER_PIDS=
 	_i=0
 	while [ $_i -lt "$1" ]; do
-		taskset 1 sh -c 'while :; do dd if=/dev/nvme0n1 of=/dev/null bs=4k iflag=direct 2>/dev/null; done' &
+		# shellcheck disable=SC2016 # $d: the reader's own variable
+		taskset 1 sh -c 'trap "kill \$d 2>/dev/null; wait \$d; exit 0" TERM
+			while :; do
+				dd if=/dev/nvme0n1 of=/dev/null bs=4k iflag=direct 2>/dev/null & d=$!
+				wait $d
+			done' &
 		READER_PIDS="$READER_PIDS $!"
 		_i=$((_i + 1))
 	done
@@ -47,8 +56,14 @@ stop_readers() {
 	for _p in $READER_PIDS; do
 		kill "$_p" 2>/dev/null
 	done
-	wait 2>/dev/null
+	for _p in $READER_PIDS; do
+		wait "$_p" 2>/dev/null
+	done
 	READER_PIDS=
+	if ps | grep -q '[d]d if=/dev/nvme0n1'; then
+		echo "# a reader's dd is still running"
+		return 1
+	fi
 }
 
 # burst SOURCE PAIRS [GAP_NS]: one recording of PAIRS mapbench pairs on CPU
