@@ -103,7 +103,7 @@ struct gpuprobe_ring {
 	u64 bytes;		/* consumer */
 	u64 undelivered;	/* consumer */
 	u64 overrun;		/* consumer: undelivered, a listener's socket full */
-	u64 high_water;		/* producer: most records held at once */
+	u64 high_water;		/* consumer: most records a drain found */
 	u64 wait_max;		/* consumer: ns the oldest record waited, at most */
 	bool hurried;		/* producer sets, consumer clears */
 };
@@ -289,7 +289,7 @@ void gpuprobe_emit(struct gpuprobe_rec_hdr *rec)
 {
 	struct gpuprobe_ring *r;
 	unsigned long flags;
-	u64 head, used;
+	u64 head;
 
 	local_irq_save(flags);
 	r = this_cpu_ptr(&gpuprobe_rings);
@@ -298,22 +298,19 @@ void gpuprobe_emit(struct gpuprobe_rec_hdr *rec)
 	rec->cpu = smp_processor_id();
 	head = r->head;
 	/* pairs with the drainer's release: the slot is free to reuse */
-	used = head + 1 - smp_load_acquire(&r->tail);
-	if (used > r->mask + 1) {
+	if (head - smp_load_acquire(&r->tail) > r->mask) {
 		WRITE_ONCE(r->dropped, r->dropped + 1);
 		goto out;
 	}
 	memcpy(&r->slots[head & r->mask], rec, rec->size);
 	WRITE_ONCE(r->captured, r->captured + 1);
-	if (unlikely(used > r->high_water))
-		WRITE_ONCE(r->high_water, used);
 	/* publish the record before the head that covers it */
 	smp_store_release(&r->head, head + 1);
 	smp_mb();	/* the head before the idle flag; pairs with gpuprobe_drain_sleep() */
 	if (unlikely(READ_ONCE(gpuprobe_drain_idle)) &&
 	    cmpxchg(&gpuprobe_drain_idle, 1, 0) == 1)
 		irq_work_queue(&gpuprobe_drain_kick);
-	else if (unlikely(used > r->mask / 4) &&
+	else if (unlikely(head + 1 - READ_ONCE(r->tail) > r->mask / 4) &&
 		 !READ_ONCE(r->hurried) && READ_ONCE(hurry)) {
 		/* once until the drain has been through this ring */
 		WRITE_ONCE(r->hurried, true);
@@ -396,6 +393,12 @@ static enum gpuprobe_drained gpuprobe_drain_cpu(int cpu, struct gpuprobe_batch *
 	dropped = READ_ONCE(r->dropped);
 	if (head == tail && dropped == r->dropped_reported)
 		return GPUPROBE_DRAINED_NOTHING;
+	/*
+	 * Only the drain empties a ring, so it is at its fullest since the
+	 * last drain now: the high water costs the probes nothing.
+	 */
+	if (head - tail > r->high_water)
+		WRITE_ONCE(r->high_water, head - tail);
 	if (head != tail) {
 		const struct gpuprobe_rec_hdr *oldest = (void *)&r->slots[tail & r->mask];
 		u64 now = ktime_get_mono_fast_ns();
