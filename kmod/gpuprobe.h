@@ -92,6 +92,10 @@ struct gpuprobe_cpu_stats {
 	u64 messages;
 	u64 bytes;
 	u64 undelivered;	/* records in messages no listener took */
+	u64 overrun;		/* of them, refused by a listener's full socket */
+	u64 high_water;		/* most records a drain found in the ring */
+	u64 wait_max_ns;	/* longest the oldest record waited for a drain */
+	u32 slots;		/* the ring's size in records */
 };
 
 int gpuprobe_rings_init(void);

@@ -283,7 +283,14 @@ static int gpuprobe_fill_stats_cpu(struct sk_buff *skb, int cpu)
 	    nla_put_u64_64bit(skb, GPUPROBE_A_STATS_BYTES,
 			      st.bytes, GPUPROBE_A_STATS_PAD) ||
 	    nla_put_u64_64bit(skb, GPUPROBE_A_STATS_UNDELIVERED,
-			      st.undelivered, GPUPROBE_A_STATS_PAD)) {
+			      st.undelivered, GPUPROBE_A_STATS_PAD) ||
+	    nla_put_u64_64bit(skb, GPUPROBE_A_STATS_OVERRUN,
+			      st.overrun, GPUPROBE_A_STATS_PAD) ||
+	    nla_put_u64_64bit(skb, GPUPROBE_A_STATS_HIGH_WATER,
+			      st.high_water, GPUPROBE_A_STATS_PAD) ||
+	    nla_put_u64_64bit(skb, GPUPROBE_A_STATS_WAIT_MAX,
+			      st.wait_max_ns, GPUPROBE_A_STATS_PAD) ||
+	    nla_put_u32(skb, GPUPROBE_A_STATS_SLOTS, st.slots)) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}
@@ -308,8 +315,8 @@ static int gpuprobe_fill_stats_totals(struct sk_buff *skb)
 /* Room for every possible CPU's nest and the totals. */
 static size_t gpuprobe_stats_size(void)
 {
-	size_t cpu = nla_total_size(0) + nla_total_size(sizeof(u32)) +
-		     5 * nla_total_size_64bit(sizeof(u64));
+	size_t cpu = nla_total_size(0) + 2 * nla_total_size(sizeof(u32)) +
+		     8 * nla_total_size_64bit(sizeof(u64));
 
 	return num_possible_cpus() * cpu +
 	       3 * nla_total_size_64bit(sizeof(u64)) +

@@ -24,9 +24,10 @@
  * queues the drain wake_ms later, so that records which trickle in share a
  * message.  While records keep coming the drain runs every drain_ms when a
  * ring filled an eighth or more since the last, every wake_ms otherwise.  A
- * ring that passes half full hurries the drain (another irq_work: the drain
- * runs now), so a burst is drained before its ring fills, whatever the
- * timers.
+ * ring that passes a quarter full hurries the drain: another irq_work
+ * queues a drain on that CPU at once, on the high-priority workqueue, so
+ * that a burst is drained before its ring fills whatever the timers and
+ * whatever else that CPU runs.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -38,12 +39,25 @@
 #include <linux/mm.h>
 #include <linux/percpu.h>
 #include <linux/slab.h>
+#include <linux/sizes.h>
+#include <linux/skbuff.h>
 #include <linux/workqueue.h>
+#include <net/genetlink.h>
 
 #include "gpuprobe.h"
 
 #define GPUPROBE_SLOT_SIZE	64
-#define GPUPROBE_MSG_BYTES	8192
+/*
+ * Records per message: as many as fill a 16 KiB skb head with the netlink,
+ * genetlink and attribute headers and the shared info.  The head is a
+ * 16 KiB allocation either way (8 KiB of records and the overhead round up
+ * to it), and the listener's receive buffer is charged for all of it: the
+ * full head holds twice the records in the same budget, in half the
+ * messages to read.
+ */
+#define GPUPROBE_MSG_BYTES \
+	round_down(SKB_WITH_OVERHEAD(SZ_16K) - NLMSG_HDRLEN - GENL_HDRLEN - NLA_HDRLEN, \
+		   GPUPROBE_SLOT_SIZE)
 
 static unsigned int ring_slots = 8192;
 module_param(ring_slots, uint, 0444);
@@ -61,7 +75,7 @@ MODULE_PARM_DESC(wake_ms,
 
 static bool hurry = true;
 module_param(hurry, bool, 0644);
-MODULE_PARM_DESC(hurry, "drain at once when a ring passes half full (default Y)");
+MODULE_PARM_DESC(hurry, "drain at once when a ring passes a quarter full (default Y)");
 
 struct gpuprobe_slot {
 	u64 words[GPUPROBE_SLOT_SIZE / sizeof(u64)];
@@ -88,6 +102,9 @@ struct gpuprobe_ring {
 	u64 messages;		/* consumer */
 	u64 bytes;		/* consumer */
 	u64 undelivered;	/* consumer */
+	u64 overrun;		/* consumer: undelivered, a listener's socket full */
+	u64 high_water;		/* consumer: most records a drain found */
+	u64 wait_max;		/* consumer: ns the oldest record waited, at most */
 	bool hurried;		/* producer sets, consumer clears */
 };
 
@@ -106,9 +123,12 @@ static DECLARE_DELAYED_WORK(gpuprobe_drain_work, gpuprobe_drain_fn);
 static int gpuprobe_drain_idle;
 static void gpuprobe_drain_kick_fn(struct irq_work *work);
 static DEFINE_IRQ_WORK(gpuprobe_drain_kick, gpuprobe_drain_kick_fn);
-/* a ring passed half full: drain now */
+/* a ring passed a quarter full: drain now, on its CPU */
 static void gpuprobe_drain_hurry_fn(struct irq_work *work);
-static DEFINE_IRQ_WORK(gpuprobe_drain_hurry, gpuprobe_drain_hurry_fn);
+/* set up at load: a module's per-CPU initialisers are not relocated */
+static DEFINE_PER_CPU(struct irq_work, gpuprobe_drain_hurry);
+static void gpuprobe_drain_now_fn(struct work_struct *work);
+static DEFINE_PER_CPU(struct work_struct, gpuprobe_drain_now);
 
 /*
  * Under cpus_read_lock() or from the hotplug callback (which runs with the
@@ -164,7 +184,14 @@ static int gpuprobe_ring_cpu_online(unsigned int cpu)
 
 int gpuprobe_rings_init(void)
 {
-	int ret;
+	int ret, cpu;
+
+	for_each_possible_cpu(cpu) {
+		init_irq_work(per_cpu_ptr(&gpuprobe_drain_hurry, cpu),
+			      gpuprobe_drain_hurry_fn);
+		INIT_WORK(per_cpu_ptr(&gpuprobe_drain_now, cpu),
+			  gpuprobe_drain_now_fn);
+	}
 
 	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "gpuprobe:ring",
 					gpuprobe_ring_cpu_online, NULL);
@@ -236,6 +263,9 @@ void gpuprobe_stats_reset(void)
 		r->messages = 0;
 		r->bytes = 0;
 		r->undelivered = 0;
+		r->overrun = 0;
+		r->high_water = 0;
+		r->wait_max = 0;
 	}
 }
 
@@ -248,6 +278,10 @@ void gpuprobe_stats(int cpu, struct gpuprobe_cpu_stats *st)
 	st->messages = READ_ONCE(r->messages);
 	st->bytes = READ_ONCE(r->bytes);
 	st->undelivered = READ_ONCE(r->undelivered);
+	st->overrun = READ_ONCE(r->overrun);
+	st->high_water = READ_ONCE(r->high_water);
+	st->wait_max_ns = READ_ONCE(r->wait_max);
+	st->slots = roundup_pow_of_two(clamp(ring_slots, 64U, 1U << 20));
 }
 
 /* Probe context: any context but NMI.  rec->size must be <= 64. */
@@ -276,11 +310,11 @@ void gpuprobe_emit(struct gpuprobe_rec_hdr *rec)
 	if (unlikely(READ_ONCE(gpuprobe_drain_idle)) &&
 	    cmpxchg(&gpuprobe_drain_idle, 1, 0) == 1)
 		irq_work_queue(&gpuprobe_drain_kick);
-	else if (unlikely(head + 1 - READ_ONCE(r->tail) > r->mask / 2) &&
+	else if (unlikely(head + 1 - READ_ONCE(r->tail) > r->mask / 4) &&
 		 !READ_ONCE(r->hurried) && READ_ONCE(hurry)) {
 		/* once until the drain has been through this ring */
 		WRITE_ONCE(r->hurried, true);
-		irq_work_queue(&gpuprobe_drain_hurry);
+		irq_work_queue(this_cpu_ptr(&gpuprobe_drain_hurry));
 	}
 out:
 	local_irq_restore(flags);
@@ -307,10 +341,16 @@ void gpuprobe_emit_target(u32 bdf, u32 event, u32 nvec, u32 domain)
 static void gpuprobe_batch_flush(struct gpuprobe_ring *r,
 				 struct gpuprobe_batch *b)
 {
+	int err;
+
 	if (!b->len)
 		return;
-	if (gpuprobe_send_events(b->buf, b->len))
+	err = gpuprobe_send_events(b->buf, b->len);
+	if (err)
 		WRITE_ONCE(r->undelivered, r->undelivered + b->records);
+	/* a full socket (multicast with NETLINK_BROADCAST_ERROR, or unicast) */
+	if (err == -ENOBUFS || err == -EAGAIN)
+		WRITE_ONCE(r->overrun, r->overrun + b->records);
 	WRITE_ONCE(r->messages, r->messages + 1);
 	WRITE_ONCE(r->bytes, r->bytes + b->len);
 	b->len = 0;
@@ -353,6 +393,20 @@ static enum gpuprobe_drained gpuprobe_drain_cpu(int cpu, struct gpuprobe_batch *
 	dropped = READ_ONCE(r->dropped);
 	if (head == tail && dropped == r->dropped_reported)
 		return GPUPROBE_DRAINED_NOTHING;
+	/*
+	 * Only the drain empties a ring, so it is at its fullest since the
+	 * last drain now: the high water costs the probes nothing.
+	 */
+	if (head - tail > r->high_water)
+		WRITE_ONCE(r->high_water, head - tail);
+	if (head != tail) {
+		const struct gpuprobe_rec_hdr *oldest = (void *)&r->slots[tail & r->mask];
+		u64 now = ktime_get_mono_fast_ns();
+
+		/* how long the drain left the oldest record waiting */
+		if (now > oldest->ts_ns && now - oldest->ts_ns > r->wait_max)
+			WRITE_ONCE(r->wait_max, now - oldest->ts_ns);
+	}
 	found = head - tail > r->mask / 8 || dropped != r->dropped_reported ?
 		GPUPROBE_DRAINED_BUSY : GPUPROBE_DRAINED_SOME;
 	/* the gap comes before the records written after it */
@@ -440,18 +494,33 @@ static void gpuprobe_drain_kick_fn(struct irq_work *work)
 	gpuprobe_drain_queue(READ_ONCE(wake_ms));
 }
 
-/* sooner than the pending timer: a queued drain is moved to now */
+/*
+ * Sooner than the timer, and on the CPU whose ring filled.  The timed
+ * drain (nice 0, any CPU) waited up to 90 ms while a burst of DMA maps on
+ * CPU 0 beside two disk readers there filled its 8192 slots (issue 30): a
+ * worker woken on another CPU waits for that CPU, one woken on the busy
+ * CPU waits behind its tasks.  A high-priority worker on the busy CPU
+ * runs at that CPU's next scheduling point; the drain costs the CPU that
+ * made the records, as it would with one CPU.  The timed drain keeps its
+ * own schedule; the two share the drain lock.
+ */
 static void gpuprobe_drain_hurry_fn(struct irq_work *work)
 {
 	if (READ_ONCE(gpuprobe_draining))
-		mod_delayed_work(system_unbound_wq, &gpuprobe_drain_work, 0);
+		queue_work_on(smp_processor_id(), system_highpri_wq,
+			      this_cpu_ptr(&gpuprobe_drain_now));
+}
+
+static void gpuprobe_drain_now_fn(struct work_struct *work)
+{
+	gpuprobe_drain_all();
 }
 
 /*
  * Records coming fast (a ring an eighth full or more since the last drain)
  * bring the drain back drain_ms later (wake_ms if that is sooner); fewer,
  * wake_ms later, so that they share a message; none put it to sleep.  A
- * ring passing half full hurries it either way.
+ * ring passing a quarter full hurries a drain either way.
  */
 static void gpuprobe_drain_fn(struct work_struct *work)
 {
@@ -473,9 +542,14 @@ void gpuprobe_drain_start(void)
 /* After the probes are detached: stops the work and sends what is left. */
 void gpuprobe_drain_stop(void)
 {
+	int cpu;
+
 	WRITE_ONCE(gpuprobe_draining, false);
 	irq_work_sync(&gpuprobe_drain_kick);
-	irq_work_sync(&gpuprobe_drain_hurry);
+	for_each_possible_cpu(cpu) {
+		irq_work_sync(per_cpu_ptr(&gpuprobe_drain_hurry, cpu));
+		cancel_work_sync(per_cpu_ptr(&gpuprobe_drain_now, cpu));
+	}
 	cancel_delayed_work_sync(&gpuprobe_drain_work);
 	WRITE_ONCE(gpuprobe_drain_idle, 0);
 	gpuprobe_drain_all();

@@ -244,7 +244,7 @@ TEST_F(irq, ring_overflow_counted_exactly)
 /*
  * No drain for 2 s by the timers, a 2048-slot ring, 5000 interrupts raised
  * back to back: without the hurry the ring keeps what fits; hurried (a ring
- * passing half full moves the drain to now) it loses a small part at most
+ * passing a quarter full moves the drain to now) it loses a small part at most
  * (how small depends on when the drain's worker gets a CPU: 0 to 282 of
  * 5000 with a 1024-slot ring under TCG).
  */

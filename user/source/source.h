@@ -38,6 +38,17 @@ struct source_config {
 struct source_counters {
 	uint64_t events;		/* records delivered */
 	uint64_t lost;			/* records the kernel dropped */
+	/* the module source's delivery, from STATS at the end (0: not known) */
+	bool have_delivery;
+	uint64_t ring_dropped;		/* records the per-CPU rings had no room for */
+	uint64_t undelivered;		/* records in messages no listener took */
+	uint64_t overrun;		/* of them, refused by the listener's full socket */
+	uint64_t socket_overflows;	/* ENOBUFS the listener read */
+	uint64_t high_water;		/* most records one ring held */
+	uint32_t high_water_cpu;
+	uint32_t slots;			/* a ring's size */
+	uint64_t wait_max_ns;		/* longest a record waited for the drain */
+	int rcvbuf;			/* the event socket's receive buffer, bytes */
 };
 
 struct trace_source {

@@ -317,6 +317,10 @@ enum gpuprobe_stats_attr {
 	GPUPROBE_A_STATS_MESSAGES,	/* u64: netlink messages sent */
 	GPUPROBE_A_STATS_BYTES,		/* u64: record bytes sent */
 	GPUPROBE_A_STATS_UNDELIVERED,	/* u64: records no listener took */
+	GPUPROBE_A_STATS_OVERRUN,	/* u64: of them, a full socket refused */
+	GPUPROBE_A_STATS_HIGH_WATER,	/* u64: most records a drain found */
+	GPUPROBE_A_STATS_WAIT_MAX,	/* u64: ns a record waited for a drain, at most */
+	GPUPROBE_A_STATS_SLOTS,		/* u32: the ring's size in records */
 
 	__GPUPROBE_A_STATS_MAX,
 };

@@ -14,8 +14,10 @@
  *          dma_alloc_coherent() buffer, one transfer into it, freed;
  *          "fault SIZE": a transfer to a just-unmapped address (an IOMMU
  *          fault; nothing reaches memory)
- *   mapbench  write "N SIZE": N dma_map_single()/dma_unmap_single() pairs
- *          of one SIZE buffer, no transfer (the cost of mapping alone)
+ *   mapbench  write "N SIZE [GAP_NS]": N dma_map_single()/dma_unmap_single()
+ *          pairs of one SIZE buffer, no transfer (the cost of mapping
+ *          alone); with GAP_NS (at most 1000000), a busy wait of that long
+ *          after each pair: a burst at a chosen rate
  *   mapsg  write "N SIZE": one dma_map_sg() of N segments that all point at
  *          one SIZE buffer (N at most 131072, SIZE at most the device's
  *          maximum segment size), unmapped if it succeeded; with
@@ -381,7 +383,7 @@ static ssize_t edu_mapbench_write(struct file *file, const char __user *ubuf,
 {
 	struct edu_dev *edu = file->private_data;
 	struct device *dev = &edu->pdev->dev;
-	unsigned int n, i;
+	unsigned int n, i, gap_ns = 0;
 	char cmd[64];
 	dma_addr_t addr;
 	size_t size;
@@ -393,8 +395,8 @@ static ssize_t edu_mapbench_write(struct file *file, const char __user *ubuf,
 	if (copy_from_user(cmd, ubuf, len))
 		return -EFAULT;
 	cmd[len] = '\0';
-	if (sscanf(cmd, "%u %zu", &n, &size) != 2 || !size ||
-	    size > EDU_DMA_MAX_SIZE || n > 10000000)
+	if (sscanf(cmd, "%u %zu %u", &n, &size, &gap_ns) < 2 || !size ||
+	    size > EDU_DMA_MAX_SIZE || n > 10000000 || gap_ns > NSEC_PER_MSEC)
 		return -EINVAL;
 	buf = kmalloc(size, GFP_KERNEL);
 	if (!buf)
@@ -408,6 +410,8 @@ static ssize_t edu_mapbench_write(struct file *file, const char __user *ubuf,
 			dma_unmap_single(dev, addr, size, DMA_TO_DEVICE);
 			edu->stats.dma_unmaps++;
 		}
+		if (gap_ns)
+			ndelay(gap_ns);
 		cond_resched();
 	}
 	mutex_unlock(&edu->lock);

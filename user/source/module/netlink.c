@@ -24,7 +24,18 @@
 #include "tracefile.h"
 #include "util.h"
 
+/*
+ * The receive buffer holds what the module sends while we are not
+ * reading: a burst drained at once (a ring of 8192 records is about 35
+ * messages of 16 KiB, truesize counted) while this thread waits for a CPU.
+ * SO_RCVBUF is capped at net.core.rmem_max (208 KiB by default, 416 KiB
+ * granted): in the test VM 20000 DMA map/unmap pairs beside two disk
+ * readers overran that every run (issue 30).  As root SO_RCVBUFFORCE
+ * passes the cap.
+ */
 #define EVENT_SOCKET_BUFFER	(16 << 20)
+/* one recvmsg() per message: the module's are under 16 KiB */
+#define EVENT_MSG_BUFFER	(64 << 10)
 #define DRAIN_QUIET_MS		250
 
 int module_family_present(char *err, size_t errlen)
@@ -192,9 +203,21 @@ static int on_events_msg(struct nl_msg *msg, void *arg)
 	return NL_OK;
 }
 
+static void set_receive_buffer(struct nl_sock *sock)
+{
+	int size = EVENT_SOCKET_BUFFER;
+
+	if (setsockopt(nl_socket_get_fd(sock), SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)))
+		nl_socket_set_buffer_size(sock, EVENT_SOCKET_BUFFER, 0);
+	/* libnl peeks at each message's size first: two syscalls a message */
+	nl_socket_set_msg_buf_size(sock, EVENT_MSG_BUFFER);
+	nl_socket_disable_msg_peek(sock);
+}
+
 static int open_event_socket(struct module_source *m, char *err, size_t errlen)
 {
-	int grp, ret;
+	socklen_t len;
+	int grp, ret, one = 1;
 
 	if (conn_open(&m->ev, err, errlen))
 		return -1;
@@ -204,7 +227,20 @@ static int open_event_socket(struct module_source *m, char *err, size_t errlen)
 		return -1;
 	}
 	nl_socket_disable_seq_check(m->ev.sock);
-	nl_socket_set_buffer_size(m->ev.sock, EVENT_SOCKET_BUFFER, 0);
+	set_receive_buffer(m->ev.sock);
+	/*
+	 * A message our full socket refused then fails the module's send
+	 * with ENOBUFS, which it counts apart from "no listener" (STATS
+	 * overrun); without it the module cannot tell the two apart.
+	 */
+	if (setsockopt(nl_socket_get_fd(m->ev.sock), SOL_NETLINK, NETLINK_BROADCAST_ERROR,
+		       &one, sizeof(one)))
+		warnf("cannot set NETLINK_BROADCAST_ERROR on the event socket: %s",
+		      strerror(errno));
+	len = sizeof(m->counters.rcvbuf);
+	if (getsockopt(nl_socket_get_fd(m->ev.sock), SOL_SOCKET, SO_RCVBUF, &m->counters.rcvbuf,
+		       &len))
+		m->counters.rcvbuf = 0;
 	grp = genl_ctrl_resolve_grp(m->ev.sock, GPUPROBE_FAMILY_NAME, GPUPROBE_MCGRP_EVENTS);
 	if (grp < 0) {
 		snprintf(err, errlen, "the gpuprobe module has no \"%s\" multicast group: module and tool versions differ",
@@ -310,6 +346,7 @@ static int read_events(struct module_source *m)
 		if (ret == -NLE_AGAIN || ret == 0)
 			return 0;
 		if (ret == -NLE_NOMEM) {
+			m->counters.socket_overflows++;
 			if (put_lost_record(m->sink, 0, 0, true))
 				m->sink_error = -1;
 			continue;
@@ -353,12 +390,31 @@ static uint64_t stats_u64(struct nlattr **tb, int type)
 	return tb[type] && nla_len(tb[type]) >= 8 ? nla_get_u64(tb[type]) : 0;
 }
 
-/* Records the module dropped plus those it had no listener for. */
+static void add_cpu_stats(struct source_counters *c, struct nlattr **tb)
+{
+	uint64_t hw = stats_u64(tb, GPUPROBE_A_STATS_HIGH_WATER);
+	uint64_t wait = stats_u64(tb, GPUPROBE_A_STATS_WAIT_MAX);
+
+	c->ring_dropped += stats_u64(tb, GPUPROBE_A_STATS_DROPPED);
+	c->undelivered += stats_u64(tb, GPUPROBE_A_STATS_UNDELIVERED);
+	c->overrun += stats_u64(tb, GPUPROBE_A_STATS_OVERRUN);
+	if (tb[GPUPROBE_A_STATS_SLOTS] && nla_len(tb[GPUPROBE_A_STATS_SLOTS]) >= 4)
+		c->slots = nla_get_u32(tb[GPUPROBE_A_STATS_SLOTS]);
+	if (hw > c->high_water) {
+		c->high_water = hw;
+		if (tb[GPUPROBE_A_STATS_CPU] && nla_len(tb[GPUPROBE_A_STATS_CPU]) >= 4)
+			c->high_water_cpu = nla_get_u32(tb[GPUPROBE_A_STATS_CPU]);
+	}
+	if (wait > c->wait_max_ns)
+		c->wait_max_ns = wait;
+}
+
+/* The per-CPU counters summed: drops, undelivered, the fullest ring. */
 static int on_stats_msg(struct nl_msg *msg, void *arg)
 {
 	struct genlmsghdr *gh = nlmsg_data(nlmsg_hdr(msg));
 	struct nlattr *tb[GPUPROBE_A_STATS_MAX + 1];
-	uint64_t *dropped = arg;
+	struct source_counters *c = arg;
 	struct nlattr *a;
 	int rem;
 
@@ -366,24 +422,35 @@ static int on_stats_msg(struct nl_msg *msg, void *arg)
 		if (nla_type(a) != GPUPROBE_A_STATS ||
 		    nla_parse_nested(tb, GPUPROBE_A_STATS_MAX, a, NULL) < 0)
 			continue;
-		*dropped += stats_u64(tb, GPUPROBE_A_STATS_DROPPED) +
-			    stats_u64(tb, GPUPROBE_A_STATS_UNDELIVERED);
+		add_cpu_stats(c, tb);
 	}
 	return NL_OK;
 }
 
-/* Drops the module counted but never reported in-band become one LOST record. */
+/*
+ * Drops the module counted but never reported in-band (what the rings had
+ * no room for, and what no listener took) become one LOST record.
+ */
 static int reconcile_drops(struct module_source *m)
 {
-	uint64_t dropped = 0;
-	struct request req = { .on_msg = on_stats_msg, .arg = &dropped };
+	struct source_counters st = { 0 };
+	struct request req = { .on_msg = on_stats_msg, .arg = &st };
 	char err[200];
 
 	if (nl_do(&m->ctl, GPUPROBE_CMD_STATS_GET, NULL, NULL, &req, err, sizeof(err))) {
 		warnf("cannot read the module's drop counters: %s", err);
 		return 0;
 	}
-	return put_unreported_drops(m->sink, dropped, m->inband_lost, &m->counters);
+	m->counters.have_delivery = true;
+	m->counters.ring_dropped = st.ring_dropped;
+	m->counters.undelivered = st.undelivered;
+	m->counters.overrun = st.overrun;
+	m->counters.high_water = st.high_water;
+	m->counters.high_water_cpu = st.high_water_cpu;
+	m->counters.slots = st.slots;
+	m->counters.wait_max_ns = st.wait_max_ns;
+	return put_unreported_drops(m->sink, st.ring_dropped + st.undelivered, m->inband_lost,
+				    &m->counters);
 }
 
 static int module_drain(void *src, const struct record_sink *sink)
