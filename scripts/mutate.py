@@ -70,6 +70,7 @@ USER_SUITES = [
     suite('damage', ['./damage.sh'], 2.0),
     suite('verdict', ['./verdict.sh'], 1.0),
     suite('cmdline', ['./cmdline.sh'], 3.0),
+    suite('delivery', ['./delivery.sh'], 1.0),
     suite('committed-traces', ['./traces.sh'], 2.0),
     suite('layers', ['./layers.sh'], 0.2),
 ]

@@ -380,6 +380,13 @@ void agg_add(struct agg *a, const struct gpuprobe_rec_hdr *rec)
 	case TRACEFILE_REC_VECTOR:
 		add_vector_change(a, (const struct tracefile_rec_vector *)rec);
 		break;
+	case TRACEFILE_REC_DELIVERY:
+		/* the host's: a guest's (wrapped) stays in its own machine's view */
+		if (!a->have_delivery && rec->size >= sizeof(a->delivery)) {
+			memcpy(&a->delivery, rec, sizeof(a->delivery));
+			a->have_delivery = true;
+		}
+		break;
 	case TRACEFILE_REC_COMMAND:
 		/* one per file; a guest's arrives wrapped, its size unchecked by the reader */
 		if (a->command.present)

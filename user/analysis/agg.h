@@ -112,6 +112,8 @@ struct agg {
 	uint64_t stop_ns;
 	int32_t exit_status;
 	struct trace_command command;	/* the workload's argv, when the trace has it */
+	bool have_delivery;		/* the module's delivery (module source only) */
+	struct tracefile_rec_delivery delivery;
 	uint64_t unknown_records;
 	uint64_t app_events;		/* CUDA/OpenCL records (attribute.c) */
 	/* agg_finish: vectors not in the header, and their interrupt records */

@@ -491,6 +491,21 @@ static int start_recording(struct recorder *r, uint64_t *start_ns)
 	return 0;
 }
 
+/* The module's delivery over the run into the file, before its end record. */
+static void put_delivery(struct recorder *r, const struct source_counters *c, uint64_t stop_ns)
+{
+	struct tracefile_rec_delivery d = {
+		.hdr = { .type = TRACEFILE_REC_DELIVERY, .size = sizeof(d), .ts_ns = stop_ns },
+		.slots = c->slots, .high_water_cpu = c->high_water_cpu,
+		.high_water = c->high_water, .wait_max_ns = c->wait_max_ns,
+		.ring_dropped = c->ring_dropped, .undelivered = c->undelivered,
+		.overrun = c->overrun, .socket_overflows = c->socket_overflows,
+		.rcvbuf = c->rcvbuf,
+	};
+
+	sink_to_file(r, &d.hdr);
+}
+
 /* Stop counts first, so records drained afterwards follow them in the file. */
 static int finish_recording(struct recorder *r)
 {
@@ -521,6 +536,9 @@ static int finish_recording(struct recorder *r)
 			errorf("the guest's part of %s is incomplete: the file is written without its end record, so readers mark it incomplete",
 			       r->opts.output);
 	}
+	r->src_ops->counters(r->src, &c);
+	if (c.have_delivery)
+		put_delivery(r, &c, stop_ns);
 	if (r->write_errno || r->guest_incomplete) {
 		trace_writer_close_incomplete(&r->writer);
 	} else if (trace_writer_finish(&r->writer, stop_ns, status)) {
@@ -528,7 +546,6 @@ static int finish_recording(struct recorder *r)
 		errorf("cannot finish %s: %s: the trace is kept without its end record (readable, marked incomplete)",
 		       r->opts.output, strerror(r->write_errno));
 	}
-	r->src_ops->counters(r->src, &c);
 	if (!r->opts.quiet)
 		fprintf(stderr, "%s: %llu records (%llu lost) in %.2f s from %s to %s\n",
 			progname, (unsigned long long)records, (unsigned long long)c.lost,

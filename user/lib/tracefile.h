@@ -49,6 +49,7 @@ enum tracefile_record_type {
 	TRACEFILE_REC_CLOCK_SYNC = 0x8008,	/* struct tracefile_rec_clock_sync */
 	/* 0x8009 stays unassigned: tests/traces/ hold it as a type no reader knows */
 	TRACEFILE_REC_COMMAND = 0x800a,		/* struct tracefile_rec_command */
+	TRACEFILE_REC_DELIVERY = 0x800b,	/* struct tracefile_rec_delivery */
 };
 
 /*
@@ -179,6 +180,25 @@ struct tracefile_rec_command {
 	uint32_t flags;			/* COMMAND_* */
 };
 
+/*
+ * How the module delivered the records (its STATS at the stop, summed over
+ * CPUs; the fullest ring's): written by record before the end record, with
+ * the module source only.
+ */
+struct tracefile_rec_delivery {
+	struct gpuprobe_rec_hdr hdr;	/* ts_ns = the stop */
+	uint32_t slots;			/* a ring's size, records */
+	uint32_t high_water_cpu;	/* the CPU of the fullest ring */
+	uint64_t high_water;		/* most records a drain found in one ring */
+	uint64_t wait_max_ns;		/* longest a record waited for the drain */
+	uint64_t ring_dropped;		/* records the rings had no room for */
+	uint64_t undelivered;		/* records in messages no listener took */
+	uint64_t overrun;		/* of them, refused by the listener's full socket */
+	uint64_t socket_overflows;	/* ENOBUFS the listener read */
+	int32_t rcvbuf;			/* the listener's receive buffer, bytes */
+	uint32_t reserved;
+};
+
 #define TRACEFILE_REC_MAX_SIZE		65528u	/* hdr.size is 16 bits, a multiple of 8 */
 #define TRACEFILE_GUEST_MAX_INNER	(TRACEFILE_REC_MAX_SIZE - sizeof(struct tracefile_rec_guest))
 
@@ -299,6 +319,7 @@ static inline size_t tracefile_record_min_size(uint16_t type)
 	case TRACEFILE_REC_CLOCK_SYNC:	return sizeof(struct tracefile_rec_clock_sync);
 	case TRACEFILE_REC_KVM:		return sizeof(struct gpuprobe_rec_kvm);
 	case TRACEFILE_REC_COMMAND:	return sizeof(struct tracefile_rec_command);
+	case TRACEFILE_REC_DELIVERY:	return sizeof(struct tracefile_rec_delivery);
 	default:			return 0;
 	}
 }

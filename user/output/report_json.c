@@ -324,6 +324,22 @@ void report_print_json(FILE *out, const char *path, const struct agg *a,
 	json_kv_u64(&j, "loss_reports", a->lost_reports);
 	json_kv_u64(&j, "unknown_count_reports", a->lost_unknown);
 	json_object_end(&j);
+	if (a->have_delivery) {
+		const struct tracefile_rec_delivery *d = &a->delivery;
+
+		json_key(&j, "delivery");
+		json_object_begin(&j);
+		json_kv_u64(&j, "ring_slots", d->slots);
+		json_kv_u64(&j, "high_water", d->high_water);
+		json_kv_u64(&j, "high_water_cpu", d->high_water_cpu);
+		json_kv_u64(&j, "wait_max_ns", d->wait_max_ns);
+		json_kv_u64(&j, "ring_dropped", d->ring_dropped);
+		json_kv_u64(&j, "undelivered", d->undelivered);
+		json_kv_u64(&j, "socket_overrun", d->overrun);
+		json_kv_u64(&j, "socket_overflows_read", d->socket_overflows);
+		json_kv_i64(&j, "rcvbuf", d->rcvbuf);
+		json_object_end(&j);
+	}
 	kvm_print_json(&j, a->kvm);
 	if (at)
 		attribute_print_json(&j, at);

@@ -66,6 +66,13 @@ static void print_trace_summary(FILE *out, const char *path, const struct agg *a
 			a->lost, a->lost_reports, a->lost_unknown);
 	else
 		fprintf(out, "  drops: none\n");
+	if (a->have_delivery) {
+		const struct tracefile_rec_delivery *d = &a->delivery;
+
+		fprintf(out, "  module delivery: fullest ring %" PRIu64 " of %u records (CPU %u), longest wait for the drain %.1f ms; %" PRIu64 " dropped by the rings, %" PRIu64 " undelivered (%" PRIu64 " by a full socket), %" PRIu64 " socket overflows read, receive buffer %d bytes\n",
+			d->high_water, d->slots, d->high_water_cpu, (double)d->wait_max_ns / 1e6,
+			d->ring_dropped, d->undelivered, d->overrun, d->socket_overflows, d->rcvbuf);
+	}
 	if (a->unknown_records)
 		fprintf(out, "  %" PRIu64 " records of types this tool does not know were skipped\n",
 			a->unknown_records);

@@ -250,6 +250,22 @@ static bool dump_body(FILE *out, const struct gpuprobe_rec_hdr *h)
 		tail(out, h, sizeof(*r));
 		break;
 	}
+	case TRACEFILE_REC_DELIVERY: {
+		const struct tracefile_rec_delivery *r = b;
+
+		F(r, slots);
+		F(r, high_water_cpu);
+		F(r, high_water);
+		F(r, wait_max_ns);
+		F(r, ring_dropped);
+		F(r, undelivered);
+		F(r, overrun);
+		F(r, socket_overflows);
+		sfield(out, "rcvbuf", r->rcvbuf);
+		F(r, reserved);
+		tail(out, h, sizeof(*r));
+		break;
+	}
 	case TRACEFILE_REC_COMMAND: {
 		const struct tracefile_rec_command *r = b;
 		const char *text = (const char *)(r + 1);

@@ -80,6 +80,10 @@ TYPES = {
                                 ("offset_ns", "q"), ("error_ns", "Q"), ("drift_ppb", "q"),
                                 ("guest_ns", "Q")]),
     0x800a: ("workload", 32, [("argc", "I"), ("nargs", "I"), ("len", "I"), ("flags", "I")]),
+    0x800b: ("delivery", 80, [("slots", "I"), ("high_water_cpu", "I"), ("high_water", "Q"),
+                              ("wait_max_ns", "Q"), ("ring_dropped", "Q"), ("undelivered", "Q"),
+                              ("overrun", "Q"), ("socket_overflows", "Q"), ("rcvbuf", "i"),
+                              ("reserved", "I")]),
 }
 END = 0x8002
 # compact tags 1-8: types 1-8; 9-12: 0x8001-0x8004

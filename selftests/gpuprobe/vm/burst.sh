@@ -37,6 +37,9 @@ while [ $r -lt "$ROUNDS" ]; do
 	check "round $r: $PAIRS map_page and unmap_page calls traced" [ "$1 $2" = "$PAIRS $PAIRS" ]
 	check "round $r: $PAIRS IOMMU maps and unmaps traced" [ "$3 $4" = "$PAIRS $PAIRS" ]
 	check "round $r: nothing lost" [ "$5 $6" = "0 0" ]
+	# the module's delivery is in the trace itself, as record printed it
+	check "round $r: the trace holds the module's delivery, 0 dropped by the rings, 0 undelivered" \
+		sh -c 'gpuprobe-trace report /tmp/burst.trace | grep -q "module delivery: fullest ring [1-9][0-9]* of [0-9]* records (CPU [0-9]*), longest wait for the drain [0-9.]* ms; 0 dropped by the rings, 0 undelivered"'
 done
 rmmod gpuprobe_edu
 rmmod gpuprobe
