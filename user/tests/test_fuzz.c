@@ -17,6 +17,7 @@
 #include "report.h"
 #include "synth.h"
 #include "tracefile_chunk.h"
+#include "file.h"
 #include "testlib.h"
 #include "tests.h"
 
@@ -29,18 +30,8 @@ struct image {
 
 static int load_image(const char *path, struct image *img)
 {
-	FILE *f = fopen(path, "rb");
-	long size;
-
-	if (!f)
-		return -1;
-	fseek(f, 0, SEEK_END);
-	size = ftell(f);
-	rewind(f);
-	img->data = malloc((size_t)size);
-	img->len = fread(img->data, 1, (size_t)size, f);
-	fclose(f);
-	return img->len == (size_t)size ? 0 : -1;
+	img->data = (unsigned char *)read_whole_file(path, &img->len);
+	return img->data ? 0 : -1;
 }
 
 static int known_image(struct image *img)

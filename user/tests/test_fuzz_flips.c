@@ -32,6 +32,7 @@
 
 #include "report.h"
 #include "synth.h"
+#include "file.h"
 #include "testlib.h"
 #include "tests.h"
 #include "tracefile_chunk.h"
@@ -129,20 +130,11 @@ static int read_image(const unsigned char *data, size_t len, struct readout *o)
 
 static int load(const char *path, struct image *img)
 {
-	FILE *f = fopen(path, "rb");
 	struct tracefile_header_fixed h;
-	long size;
 
 	memset(img, 0, sizeof(*img));
-	if (!f)
-		return -1;
-	fseek(f, 0, SEEK_END);
-	size = ftell(f);
-	rewind(f);
-	img->data = malloc((size_t)size);
-	img->len = fread(img->data, 1, (size_t)size, f);
-	fclose(f);
-	if (img->len != (size_t)size || img->len < sizeof(h))
+	img->data = (unsigned char *)read_whole_file(path, &img->len);
+	if (!img->data || img->len < sizeof(h))
 		return -1;
 	memcpy(&h, img->data, sizeof(h));
 	img->header_size = h.header_size;
