@@ -65,6 +65,18 @@ modules-debug:
 modules-debug-build:
 	$(call build-module-copy,$(KDEBUG),$(KDIR_DEBUG))
 
+# The module as a kernel without a privileged events group builds it
+# (records unicast to the session's owner), for the VM's
+# session_owner_unicast: build/unicast/gpuprobe.ko, into the VM with
+# VM_EXTRA_FILES=build/unicast
+modules-unicast:
+	@$(MAKE) --no-print-directory GPUPROBE_UNICAST=1 modules-unicast-build
+
+modules-unicast-build:
+	$(call build-module-copy,$(BUILD)/kunicast,$(KDIR))
+	mkdir -p $(BUILD)/unicast
+	cp $(BUILD)/kunicast/kmod/gpuprobe.ko $(BUILD)/unicast/
+
 # A kernel built with CONFIG_MODULE_SIG=y, for scripts/sign-test.sh
 modules-sign-build:
 	$(call build-module-copy,$(BUILD)/ksign,$(KDIR_SIGN))
@@ -151,4 +163,4 @@ clean:
 # make install, install-dkms, deb, package-test: Documentation/install.rst
 include $(TOP)/install.mk
 
-.PHONY: mutate mutate-kmod spec-schema all modules modules-w1 modules-next debug-kernel modules-debug modules-debug-build modules-sign-build user selftests checkpatch test vmtest demo bench bench-icount bench-tracefs-vm bench-burst clean
+.PHONY: mutate mutate-kmod spec-schema all modules modules-w1 modules-next debug-kernel modules-debug modules-debug-build modules-sign-build modules-unicast modules-unicast-build user selftests checkpatch test vmtest demo bench bench-icount bench-tracefs-vm bench-burst clean

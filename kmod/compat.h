@@ -16,7 +16,9 @@
  * 6.1.192 among them) makes the core refuse to let a socket without
  * CAP_SYS_ADMIN join the events group.  Without it, 6.1 has no bind hook to
  * check with, so events go only to the socket that sent START (privileged:
- * START needs CAP_NET_ADMIN), as taskstats does.
+ * START needs CAP_NET_ADMIN, and CAP_SYS_ADMIN or CAP_PERFMON for records
+ * with addresses), as taskstats does.  GPUPROBE_UNICAST=1 at build time
+ * takes that path on any kernel, for its tests.
  */
 #ifdef GPUPROBE_HAVE_GENL_MCAST_CAP
 #define GPUPROBE_COMPAT_MCGRP_FLAGS	GENL_MCAST_CAP_SYS_ADMIN
@@ -26,7 +28,7 @@
 #define GPUPROBE_COMPAT_MCAST_CAPS	0
 #endif
 
-void gpuprobe_compat_set_listener(u32 portid, struct net *net);
+void gpuprobe_compat_set_listener(struct sock *sk, u32 portid, struct net *net);
 int gpuprobe_compat_send(const struct genl_family *family, struct sk_buff *msg);
 
 #endif /* _GPUPROBE_COMPAT_H */

@@ -198,7 +198,7 @@ static int iommu_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 		.duration_ns = now - in->ts,
 		.domain = in->domain,
 		/* whose work: a VMM's, for VFIO's maps of guest memory */
-		.pid = in_task() ? current->tgid : 0,
+		.pid = in_task() ? gpuprobe_view_tgid(current) : 0,
 	};
 
 	switch (in->ret) {

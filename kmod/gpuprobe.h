@@ -71,6 +71,8 @@ extern struct mutex gpuprobe_lock;
 extern struct list_head gpuprobe_targets;
 extern struct gpuprobe_irqmap __rcu *gpuprobe_irqmap;
 extern bool gpuprobe_running;	/* under gpuprobe_lock */
+/* changes with the target list, under gpuprobe_lock (TARGET_GET's cb->seq) */
+extern unsigned int gpuprobe_targets_gen;
 
 /* target.c */
 int gpuprobe_parse_bdf(const char *s, u32 *bdf);
@@ -157,8 +159,11 @@ void gpuprobe_dma_owner_task_exit(struct task_struct *p);
 void gpuprobe_dma_owners_reset(void);
 
 /* session.c */
-int gpuprobe_start(u32 mask, bool summary, u32 owner_portid,
-		   struct net *owner_net, struct netlink_ext_ack *extack);
+int gpuprobe_start(u32 mask, bool summary, struct sock *owner_sk,
+		   u32 owner_portid, struct net *owner_net,
+		   struct netlink_ext_ack *extack);
+u32 gpuprobe_view_tgid(struct task_struct *t);
+u32 gpuprobe_view_pid(struct task_struct *t);
 int gpuprobe_stop(void);
 int gpuprobe_session_init(void);
 void gpuprobe_shutdown(void);

@@ -230,16 +230,17 @@ static bool gpuprobe_tgid_watched(pid_t tgid)
 	return false;
 }
 
+/* Ids as the session's owner sees them: watched by their global tgid. */
 static void gpuprobe_sched_emit(u16 type, struct task_struct *p,
-				u32 prev_pid, u32 cpu)
+				struct task_struct *prev, u32 cpu)
 {
 	struct gpuprobe_rec_sched rec = {
 		.hdr.type = type,
 		.hdr.size = sizeof(rec),
 		.hdr.ts_ns = ktime_get_mono_fast_ns(),
-		.pid = p->pid,
-		.tgid = p->tgid,
-		.prev_pid = prev_pid,
+		.pid = gpuprobe_view_pid(p),
+		.tgid = gpuprobe_view_tgid(p),
+		.prev_pid = prev ? gpuprobe_view_pid(prev) : 0,
 		.target_cpu = cpu,
 	};
 
@@ -250,7 +251,7 @@ static void gpuprobe_sched_wakeup(void *data, struct task_struct *p)
 {
 	if (likely(!gpuprobe_tgid_watched(p->tgid)))
 		return;
-	gpuprobe_sched_emit(GPUPROBE_EV_WAKEUP, p, 0, task_cpu(p));
+	gpuprobe_sched_emit(GPUPROBE_EV_WAKEUP, p, NULL, task_cpu(p));
 }
 
 static void gpuprobe_sched_switch(void *data, bool preempt,
@@ -261,7 +262,7 @@ static void gpuprobe_sched_switch(void *data, bool preempt,
 	if (likely(!gpuprobe_tgid_watched(next->tgid) &&
 		   !gpuprobe_tgid_watched(prev->tgid)))
 		return;
-	gpuprobe_sched_emit(GPUPROBE_EV_SWITCH, next, prev->pid,
+	gpuprobe_sched_emit(GPUPROBE_EV_SWITCH, next, prev,
 			    smp_processor_id());
 }
 

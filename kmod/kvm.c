@@ -43,8 +43,8 @@ static void gpuprobe_kvm_emit(u16 stage, u32 vector, u32 vcpu, u64 msi_address,
 	if (stage == GPUPROBE_KVM_INJECT) {
 		if (!gpuprobe_tgid_follows(current->tgid))
 			return;
-		rec.pid = current->tgid;
-		rec.tid = current->pid;
+		rec.pid = gpuprobe_view_tgid(current);
+		rec.tid = gpuprobe_view_pid(current);
 	} else {
 		/* irq context: the interrupted task is nobody's VMM */
 		rec.host_irq = gpuprobe_irq_in_handler(&rec.bdf);

@@ -6,7 +6,10 @@
  * Queries (GET_INFO, TARGET_GET, STATS_GET, SUMMARY_GET) are open to all:
  * they carry PCI addresses, irq numbers and counters, never a kernel address,
  * and they only read (no rescan, no record).  Control ops need CAP_NET_ADMIN.
- * Joining "events" needs CAP_SYS_ADMIN.
+ * Joining "events" needs CAP_SYS_ADMIN; so does a START whose records carry
+ * DMA or physical addresses (CAP_PERFMON will do too), on every kernel:
+ * without a privileged group, the owner is who receives them (compat.h).
+ * TGIDs are the caller's (its pid namespace).
  *
  * The family is parallel_ops: TARGET_ADD waits for a device lock and START/
  * STOP for grace periods, which must not hold every other family's requests
@@ -17,6 +20,9 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/capability.h>
+#include <linux/pid.h>
+#include <linux/sched.h>
 #include <linux/time64.h>
 #include <linux/utsname.h>
 #include <net/genetlink.h>
@@ -192,6 +198,8 @@ static int gpuprobe_nl_target_dump(struct sk_buff *skb,
 	int err = 0;
 
 	mutex_lock(&gpuprobe_lock);
+	/* resumed by index: a list changed in between flags NLM_F_DUMP_INTR */
+	cb->seq = gpuprobe_targets_gen;
 	list_for_each_entry(t, &gpuprobe_targets, node) {
 		if (idx++ < start)
 			continue;
@@ -202,6 +210,7 @@ static int gpuprobe_nl_target_dump(struct sk_buff *skb,
 			err = -EMSGSIZE;
 			break;
 		}
+		genl_dump_check_consistent(cb, hdr);
 		err = gpuprobe_fill_target(skb, t);
 		if (err) {
 			genlmsg_cancel(skb, hdr);
@@ -215,6 +224,20 @@ static int gpuprobe_nl_target_dump(struct sk_buff *skb,
 	if (err == -EMSGSIZE && skb->len)
 		return skb->len;
 	return err ? err : skb->len;
+}
+
+/* Records that carry DMA addresses (DMA) or physical ones (IOMMU maps). */
+#define GPUPROBE_EVMASK_ADDR \
+	(GPUPROBE_EVMASK(GPUPROBE_EV_DMA) | GPUPROBE_EVMASK(GPUPROBE_EV_IOMMU))
+
+/* As the events group asks of its members, the sender's socket and task. */
+static bool gpuprobe_addr_capable(const struct sk_buff *skb)
+{
+#ifdef CAP_PERFMON
+	if (netlink_capable(skb, CAP_PERFMON))
+		return true;
+#endif
+	return netlink_capable(skb, CAP_SYS_ADMIN);
 }
 
 static int gpuprobe_nl_start(struct sk_buff *skb, struct genl_info *info)
@@ -239,11 +262,20 @@ static int gpuprobe_nl_start(struct sk_buff *skb, struct genl_info *info)
 		return -EINVAL;
 	}
 
+	if ((mask & GPUPROBE_EVMASK_ADDR) && !gpuprobe_addr_capable(skb)) {
+		NL_SET_ERR_MSG_ATTR(info->extack,
+				    info->attrs[GPUPROBE_A_EVENT_MASK],
+				    "DMA and IOMMU records carry DMA and physical addresses: they need CAP_SYS_ADMIN or CAP_PERFMON");
+		return -EPERM;
+	}
+
 	/* fresh vectors for the first records (device locks: not under ours) */
 	gpuprobe_targets_rescan();
 	mutex_lock(&gpuprobe_lock);
-	err = gpuprobe_start(mask, summary, info->snd_portid,
-			     genl_info_net(info), info->extack);
+	/* the doit runs in the sender's context: its socket and pid namespace */
+	err = gpuprobe_start(mask, summary, NETLINK_CB(skb).sk,
+			     info->snd_portid, genl_info_net(info),
+			     info->extack);
 	mutex_unlock(&gpuprobe_lock);
 	if (err == -EOPNOTSUPP)
 		NL_SET_ERR_MSG_ATTR(info->extack,
@@ -398,6 +430,24 @@ static int gpuprobe_nl_stats_dump(struct sk_buff *skb,
 	return skb->len;
 }
 
+/*
+ * The thread group (in the initial pid namespace, as the probes see tasks)
+ * of the process or thread nr names in the caller's pid namespace; 0 if
+ * it names none there.
+ */
+static u32 gpuprobe_tgid_of_caller(u32 nr)
+{
+	struct task_struct *task;
+	u32 tgid = 0;
+
+	rcu_read_lock();
+	task = pid_task(find_vpid(nr), PIDTYPE_PID);
+	if (task)
+		tgid = task_tgid_nr(task);
+	rcu_read_unlock();
+	return tgid;
+}
+
 static int gpuprobe_nl_tgid(struct sk_buff *skb, struct genl_info *info)
 {
 	bool add = info->genlhdr->cmd == GPUPROBE_CMD_TGID_ADD;
@@ -408,11 +458,19 @@ static int gpuprobe_nl_tgid(struct sk_buff *skb, struct genl_info *info)
 		NL_SET_ERR_MSG_MOD(info->extack, "missing the thread group id (TGID attribute)");
 		return -EINVAL;
 	}
-	tgid = nla_get_u32(info->attrs[GPUPROBE_A_TGID]);
-	mutex_lock(&gpuprobe_lock);
-	err = add ? gpuprobe_tgid_add(tgid) : gpuprobe_tgid_del(tgid);
-	mutex_unlock(&gpuprobe_lock);
-	if (err == -ENOSPC)
+	tgid = gpuprobe_tgid_of_caller(nla_get_u32(info->attrs[GPUPROBE_A_TGID]));
+	if (!tgid) {
+		/* DEL: gone, so its exit took it out of the set */
+		err = add ? -ESRCH : -ENOENT;
+	} else {
+		mutex_lock(&gpuprobe_lock);
+		err = add ? gpuprobe_tgid_add(tgid) : gpuprobe_tgid_del(tgid);
+		mutex_unlock(&gpuprobe_lock);
+	}
+	if (err == -ESRCH)
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[GPUPROBE_A_TGID],
+				    "no such process in the caller's pid namespace");
+	else if (err == -ENOSPC)
 		NL_SET_ERR_MSG_MOD(info->extack, "too many thread groups followed");
 	else if (err == -EEXIST)
 		NL_SET_ERR_MSG_MOD(info->extack, "thread group already followed");

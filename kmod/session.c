@@ -9,14 +9,19 @@
  *
  * The socket that sent START owns the session, as nl80211's SOCKET_OWNER
  * does: when it closes (or its process dies) the session stops.  Without a
- * privileged events group (compat.h) records are unicast to that socket's
- * port id, so the id is forgotten the moment the socket goes, before
- * anyone else can bind it, and set before the first drain of a session.
+ * privileged events group (compat.h) records are unicast to that socket,
+ * never to whoever holds its port id after it (compat.c).
+ *
+ * Pids in records are those of the owner's pid namespace (0 for a task it
+ * cannot see), taken when the record is written: a number read later might
+ * by then name another process.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/netlink.h>
 #include <linux/notifier.h>
+#include <linux/pid_namespace.h>
+#include <linux/sched.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include <net/net_namespace.h>
@@ -43,6 +48,12 @@ static struct net *gpuprobe_owner_net;
 static u32 gpuprobe_session_seq;
 static u32 gpuprobe_orphaned_seq;
 
+/*
+ * The owner's pid namespace, referenced, or NULL for the initial one: set
+ * before the probes attach, put after they detached (and finished).
+ */
+static struct pid_namespace *gpuprobe_owner_pidns;
+
 static void gpuprobe_orphan_fn(struct work_struct *work);
 static DECLARE_WORK(gpuprobe_orphan_work, gpuprobe_orphan_fn);
 
@@ -61,17 +72,44 @@ static void gpuprobe_rescan_fn(struct work_struct *work)
  */
 static DEFINE_SPINLOCK(gpuprobe_owner_lock);
 
-static void gpuprobe_set_owner(u32 portid, struct net *net)
+static void gpuprobe_set_owner(struct sock *sk, u32 portid, struct net *net)
 {
 	spin_lock_bh(&gpuprobe_owner_lock);
 	WRITE_ONCE(gpuprobe_owner_net, net);
 	WRITE_ONCE(gpuprobe_owner_portid, portid);
-	gpuprobe_compat_set_listener(portid, net);
+	gpuprobe_compat_set_listener(sk, portid, net);
 	spin_unlock_bh(&gpuprobe_owner_lock);
 }
 
-int gpuprobe_start(u32 mask, bool summary, u32 owner_portid,
-		   struct net *owner_net, struct netlink_ext_ack *extack)
+/* Probe context: t's ids as the owner sees them. */
+u32 gpuprobe_view_tgid(struct task_struct *t)
+{
+	struct pid_namespace *ns = READ_ONCE(gpuprobe_owner_pidns);
+
+	return ns ? task_tgid_nr_ns(t, ns) : t->tgid;
+}
+
+u32 gpuprobe_view_pid(struct task_struct *t)
+{
+	struct pid_namespace *ns = READ_ONCE(gpuprobe_owner_pidns);
+
+	return ns ? task_pid_nr_ns(t, ns) : t->pid;
+}
+
+static void gpuprobe_set_pidns(struct pid_namespace *ns)
+{
+	struct pid_namespace *old = gpuprobe_owner_pidns;
+
+	WRITE_ONCE(gpuprobe_owner_pidns,
+		   ns && ns != &init_pid_ns ? get_pid_ns(ns) : NULL);
+	if (old)
+		put_pid_ns(old);
+}
+
+/* The caller holds gpuprobe_lock and runs in the owner's context (START). */
+int gpuprobe_start(u32 mask, bool summary, struct sock *owner_sk,
+		   u32 owner_portid, struct net *owner_net,
+		   struct netlink_ext_ack *extack)
 {
 	int err;
 
@@ -95,6 +133,7 @@ int gpuprobe_start(u32 mask, bool summary, u32 owner_portid,
 		return err;
 	}
 	gpuprobe_stats_reset();
+	gpuprobe_set_pidns(task_active_pid_ns(current));
 	err = gpuprobe_hooks_attach(mask, summary);
 	if (err) {
 		NL_SET_ERR_MSG_MOD(extack, "cannot attach to the tracepoints");
@@ -104,7 +143,7 @@ int gpuprobe_start(u32 mask, bool summary, u32 owner_portid,
 	spin_lock_bh(&gpuprobe_owner_lock);
 	gpuprobe_session_seq++;
 	spin_unlock_bh(&gpuprobe_owner_lock);
-	gpuprobe_set_owner(owner_portid, owner_net);
+	gpuprobe_set_owner(owner_sk, owner_portid, owner_net);
 	gpuprobe_running = true;
 	gpuprobe_targets_emit_domains(mask);
 	gpuprobe_drain_start();
@@ -114,6 +153,7 @@ int gpuprobe_start(u32 mask, bool summary, u32 owner_portid,
 	return 0;
 
 err_free_rings:
+	gpuprobe_set_pidns(NULL);
 	gpuprobe_rings_free();
 	return err;
 }
@@ -136,7 +176,9 @@ int gpuprobe_stop(void)
 	cancel_delayed_work(&gpuprobe_rescan_work);
 	/* the last records still go to the owner, if it is there */
 	gpuprobe_drain_stop();
-	gpuprobe_set_owner(0, NULL);
+	gpuprobe_set_owner(NULL, 0, NULL);
+	/* the probes that read it are gone (detached and waited for) */
+	gpuprobe_set_pidns(NULL);
 	gpuprobe_running = false;
 	gpuprobe_rings_free();
 	gpuprobe_tgid_clear();
@@ -171,8 +213,8 @@ static int gpuprobe_netlink_notify(struct notifier_block *nb,
 	owner = gpuprobe_owner_portid && n->portid == gpuprobe_owner_portid &&
 		net_eq(n->net, gpuprobe_owner_net);
 	if (owner) {
-		/* from now on, records go nowhere rather than to a new socket */
-		gpuprobe_compat_set_listener(0, NULL);
+		/* from now on, records go nowhere */
+		gpuprobe_compat_set_listener(NULL, 0, NULL);
 		WRITE_ONCE(gpuprobe_owner_portid, 0);
 		/* the session this owner started, matched under the lock */
 		WRITE_ONCE(gpuprobe_orphaned_seq, gpuprobe_session_seq);

@@ -27,6 +27,8 @@
 /* Control ops, target changes and start/stop never run concurrently. */
 DEFINE_MUTEX(gpuprobe_lock);
 LIST_HEAD(gpuprobe_targets);
+/* from 1: a dump's cb->seq of 0 would not be checked */
+unsigned int gpuprobe_targets_gen = 1;
 struct gpuprobe_irqmap __rcu *gpuprobe_irqmap;
 
 static unsigned int max_targets = 16;
@@ -338,6 +340,7 @@ int gpuprobe_target_add(u32 bdf)
 	if (!err) {
 		t->domain = gpuprobe_target_domain(t);
 		list_add_tail(&t->node, &gpuprobe_targets);
+		gpuprobe_targets_gen++;
 		gpuprobe_emit_target(bdf, GPUPROBE_TARGET_ADDED, t->nvec,
 				     t->domain);
 		gpuprobe_irqmap_publish();
@@ -354,6 +357,7 @@ int gpuprobe_target_add(u32 bdf)
 static void gpuprobe_target_unlink(struct gpuprobe_target *t)
 {
 	list_del(&t->node);
+	gpuprobe_targets_gen++;
 	gpuprobe_emit_target(t->bdf, GPUPROBE_TARGET_REMOVED, 0, t->domain);
 	gpuprobe_irqmap_publish();
 }

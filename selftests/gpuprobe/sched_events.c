@@ -4,6 +4,7 @@
  * the processes they fork) are recorded, nobody else's; summary mode keeps
  * exact histograms in the kernel instead of streaming records.
  */
+#include <sched.h>
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
@@ -248,6 +249,149 @@ TEST_F(sched, exited_groups_leave_the_set)
 	EXPECT_EQ(-ENOENT, gp_cmd(&self->s, GPUPROBE_CMD_TGID_DEL, NULL,
 				  GPUPROBE_A_TGID, child));
 	ASSERT_EQ(0, gp_stop(&self->s));
+}
+
+/* pid namespaces: what a caller in one names, and what it is shown */
+#define NS_SLEEPS 100
+
+/* Sleeps that each end in a wake-up of this task. */
+static void ns_sleep(void)
+{
+	for (int i = 0; i < NS_SLEEPS; i++)
+		usleep(2000);
+}
+
+struct ns_tally {
+	uint32_t tgid;		/* whose wake-ups to count */
+	uint32_t seen[3];	/* the only ids a record may show, else bad */
+	int wakeups, records, bad;
+};
+
+static bool ns_seen(const struct ns_tally *t, uint32_t id)
+{
+	return id == t->seen[0] || id == t->seen[1] || id == t->seen[2];
+}
+
+static void ns_cb(void *arg, const uint8_t *p, size_t len)
+{
+	struct ns_tally *t = arg;
+
+	while (len >= sizeof(struct gpuprobe_rec_hdr)) {
+		const struct gpuprobe_rec_hdr *h = (const void *)p;
+		const struct gpuprobe_rec_sched *r = (const void *)p;
+
+		if (h->size < sizeof(*h) || h->size > len)
+			return;
+		if (h->type == GPUPROBE_EV_WAKEUP || h->type == GPUPROBE_EV_SWITCH) {
+			t->records++;
+			if (h->type == GPUPROBE_EV_WAKEUP && r->tgid == t->tgid)
+				t->wakeups++;
+			if (!ns_seen(t, r->pid) || !ns_seen(t, r->tgid) ||
+			    !ns_seen(t, r->prev_pid))
+				if (t->bad++ < 5)
+					fprintf(stderr, "# not visible: type %u pid %u tgid %u prev %u\n",
+						h->type, r->pid, r->tgid, r->prev_pid);
+		}
+		p += h->size;
+		len -= h->size;
+	}
+}
+
+/*
+ * A TGID is the caller's: a process in its own pid namespace names itself
+ * 1, which the initial namespace calls something else (and 1 is init
+ * there), and cannot name what it cannot see.
+ */
+TEST_F(sched, tgid_in_the_callers_pid_namespace)
+{
+	struct ns_tally t = { .seen = { 0, 0, 0 } };
+	int report[2], status;
+	int32_t errs[2] = { 1, 1 };
+	pid_t child;
+
+	ASSERT_EQ(0, gp_start(&self->s, GPUPROBE_EVMASK(GPUPROBE_EV_WAKEUP)));
+	ASSERT_EQ(0, pipe(report));
+	ASSERT_EQ(0, unshare(CLONE_NEWPID));
+	child = fork();
+	ASSERT_GE(child, 0);
+	if (child == 0) {
+		struct genl_sock s;
+
+		if (genl_open(&s, GPUPROBE_FAMILY_NAME, NULL))
+			_exit(1);
+		/* itself, then a pid nobody has in this namespace */
+		errs[0] = gp_cmd(&s, GPUPROBE_CMD_TGID_ADD, NULL,
+				 GPUPROBE_A_TGID, getpid());
+		errs[1] = gp_cmd(&s, GPUPROBE_CMD_TGID_ADD, NULL,
+				 GPUPROBE_A_TGID, 2);
+		ns_sleep();
+		_exit(write(report[1], errs, sizeof(errs)) == sizeof(errs) ? 0 : 1);
+	}
+	ASSERT_EQ(sizeof(errs), read(report[0], errs, sizeof(errs)));
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	ASSERT_EQ(0, gp_stop(&self->s));
+	t.tgid = child;		/* the owner's (initial) namespace's view */
+	gp_recv_records(&self->l, ns_cb, &t);
+	TH_LOG("child %d (1 in its namespace): TGID_ADD %d, of 2: %d; %d wakeups of %d records",
+	       child, errs[0], errs[1], t.wakeups, t.records);
+	EXPECT_EQ(0, errs[0]);
+	EXPECT_EQ(-ESRCH, errs[1]);
+	EXPECT_GE(t.wakeups, NS_SLEEPS);
+}
+
+/* The child's part of records_in_the_owners_pid_namespace: 0 if it passed. */
+static int ns_owner(void)
+{
+	struct ns_tally t = { .seen = { 0, 1 } };
+	struct genl_sock s, l;
+	pid_t worker;
+	int status, go[2];
+	char c = 'x';
+
+	if (genl_open(&s, GPUPROBE_FAMILY_NAME, NULL) || gp_listen(&l, 8 << 20) ||
+	    pipe(go))
+		return 10;
+	worker = fork();
+	if (worker == 0) {
+		if (read(go[0], &c, 1) != 1)
+			_exit(1);
+		ns_sleep();
+		_exit(0);
+	}
+	t.tgid = worker;
+	t.seen[2] = worker;
+	if (gp_cmd(&s, GPUPROBE_CMD_TGID_ADD, NULL, GPUPROBE_A_TGID, worker) ||
+	    gp_start(&s, GPUPROBE_EVMASK(GPUPROBE_EV_WAKEUP) |
+		     GPUPROBE_EVMASK(GPUPROBE_EV_SWITCH)))
+		return 11;
+	if (write(go[1], &c, 1) != 1 || waitpid(worker, &status, 0) != worker)
+		return 12;
+	if (gp_stop(&s))
+		return 13;
+	gp_recv_records(&l, ns_cb, &t);
+	fprintf(stderr, "# worker %d: %d wakeups, %d records, %d with ids not of this namespace\n",
+		worker, t.wakeups, t.records, t.bad);
+	return t.wakeups >= NS_SLEEPS && !t.bad ? 0 : 20;
+}
+
+/*
+ * An owner in its own pid namespace sees its namespace's ids in records,
+ * 0 for a task it cannot see (the idle task's 0 too): the worker it forked
+ * and follows, itself (1), and nothing of the initial namespace.
+ */
+TEST_F(sched, records_in_the_owners_pid_namespace)
+{
+	int status;
+	pid_t child;
+
+	ASSERT_EQ(0, unshare(CLONE_NEWPID));
+	child = fork();
+	ASSERT_GE(child, 0);
+	if (child == 0)
+		_exit(ns_owner());
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
 }
 
 TEST_HARNESS_MAIN

@@ -15,7 +15,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#define GPUPROBE_KO	"/gpuprobe/gpuprobe.ko"
+/* GPUPROBE_KO in the environment: another build (session_owner_unicast) */
+#define GPUPROBE_KO	(getenv("GPUPROBE_KO") ? getenv("GPUPROBE_KO") : "/gpuprobe/gpuprobe.ko")
 #define EDU_KO		"/gpuprobe/gpuprobe_edu.ko"
 #define EDU_DEBUGFS	"/sys/kernel/debug/gpuprobe_edu"
 
