@@ -73,6 +73,9 @@ _gpuprobe_trace()
 	--inject-dir)
 		_filedir -d
 		return ;;
+	--api-calls)
+		COMPREPLY=($(compgen -W "attribution all" -- "$cur"))
+		return ;;
 	-o | --output | --perfetto | --perfetto-proto | --csv)
 		_filedir
 		return ;;
@@ -81,7 +84,7 @@ _gpuprobe_trace()
 	local opts=""
 	case $cmd in
 	info) opts="-d --device --json" ;;
-	record) opts="-d --device -o --output -s --source -D --duration -q --quiet --no-inject --inject-dir
+	record) opts="-d --device -o --output -s --source -D --duration -q --quiet --no-inject --inject-dir --api-calls
 		--zstd --uncompressed
 		--guest --guest-target --guest-source --guest-command --guest-timeout --token --token-file --" ;;
 	agent) opts="-l --listen -T --token-file -t --token --once --timeout -q --quiet" ;;

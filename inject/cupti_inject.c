@@ -24,6 +24,7 @@
 #include "appwriter.h"
 #include "cupti_devices.h"
 #include "cupti_records.h"
+#include "cuptiselect.h"
 
 #define PREFIX	"gpuprobe (CUDA)"
 
@@ -126,8 +127,78 @@ static const CUpti_ActivityKind wanted[] = {
 	CUPTI_ACTIVITY_KIND_MEMCPY,
 	CUPTI_ACTIVITY_KIND_MEMSET,
 	CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
-	CUPTI_ACTIVITY_KIND_DRIVER,
 };
+
+/*
+ * The calls of one API domain that attribution uses (cuptiselect.h), enabled
+ * one callback id at a time; the number enabled, or -1 when CUPTI refuses
+ * (then the caller records every call, as before the selection).
+ */
+static int enable_selected(CUpti_CallbackDomain domain, uint32_t ids)
+{
+	bool runtime = domain == CUPTI_CB_DOMAIN_RUNTIME_API;
+	int n = 0;
+
+	for (uint32_t cbid = 1; cbid < ids; cbid++) {
+		const char *name = NULL;
+		CUptiResult r;
+
+		if (cuptiGetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS ||
+		    !cupti_api_selected(runtime, name))
+			continue;
+		r = runtime ? cuptiActivityEnableRuntimeApi(cbid, 1) :
+			cuptiActivityEnableDriverApi(cbid, 1);
+		if (r != CUPTI_SUCCESS) {
+			appwriter_note(GPUPROBE_APP_CUDA, PREFIX,
+				       "cannot select CUPTI's %s API records (%s for %s): recording every call",
+				       runtime ? "runtime" : "driver", result_string(r), name);
+			return -1;
+		}
+		n++;
+	}
+	return n;
+}
+
+/*
+ * API records: by default only the calls attribution uses; every call with
+ * GPUPROBE_CUDA_API=all (record --api-calls all).  The runtime's records
+ * matter for an app on the runtime (torch launches through cudaLaunchKernel,
+ * and its kernels' and syncs' correlation ids are the runtime call's:
+ * without them no op knows the thread that issued it);
+ * GPUPROBE_CUDA_RUNTIME=0 leaves them out.
+ */
+static void enable_api_records(void)
+{
+	const char *rt = getenv("GPUPROBE_CUDA_RUNTIME");
+	bool runtime = !rt || strcmp(rt, "0");
+	enum cupti_api_mode mode = cupti_api_mode_of(getenv(GPUPROBE_CUDA_API_ENV));
+	int nd = -1, nr = -1;
+	CUptiResult r = CUPTI_SUCCESS;
+
+	if (mode == CUPTI_API_INVALID)
+		appwriter_note(GPUPROBE_APP_CUDA, PREFIX, "%s=%s: not 'attribution' or 'all': "
+			       "recording the calls attribution uses", GPUPROBE_CUDA_API_ENV,
+			       getenv(GPUPROBE_CUDA_API_ENV));
+	if (mode != CUPTI_API_ALL)
+		nd = enable_selected(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE);
+	if (nd < 0)
+		r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER);
+	if (r != CUPTI_SUCCESS)
+		appwriter_note(GPUPROBE_APP_CUDA, PREFIX, "cannot enable CUPTI's driver API records (%s)",
+			       result_string(r));
+	if (runtime && mode != CUPTI_API_ALL)
+		nr = enable_selected(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE);
+	if (runtime && nr < 0) {
+		r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME);
+		if (r != CUPTI_SUCCESS)
+			appwriter_note(GPUPROBE_APP_CUDA, PREFIX,
+				       "cannot enable CUPTI's runtime API records (%s): ops launched through the runtime have no issuing thread",
+				       result_string(r));
+	}
+	appwriter_note(GPUPROBE_APP_CUDA, PREFIX, "API records: %s (driver: %s, runtime: %s)",
+		       mode == CUPTI_API_ALL ? "every call" : "the calls attribution uses",
+		       nd < 0 ? "every call" : "selected", !runtime ? "none" : nr < 0 ? "every call" : "selected");
+}
 
 static int enable_activities(void)
 {
@@ -164,19 +235,7 @@ static int enable_activities(void)
 			       " (another CUPTI user, e.g. Nsight or an in-app profiler?)" : "");
 		return -1;
 	}
-	/*
-	 * Runtime API calls: an app on the runtime (torch) launches through
-	 * cudaLaunchKernel, and its kernels' and syncs' correlation ids are
-	 * the runtime call's -- without these records no op knows the thread
-	 * that issued it.  GPUPROBE_CUDA_RUNTIME=0 leaves them out.
-	 */
-	if (!getenv("GPUPROBE_CUDA_RUNTIME") || strcmp(getenv("GPUPROBE_CUDA_RUNTIME"), "0")) {
-		r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME);
-		if (r != CUPTI_SUCCESS)
-			appwriter_note(GPUPROBE_APP_CUDA, PREFIX,
-				       "cannot enable CUPTI's runtime API records (%s): ops launched through the runtime have no issuing thread",
-				       result_string(r));
-	}
+	enable_api_records();
 	return 0;
 }
 

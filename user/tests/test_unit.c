@@ -544,6 +544,9 @@ int main(void)
 		{ "json: a lone continuation byte (0x80) is U+FFFD", test_mutant_json_lone_continuation },
 		{ "hist: the log2 histogram's stars, 40 columns, as bcc", test_mutant_hist_stars },
 		{ "serve: an interrupt at the cut's time counts in that cut", test_mutant_metrics_at_the_cut },
+		{ "CUDA API records: the calls attribution reads selected, the others not",
+		  test_cupti_api_selection },
+		{ "CUDA API records: GPUPROBE_CUDA_API modes", test_cupti_api_mode },
 	};
 	int passed = 0, failed;
 

@@ -51,6 +51,8 @@ void test_clockmap_drift(void);
 void test_attribution_clock_all_streams(void);
 void test_cudaclock_bracket(void);
 void test_cudaclock_pci_bus_id(void);
+void test_cupti_api_selection(void);
+void test_cupti_api_mode(void);
 void test_report_not_measured(void);
 void test_clock_fit_known_offset_drift(void);
 void test_clock_never_compared(void);
