@@ -88,7 +88,7 @@ _gpuprobe_trace()
 		--zstd --uncompressed
 		--guest --guest-target --guest-source --guest-command --guest-timeout --token --token-file --" ;;
 	agent) opts="-l --listen -T --token-file -t --token --once --timeout -q --quiet" ;;
-	report) opts="--json -v --verbose" ;;
+	report) opts="--json -v --verbose --tracing-cost" ;;
 	export) opts="--perfetto --perfetto-proto --csv" ;;
 	explain) opts="-d --device --json -o --output" ;;
 	probe) opts="--api -d --device --rounds --json --quick -o --output" ;;

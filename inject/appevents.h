@@ -30,7 +30,22 @@ enum gpuprobe_app_type {
 	GPUPROBE_APP_NOTE,		/* library status: name holds the text */
 	GPUPROBE_APP_DEVICE,		/* a device of the API and its PCI function */
 	GPUPROBE_APP_CLOCK,		/* a device-clock calibration point */
+	GPUPROBE_APP_OVERHEAD,		/* time the API's tracer spent (CUPTI's OVERHEAD records) */
 };
+
+/*
+ * OVERHEAD: kind = CUPTI's CUpti_ActivityOverheadKind, start_ns/end_ns its
+ * span (both 0: CUPTI could not time it), correlation its API call's (0 for
+ * buffer flushes).  Only CUPTI's own kinds (GPUPROBE_OVERHEAD_IS_CUPTI) are
+ * the tracer's cost; the driver's compiler and module loading would run
+ * untraced too.
+ */
+#define GPUPROBE_OVERHEAD_CUPTI_FIRST	(1u << 16)	/* CUPTI_ACTIVITY_OVERHEAD_CUPTI_BUFFER_FLUSH */
+#define GPUPROBE_OVERHEAD_CUPTI_RESOURCE (3u << 16)
+#define GPUPROBE_OVERHEAD_CUPTI_BUFFER_REQUEST (7u << 16)
+#define GPUPROBE_OVERHEAD_IS_CUPTI(k)	(((k) >= GPUPROBE_OVERHEAD_CUPTI_FIRST && \
+					  (k) <= GPUPROBE_OVERHEAD_CUPTI_RESOURCE) || \
+					 (k) == GPUPROBE_OVERHEAD_CUPTI_BUFFER_REQUEST)
 
 /*
  * DEVICE: device = the API's device number (CUDA ordinal as CUPTI's

@@ -195,9 +195,11 @@ static void enable_api_records(void)
 				       "cannot enable CUPTI's runtime API records (%s): ops launched through the runtime have no issuing thread",
 				       result_string(r));
 	}
-	appwriter_note(GPUPROBE_APP_CUDA, PREFIX, "API records: %s (driver: %s, runtime: %s)",
-		       mode == CUPTI_API_ALL ? "every call" : "the calls attribution uses",
-		       nd < 0 ? "every call" : "selected", !runtime ? "none" : nr < 0 ? "every call" : "selected");
+	/* the default is silent: a trace's notes are few (8), kept for what went wrong */
+	if (nd < 0 || (runtime && nr < 0))
+		appwriter_note(GPUPROBE_APP_CUDA, PREFIX, "API records: every %s call",
+			       nd < 0 && runtime && nr < 0 ? "driver and runtime" :
+			       nd < 0 ? "driver" : "runtime");
 }
 
 static int enable_activities(void)
@@ -236,6 +238,12 @@ static int enable_activities(void)
 		return -1;
 	}
 	enable_api_records();
+	/* CUPTI's own cost (buffer flushes, instrumentation): report's tracing cost; optional */
+	r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_OVERHEAD);
+	if (r != CUPTI_SUCCESS)
+		appwriter_note(GPUPROBE_APP_CUDA, PREFIX,
+			       "no CUPTI overhead records (%s): the tracing cost is the per-record estimate only",
+			       result_string(r));
 	return 0;
 }
 

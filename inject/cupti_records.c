@@ -171,7 +171,23 @@ static void put_api(const CUpti_ActivityAPI *a)
 	appwriter_put(&ev);
 }
 
-static void put_record(const CUpti_Activity *rec)
+/* CUPTI's own time in the workload; the tracing-cost line of `report` sums it. */
+static void put_overhead(CUpti_ActivityOverhead3 *o)
+{
+	struct gpuprobe_app_event ev;
+
+	appwriter_init_event(&ev, GPUPROBE_APP_CUDA, GPUPROBE_APP_OVERHEAD);
+	ev.kind = (uint32_t)o->overheadKind;
+	ev.correlation = o->correlationId;
+	ev.start_ns = o->start;
+	ev.end_ns = o->end;
+	appwriter_set_name(&ev, "cupti_overhead");
+	appwriter_put(&ev);
+	free(o->overheadData);	/* ours to free, CUPTI says */
+	o->overheadData = NULL;
+}
+
+static void put_record(CUpti_Activity *rec)
 {
 	switch (rec->kind) {
 	case CUPTI_ACTIVITY_KIND_KERNEL:
@@ -190,6 +206,9 @@ static void put_record(const CUpti_Activity *rec)
 	case CUPTI_ACTIVITY_KIND_DRIVER:
 	case CUPTI_ACTIVITY_KIND_RUNTIME:
 		put_api((const CUpti_ActivityAPI *)rec);
+		break;
+	case CUPTI_ACTIVITY_KIND_OVERHEAD:
+		put_overhead((CUpti_ActivityOverhead3 *)rec);
 		break;
 	default:
 		return;

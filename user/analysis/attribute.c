@@ -29,6 +29,15 @@ static void keep_app_event(struct attr_builder *ps, const struct gpuprobe_app_ev
 	struct attribution *at = ps->at;
 
 	at->app_events++;
+	at->events_by_api[ev->api < ARRAY_SIZE(at->events_by_api) ? ev->api : 0]++;
+	if (ev->type == GPUPROBE_APP_OVERHEAD) {
+		if (GPUPROBE_OVERHEAD_IS_CUPTI(ev->kind)) {
+			at->overhead_records++;
+			if (ev->end_ns > ev->start_ns)
+				at->overhead_ns += ev->end_ns - ev->start_ns;
+		}
+		return;
+	}
 	if (ev->type == GPUPROBE_APP_NOTE) {
 		if (at->nnotes < ARRAY_SIZE(at->notes))
 			copy_string(at->notes[at->nnotes++], sizeof(at->notes[0]), ev->name);

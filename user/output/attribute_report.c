@@ -31,6 +31,7 @@ const char *attr_type_name(uint16_t type)
 	case GPUPROBE_APP_NOTE:		return "note";
 	case GPUPROBE_APP_DEVICE:	return "device";
 	case GPUPROBE_APP_CLOCK:	return "clock";
+	case GPUPROBE_APP_OVERHEAD:	return "overhead";
 	default:			return "unknown";
 	}
 }

@@ -547,6 +547,10 @@ int main(void)
 		{ "CUDA API records: the calls attribution reads selected, the others not",
 		  test_cupti_api_selection },
 		{ "CUDA API records: GPUPROBE_CUDA_API modes", test_cupti_api_mode },
+		{ "report: the tracing cost, counted and estimated, on a trace of known records",
+		  test_tracing_cost },
+		{ "report: --tracing-cost / GPUPROBE_TRACE_COST parsed, malformed refused",
+		  test_tracing_cost_parse },
 	};
 	int passed = 0, failed;
 

@@ -53,6 +53,8 @@ void test_cudaclock_bracket(void);
 void test_cudaclock_pci_bus_id(void);
 void test_cupti_api_selection(void);
 void test_cupti_api_mode(void);
+void test_tracing_cost(void);
+void test_tracing_cost_parse(void);
 void test_report_not_measured(void);
 void test_clock_fit_known_offset_drift(void);
 void test_clock_never_compared(void);

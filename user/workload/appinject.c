@@ -129,7 +129,7 @@ static bool header_valid(const struct gpuprobe_app_event *ev)
 {
 	return ev->magic == GPUPROBE_APP_MAGIC && ev->version == GPUPROBE_APP_VERSION &&
 	       ev->size == sizeof(*ev) && ev->type >= GPUPROBE_APP_KERNEL &&
-	       ev->type <= GPUPROBE_APP_CLOCK;
+	       ev->type <= GPUPROBE_APP_OVERHEAD;
 }
 
 static bool event_valid(const struct gpuprobe_app_event *ev)
