@@ -576,6 +576,8 @@ void attr_builder_add(struct attr_builder *ps, const struct gpuprobe_rec_hdr *re
 {
 	if (rec->type == TRACEFILE_REC_APP)
 		keep_app_event(ps, &((const struct tracefile_rec_app *)rec)->ev);
+	else if (rec->type == TRACEFILE_REC_STRING)
+		strtab_add(&ps->at->strings, rec);	/* a malformed one is counted, names stay short */
 	else if (ps->keep_kernel)
 		keep_kernel_event(ps, rec);
 }
@@ -674,5 +676,6 @@ void attribution_free(struct attribution *at)
 	free(at->details);
 	free(at->names);
 	free(at->devices);
+	strtab_free(&at->strings);
 	free(at);
 }

@@ -21,6 +21,7 @@
 #include <stdio.h>
 
 #include "json.h"
+#include "strtab.h"
 #include "tracefile.h"
 
 /*
@@ -131,6 +132,7 @@ struct attribution {
 	uint64_t ops_without_clock_bound;
 	uint64_t clock_error_max_ns;	/* largest bound used by an op */
 	struct attr_summary sum;
+	struct strtab strings;		/* whole names of shortened ones (TRACEFILE_REC_STRING) */
 };
 
 /*

@@ -70,7 +70,7 @@ int report_file_view(const char *path, bool json, bool verbose,
 	while ((n = trace_reader_next(&r, &rec)) > 0) {
 		agg_add(a, rec);
 		passthrough_add(pt, rec);
-		if (keep_kernel || rec->type == TRACEFILE_REC_APP)
+		if (keep_kernel || rec->type == TRACEFILE_REC_APP || rec->type == TRACEFILE_REC_STRING)
 			attr_builder_add(ab, rec);
 	}
 	if (n < 0) {

@@ -18,6 +18,14 @@
  * not a mangled C++ name or cannot be demangled (a name cut short).
  */
 const char *demangle_name(const char *name, char *buf, size_t size);
+/* name demangled whole (malloc'd: free it), NULL when not mangled or not demangled. */
+char *demangle_whole(const char *name);
+/*
+ * A long name shortened for a text column of width characters: parameter
+ * lists become "(...)", template arguments "<...>", then the end is cut
+ * with "..."; short names unchanged.  Returns buf.
+ */
+const char *name_abbreviate(const char *name, char *buf, size_t width);
 /* Whether name looks mangled (Itanium C++ ABI: starts with _Z). */
 bool name_is_mangled(const char *name);
 
