@@ -120,7 +120,7 @@ int synth_write_names(const char *path)
 	kernel(f, info.start_ns + 2000000, huge, true);
 	kernel(f, info.start_ns + 3000000, lost, true);
 	kernel(f, info.start_ns + 4000000, "short_kernel", false);
-	if (fclose(f) || trace_writer_open(&w, path, &info))
+	if (fclose(f) || synth_open(&w, path, &info))
 		goto out;
 	for (int i = 1; i <= 4; i++) {
 		struct gpuprobe_rec_irq irq;
