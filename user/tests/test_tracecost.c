@@ -17,7 +17,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "demangle.h"
 #include "json_read.h"
+#include "strtab.h"
 #include "synth.h"
 #include "testlib.h"
 #include "tracecost.h"
@@ -160,4 +162,54 @@ void test_tracing_cost_parse(void)
 	CHECK(trace_cost_parse("gpu=1", &c), "unknown layer");
 	CHECK(trace_cost_parse("cuda=1,", &c), "trailing comma");
 	CHECK(trace_cost_parse("cuda=nan", &c), "nan");
+}
+
+/*
+ * The string table alone (lib/strtab.c): a record is taken only when its
+ * length, NUL and hash hold (FNV-1a of "abc" is 0xe71fa2190541574b, from the
+ * algorithm's published test values); a short form finds its whole name
+ * only with the same hash and the same first characters.
+ */
+void test_strtab_records(void)
+{
+	static char buf[sizeof(struct tracefile_rec_string) + TRACEFILE_STRING_MAX + 8];
+	struct tracefile_rec_string *r = (void *)buf;
+	struct strtab t = { 0 };
+	char name[200], shortn[64];
+	const char *w;
+
+	CHECK_EQ_U64(strtab_hash("abc", 3), 0xe71fa2190541574bull);
+	memset(name, 'q', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	CHECK(strtab_record_build(strtab_hash(name, strlen(name)), name, strlen(name), false, 1,
+				  buf, sizeof(buf)) == ((sizeof(*r) + 200 + 7) & ~7ul), "size");
+	CHECK(!strtab_add(&t, &r->hdr), "a good record");
+	snprintf(shortn, sizeof(shortn), "%.46s~%016llx", name,
+		 (unsigned long long)strtab_hash(name, strlen(name)));
+	w = strtab_whole(&t, shortn, GPUPROBE_APPF_TRUNCATED_NAME);
+	CHECK(w != shortn && !strcmp(w, name), "whole");
+	CHECK(strtab_whole(&t, shortn, 0) == shortn, "not flagged shortened: as it is");
+	shortn[0] = 'p';	/* same hash, another prefix */
+	CHECK(strtab_whole(&t, shortn, GPUPROBE_APPF_TRUNCATED_NAME) == shortn, "prefix differs");
+	r->hash ^= 1;		/* a hash that is not the text's */
+	CHECK(strtab_add(&t, &r->hdr) && t.malformed == 1, "wrong hash refused");
+	r->hash ^= 1;
+	r->len = r->hdr.size;	/* longer than the record */
+	CHECK(strtab_add(&t, &r->hdr) && t.malformed == 2, "length past the record refused");
+	strtab_free(&t);
+}
+
+void test_name_abbreviate(void)
+{
+	static const char k[] = "void at::native::vectorized_kernel<4, float>(int, float*)";	/* 57 */
+	char buf[DEMANGLED_LEN];
+
+	CHECK(!strcmp(name_abbreviate("short_kernel", buf, 30), "short_kernel"), "short: as it is");
+	CHECK(!strcmp(name_abbreviate(k, buf, 57), k), "fits: as it is");
+	/* parameters first (50 characters), then template arguments (44), then the cut */
+	CHECK(!strcmp(name_abbreviate(k, buf, 50), "void at::native::vectorized_kernel<4, float>(...)"), "%s", buf);
+	CHECK(!strcmp(name_abbreviate(k, buf, 48), "void at::native::vectorized_kernel<...>(...)"), "%s", buf);
+	CHECK(!strcmp(name_abbreviate(k, buf, 30), "void at::native::vectorized..."), "%s", buf);
+	CHECK(!strcmp(name_abbreviate("void f<int, int, int, int, int, int, int>(float)", buf, 20),
+		      "void f<...>(...)"), "%s", buf);
 }

@@ -551,6 +551,9 @@ int main(void)
 		  test_tracing_cost },
 		{ "report: --tracing-cost / GPUPROBE_TRACE_COST parsed, malformed refused",
 		  test_tracing_cost_parse },
+		{ "names: the string table takes whole records only; a short form finds its own name",
+		  test_strtab_records },
+		{ "names: long names abbreviated for the text tables", test_name_abbreviate },
 	};
 	int passed = 0, failed;
 

@@ -55,6 +55,8 @@ void test_cupti_api_selection(void);
 void test_cupti_api_mode(void);
 void test_tracing_cost(void);
 void test_tracing_cost_parse(void);
+void test_strtab_records(void);
+void test_name_abbreviate(void);
 void test_report_not_measured(void);
 void test_clock_fit_known_offset_drift(void);
 void test_clock_never_compared(void);
