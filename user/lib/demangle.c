@@ -13,20 +13,6 @@ bool name_is_mangled(const char *name)
 	return name && name[0] == '_' && name[1] == 'Z';
 }
 
-const char *demangle_name(const char *name, char *buf, size_t size)
-{
-	char *d;
-
-	if (!name_is_mangled(name) || !size)
-		return name;
-	d = cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI);
-	if (!d)
-		return name;
-	snprintf(buf, size, "%s", d);
-	free(d);
-	return buf;
-}
-
 char *demangle_whole(const char *name)
 {
 	if (!name_is_mangled(name))

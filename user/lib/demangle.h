@@ -11,13 +11,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define DEMANGLED_LEN	512	/* room for a demangled name */
+#define DEMANGLED_LEN	512	/* room for an abbreviated name */
 
-/*
- * name demangled into buf (cut to size); name itself, unchanged, when it is
- * not a mangled C++ name or cannot be demangled (a name cut short).
- */
-const char *demangle_name(const char *name, char *buf, size_t size);
 /* name demangled whole (malloc'd: free it), NULL when not mangled or not demangled. */
 char *demangle_whole(const char *name);
 /*
