@@ -21,6 +21,7 @@
 #define BUF_EVENTS	512
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t names_lock = PTHREAD_MUTEX_INITIALIZER;	/* the long names written */
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int fd = -1;
 static uint32_t pid;
@@ -45,6 +46,7 @@ static void after_fork_child(void)
 	nbuf = 0;
 	pid = (uint32_t)getpid();
 	pthread_mutex_init(&lock, NULL);
+	pthread_mutex_init(&names_lock, NULL);	/* the child keeps the list: the parent wrote them */
 }
 
 static void open_once(void)
@@ -80,7 +82,6 @@ void appwriter_init_event(struct gpuprobe_app_event *ev, uint8_t api, uint16_t t
 	ev->pid = pid;
 }
 
-static pthread_mutex_t names_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t *names_sent;	/* hashes of the long names written whole */
 static size_t nnames_sent, names_cap;
 
