@@ -15,8 +15,10 @@ each run).  Then the per-record cost of a CUDA API record, per round:
 
 API records per step are the trace's API records over the steps the loop ran
 (STEPS timed + 20 warm-up; the setup's calls are counted in too, which makes
-the per-step count a little high and the cost a little low).  The median over
-rounds is printed as the calibration `report --tracing-cost` takes.
+the per-step count a little high and the cost a little low).  The kernel
+side's: (ms/step noinject - untraced) over its records a step.  The medians
+over rounds are printed as the calibration `report --tracing-cost` takes
+(cuda=..., kernel=...).
 """
 import glob
 import json
@@ -54,12 +56,13 @@ def main():
     d, loop, steps = sys.argv[1], sys.argv[2], int(sys.argv[3])
     rounds = sorted({int(m.group(1)) for p in glob.glob(os.path.join(d, "*-*.json"))
                      if (m := re.search(r"-(\d+)\.json$", p))})
-    costs = []
+    costs, kcosts = [], []
     print("%-9s %5s %9s %9s %7s %6s %9s %s" % ("config", "round", "ms/step", "api recs",
                                               "app recs", "waits", "irq waits", "kernels as allapi"))
     for r in rounds:
         reps = {c: load(os.path.join(d, "%s-%d.json" % (c, r))) for c in ("traced", "noinject", "allapi")}
-        ms = {c: ms_of(os.path.join(d, "%s-%d.txt" % (c, r))) for c in ("traced", "noinject", "allapi")}
+        ms = {c: ms_of(os.path.join(d, "%s-%d.txt" % (c, r)))
+              for c in ("untraced", "traced", "noinject", "allapi")}
         for c, rep in reps.items():
             if not rep:
                 print("%-9s %5d  (no report)" % (c, r))
@@ -75,12 +78,22 @@ def main():
             extra = (a["app"]["api_events"] - t["app"]["api_events"]) / (steps + WARMUP)
             if extra > 0:
                 costs.append((ms["allapi"] - ms["traced"]) * 1e6 / extra)
+        k = reps["noinject"]
+        if k and ms["noinject"] is not None and ms["untraced"] is not None:
+            recs = k.get("tracing_cost", {}).get("kernel_records", 0) / (steps + WARMUP)
+            if recs > 0:
+                kcosts.append((ms["noinject"] - ms["untraced"]) * 1e6 / recs)
     if costs:
         print("per CUDA API record, ns, by round: %s" % " ".join("%.0f" % c for c in costs))
         print("calibration: cuda_record_ns=%.0f (median of %d rounds, %s loop)"
               % (statistics.median(costs), len(costs), loop))
     else:
         print("calibration: not measured (no pair of traced and allapi runs)")
+    if kcosts:
+        # the kernel side alone: --no-inject against untraced, over its records a step
+        print("per kernel-side record, ns, by round: %s" % " ".join("%.0f" % c for c in kcosts))
+        print("calibration: kernel_record_ns=%.0f (median of %d rounds; noise when the runs differ by less than their spread)"
+              % (statistics.median(kcosts), len(kcosts)))
 
 
 if __name__ == "__main__":
