@@ -202,9 +202,32 @@ static void enable_api_records(void)
 			       nd < 0 ? "driver" : "runtime");
 }
 
+/*
+ * GPUPROBE_CUDA_LEAVE_OUT=kernels,copies,syncs,api,timestamps: a diagnostic, to measure
+ * what each part of the recording costs (scripts/h200-cost.sh split); a trace
+ * recorded with it lacks those records (timestamps: CUPTI's own clock, so
+ * its records are not on the kernel side's clock).
+ */
+static bool left_out(const char *part)
+{
+	const char *list = getenv("GPUPROBE_CUDA_LEAVE_OUT");
+	size_t n = strlen(part);
+
+	for (const char *p = list; p && *p; p += strcspn(p, ",")) {
+		p += *p == ',';
+		if (!strncmp(p, part, n) && (p[n] == ',' || !p[n]))
+			return true;
+	}
+	return false;
+}
+
 static int enable_activities(void)
 {
 	CUptiResult r;
+
+	if (getenv("GPUPROBE_CUDA_LEAVE_OUT"))
+		appwriter_note(GPUPROBE_APP_CUDA, PREFIX, "GPUPROBE_CUDA_LEAVE_OUT=%s: records left out",
+			       getenv("GPUPROBE_CUDA_LEAVE_OUT"));
 
 	/* thread ids as the kernel's (gettid), not pthread_self(): sched records match them */
 	r = cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
@@ -212,7 +235,8 @@ static int enable_activities(void)
 		appwriter_note(GPUPROBE_APP_CUDA, PREFIX,
 			       "cannot get CUDA thread ids as the kernel's (%s): wake-ups not matched "
 			       "to CUDA threads", result_string(r));
-	r = cuptiActivityRegisterTimestampCallback(monotonic_timestamp);
+	r = left_out("timestamps") ? CUPTI_SUCCESS :
+		cuptiActivityRegisterTimestampCallback(monotonic_timestamp);
 	if (r != CUPTI_SUCCESS) {
 		appwriter_note(GPUPROBE_APP_CUDA, PREFIX,
 			       "cannot put CUPTI on CLOCK_MONOTONIC (%s): no CUDA events",
@@ -226,6 +250,11 @@ static int enable_activities(void)
 		return -1;
 	}
 	for (unsigned int i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++) {
+		if ((wanted[i] == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && left_out("kernels")) ||
+		    ((wanted[i] == CUPTI_ACTIVITY_KIND_MEMCPY ||
+		      wanted[i] == CUPTI_ACTIVITY_KIND_MEMSET) && left_out("copies")) ||
+		    (wanted[i] == CUPTI_ACTIVITY_KIND_SYNCHRONIZATION && left_out("syncs")))
+			continue;
 		r = cuptiActivityEnable(wanted[i]);
 		if (r == CUPTI_SUCCESS)
 			continue;
@@ -237,7 +266,8 @@ static int enable_activities(void)
 			       " (another CUPTI user, e.g. Nsight or an in-app profiler?)" : "");
 		return -1;
 	}
-	enable_api_records();
+	if (!left_out("api"))
+		enable_api_records();
 	/* CUPTI's own cost (buffer flushes, instrumentation): report's tracing cost; optional */
 	r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_OVERHEAD);
 	if (r != CUPTI_SUCCESS)

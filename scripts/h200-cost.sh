@@ -42,10 +42,21 @@ PY=${PY:-python3}
 BDF=${BDF:-0000:00:06.0}
 SAMPLES=$R/samples.txt
 START=$(date +%s)
-CONFIGS="untraced traced noinject allapi"
+# split: where the traced run's cost goes (GPUPROBE_CUDA_LEAVE_OUT, a
+# diagnostic of the tracing library): traced without kernel records,
+# without API records, without both (CUPTI subscribed, copies/memsets/syncs
+# only), and without CLOCK_MONOTONIC timestamps
+if [ "${SPLIT:-0}" = 1 ]; then
+	CONFIGS=${CONFIGS:-untraced traced nokernels noapi bare notimestamps}
+	R=$OUT/split-$LOOP
+	mkdir -p "$R"
+	SAMPLES=$R/samples.txt
+else
+	CONFIGS="untraced traced noinject allapi"
+fi
 : >"$SAMPLES"
 t() {
-	tar -C "$OUT" -czf "$OUT/h200-cost-$LOOP.tgz" --exclude='*.trace' "cost-$LOOP" 2>/dev/null
+	tar -C "$OUT" -czf "$OUT/h200-$(basename "$R").tgz" --exclude="*.trace" --exclude="*.json" "$(basename "$R")" 2>/dev/null
 	echo "--- $(($(date +%s) - START))s: $*"
 }
 
@@ -66,6 +77,20 @@ one() {
 		"${cmd[@]}" >"$log" 2>&1 ;;
 	noinject) timeout 120 "$GPT" record -q --no-inject --source tracefs -d "$BDF" -o "$tr" -- \
 		"${cmd[@]}" >"$log" 2>&1 ;;
+	nokernels|noapi|bare|nosyncs|subscribed|notimestamps)
+		local leave check
+		case $cfg in
+		nokernels) leave=kernels ;;
+		noapi) leave=api ;;
+		bare) leave=kernels,api ;;
+		nosyncs) leave=kernels,api,syncs ;;
+		subscribed) leave=kernels,api,syncs,copies ;;
+		notimestamps) leave=timestamps ;;
+		esac
+		check=1
+		[ "$cfg" = subscribed ] && check=0	# CUPTI subscribed, nothing recorded
+		GPUPROBE_CUDA_CLOCK_CHECK=$check GPUPROBE_CUDA_LEAVE_OUT=$leave timeout 120 "$GPT" record -q --source tracefs -d "$BDF" \
+			-o "$tr" -- "${cmd[@]}" >"$log" 2>&1 ;;
 	allapi) timeout 120 "$GPT" record -q --api-calls all --source tracefs -d "$BDF" -o "$tr" -- \
 		"${cmd[@]}" >"$log" 2>&1 ;;
 	esac
@@ -113,7 +138,8 @@ t summary
 		printf '%-10s median lo hi n: ' "$cfg"
 		python3 scripts/benchstat.py "$SAMPLES" stat "$LOOP-$cfg"
 	done
-	for cfg in traced noinject allapi; do
+	for cfg in $CONFIGS; do
+		[ "$cfg" = untraced ] && continue
 		printf '%-10s / untraced ratio lo hi n: ' "$cfg"
 		python3 scripts/benchstat.py "$SAMPLES" ratio "$LOOP-$cfg" "$LOOP-untraced"
 	done
@@ -121,7 +147,7 @@ t summary
 	[ "$LOOP" = gpu ] && goal=1.01
 	printf 'goal traced/untraced <= %s: ' "$goal"
 	python3 scripts/benchstat.py "$SAMPLES" goal "$LOOP-traced/$LOOP-untraced" "<=" "$goal"
-	python3 scripts/h200-cost-summary.py "$R" "$LOOP" "$STEPS"
+	[ "${SPLIT:-0}" = 1 ] || python3 scripts/h200-cost-summary.py "$R" "$LOOP" "$STEPS"
 } >"$R/summary.txt" 2>&1
 cat "$R/summary.txt"
 t finished
