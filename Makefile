@@ -155,6 +155,12 @@ mutate-kmod:
 bench-burst: all
 	scripts/bench-burst.sh
 
+# What CUDA tracing costs a launch-bound and a GPU-bound torch loop, on the
+# H200 with .gpu/ carried (scripts/h200-cost.sh; through the device tool one
+# call per loop: LOOP=launch, then LOOP=gpu, each inside the 600 s limit).
+bench-cuda:
+	$(if $(LOOP),bash scripts/h200-cost.sh $(LOOP),bash scripts/h200-cost.sh launch && bash scripts/h200-cost.sh gpu)
+
 clean:
 	-$(MAKE) -C $(KDIR) M=$(TOP) clean
 	$(MAKE) -C user clean
@@ -163,4 +169,4 @@ clean:
 # make install, install-dkms, deb, package-test: Documentation/install.rst
 include $(TOP)/install.mk
 
-.PHONY: mutate mutate-kmod spec-schema all modules modules-w1 modules-next debug-kernel modules-debug modules-debug-build modules-sign-build modules-unicast modules-unicast-build user selftests checkpatch test vmtest demo bench bench-icount bench-tracefs-vm bench-burst clean
+.PHONY: mutate mutate-kmod spec-schema all modules modules-w1 modules-next debug-kernel modules-debug modules-debug-build modules-sign-build modules-unicast modules-unicast-build user selftests checkpatch test vmtest demo bench bench-icount bench-tracefs-vm bench-burst bench-cuda clean

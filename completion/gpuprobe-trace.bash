@@ -73,6 +73,9 @@ _gpuprobe_trace()
 	--inject-dir)
 		_filedir -d
 		return ;;
+	--api-calls)
+		COMPREPLY=($(compgen -W "attribution all" -- "$cur"))
+		return ;;
 	-o | --output | --perfetto | --perfetto-proto | --csv)
 		_filedir
 		return ;;
@@ -81,11 +84,11 @@ _gpuprobe_trace()
 	local opts=""
 	case $cmd in
 	info) opts="-d --device --json" ;;
-	record) opts="-d --device -o --output -s --source -D --duration -q --quiet --no-inject --inject-dir
+	record) opts="-d --device -o --output -s --source -D --duration -q --quiet --no-inject --inject-dir --api-calls
 		--zstd --uncompressed
 		--guest --guest-target --guest-source --guest-command --guest-timeout --token --token-file --" ;;
 	agent) opts="-l --listen -T --token-file -t --token --once --timeout -q --quiet" ;;
-	report) opts="--json -v --verbose" ;;
+	report) opts="--json -v --verbose --tracing-cost" ;;
 	export) opts="--perfetto --perfetto-proto --csv" ;;
 	explain) opts="-d --device --json -o --output" ;;
 	probe) opts="--api -d --device --rounds --json --quick -o --output" ;;

@@ -30,7 +30,36 @@ enum gpuprobe_app_type {
 	GPUPROBE_APP_NOTE,		/* library status: name holds the text */
 	GPUPROBE_APP_DEVICE,		/* a device of the API and its PCI function */
 	GPUPROBE_APP_CLOCK,		/* a device-clock calibration point */
+	GPUPROBE_APP_OVERHEAD,		/* time the API's tracer spent (CUPTI's OVERHEAD records) */
+	GPUPROBE_APP_NAME,		/* a piece of a long name's whole text */
 };
+
+/*
+ * NAME: a name longer than the name field is written whole once per
+ * process, in pieces, before the first event that carries its short form
+ * (GPUPROBE_APPF_TRUNCATED_NAME: 46 characters, '~', 16 hex digits of its
+ * FNV-1a hash): correlation = that hash, bytes = the whole length (cut at
+ * GPUPROBE_APP_WHOLE_NAME_MAX; then flag GPUPROBE_APPF_TRUNCATED_NAME), kind =
+ * the piece's number, name = its GPUPROBE_APP_NAME_PIECE characters,
+ * NUL-terminated (the last piece's fewer).  record joins the
+ * pieces into one string record of the trace (TRACEFILE_REC_STRING).
+ */
+#define GPUPROBE_APP_WHOLE_NAME_MAX	16384u
+#define GPUPROBE_APP_NAME_PIECE		(GPUPROBE_APP_NAME_LEN - 1)
+
+/*
+ * OVERHEAD: kind = CUPTI's CUpti_ActivityOverheadKind, start_ns/end_ns its
+ * span (both 0: CUPTI could not time it), correlation its API call's (0 for
+ * buffer flushes).  Only CUPTI's own kinds (GPUPROBE_OVERHEAD_IS_CUPTI) are
+ * the tracer's cost; the driver's compiler and module loading would run
+ * untraced too.
+ */
+#define GPUPROBE_OVERHEAD_CUPTI_FIRST	(1u << 16)	/* CUPTI_ACTIVITY_OVERHEAD_CUPTI_BUFFER_FLUSH */
+#define GPUPROBE_OVERHEAD_CUPTI_RESOURCE (3u << 16)
+#define GPUPROBE_OVERHEAD_CUPTI_BUFFER_REQUEST (7u << 16)
+#define GPUPROBE_OVERHEAD_IS_CUPTI(k)	(((k) >= GPUPROBE_OVERHEAD_CUPTI_FIRST && \
+					  (k) <= GPUPROBE_OVERHEAD_CUPTI_RESOURCE) || \
+					 (k) == GPUPROBE_OVERHEAD_CUPTI_BUFFER_REQUEST)
 
 /*
  * DEVICE: device = the API's device number (CUDA ordinal as CUPTI's

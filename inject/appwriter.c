@@ -21,6 +21,7 @@
 #define BUF_EVENTS	512
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t names_lock = PTHREAD_MUTEX_INITIALIZER;	/* the long names written */
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int fd = -1;
 static uint32_t pid;
@@ -45,6 +46,7 @@ static void after_fork_child(void)
 	nbuf = 0;
 	pid = (uint32_t)getpid();
 	pthread_mutex_init(&lock, NULL);
+	pthread_mutex_init(&names_lock, NULL);	/* the child keeps the list: the parent wrote them */
 }
 
 static void open_once(void)
@@ -80,9 +82,61 @@ void appwriter_init_event(struct gpuprobe_app_event *ev, uint8_t api, uint16_t t
 	ev->pid = pid;
 }
 
+static uint64_t *names_sent;	/* hashes of the long names written whole */
+static size_t nnames_sent, names_cap;
+
+/* Whether hash is new (and now remembered); a full memory keeps writing it. */
+static bool first_time(uint64_t hash)
+{
+	bool fresh = true;
+
+	pthread_mutex_lock(&names_lock);
+	for (size_t i = 0; i < nnames_sent && fresh; i++)
+		fresh = names_sent[i] != hash;
+	if (fresh && nnames_sent == names_cap) {
+		size_t cap = names_cap ? 2 * names_cap : 64;
+		uint64_t *p = realloc(names_sent, cap * sizeof(*p));
+
+		if (p) {
+			names_sent = p;
+			names_cap = cap;
+		}
+	}
+	if (fresh && nnames_sent < names_cap)
+		names_sent[nnames_sent++] = hash;
+	pthread_mutex_unlock(&names_lock);
+	return fresh;
+}
+
+/* The whole name, in pieces, before the event that carries its short form. */
+static void put_whole_name(uint8_t api, const char *name, size_t len, uint64_t hash)
+{
+	struct gpuprobe_app_event ev;
+	bool cut = len > GPUPROBE_APP_WHOLE_NAME_MAX;
+
+	if (cut)
+		len = GPUPROBE_APP_WHOLE_NAME_MAX;
+	if (!first_time(hash))
+		return;
+	for (size_t off = 0, piece = 0; off < len; off += GPUPROBE_APP_NAME_PIECE, piece++) {
+		size_t n = len - off < GPUPROBE_APP_NAME_PIECE ? len - off : GPUPROBE_APP_NAME_PIECE;
+
+		appwriter_init_event(&ev, api, GPUPROBE_APP_NAME);
+		ev.correlation = hash;
+		ev.bytes = len;
+		ev.kind = (uint32_t)piece;
+		ev.flags = cut ? GPUPROBE_APPF_TRUNCATED_NAME : 0;	/* the text stops short of the name */
+		memcpy(ev.name, name + off, n);
+		ev.name[n] = '\0';
+		appwriter_put(&ev);
+	}
+}
+
 /*
  * Long names (mangled C++ kernels) keep their first 46 characters and a hash
- * of the whole name, so different kernels stay different in per-name totals.
+ * of the whole name, so different kernels stay different in per-name totals;
+ * the whole name goes once into the events (NAME pieces) for the trace's
+ * string table.
  */
 void appwriter_set_name(struct gpuprobe_app_event *ev, const char *name)
 {
@@ -98,6 +152,7 @@ void appwriter_set_name(struct gpuprobe_app_event *ev, const char *name)
 		hash = (hash ^ (unsigned char)name[i]) * 0x100000001b3ull;
 	snprintf(ev->name, sizeof(ev->name), "%.46s~%016llx", name, (unsigned long long)hash);
 	ev->flags |= GPUPROBE_APPF_TRUNCATED_NAME;
+	put_whole_name(ev->api, name, len, hash);
 }
 
 /* Called with the lock held. */

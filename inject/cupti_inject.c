@@ -24,6 +24,7 @@
 #include "appwriter.h"
 #include "cupti_devices.h"
 #include "cupti_records.h"
+#include "cuptiselect.h"
 
 #define PREFIX	"gpuprobe (CUDA)"
 
@@ -126,12 +127,107 @@ static const CUpti_ActivityKind wanted[] = {
 	CUPTI_ACTIVITY_KIND_MEMCPY,
 	CUPTI_ACTIVITY_KIND_MEMSET,
 	CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
-	CUPTI_ACTIVITY_KIND_DRIVER,
 };
+
+/*
+ * The calls of one API domain that attribution uses (cuptiselect.h), enabled
+ * one callback id at a time; the number enabled, or -1 when CUPTI refuses
+ * (then the caller records every call, as before the selection).
+ */
+static int enable_selected(CUpti_CallbackDomain domain, uint32_t ids)
+{
+	bool runtime = domain == CUPTI_CB_DOMAIN_RUNTIME_API;
+	int n = 0;
+
+	for (uint32_t cbid = 1; cbid < ids; cbid++) {
+		const char *name = NULL;
+		CUptiResult r;
+
+		if (cuptiGetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS ||
+		    !cupti_api_selected(runtime, name))
+			continue;
+		r = runtime ? cuptiActivityEnableRuntimeApi(cbid, 1) :
+			cuptiActivityEnableDriverApi(cbid, 1);
+		if (r != CUPTI_SUCCESS) {
+			appwriter_note(GPUPROBE_APP_CUDA, PREFIX,
+				       "cannot select CUPTI's %s API records (%s for %s): recording every call",
+				       runtime ? "runtime" : "driver", result_string(r), name);
+			return -1;
+		}
+		n++;
+	}
+	return n;
+}
+
+/*
+ * API records: by default only the calls attribution uses; every call with
+ * GPUPROBE_CUDA_API=all (record --api-calls all).  The runtime's records
+ * matter for an app on the runtime (torch launches through cudaLaunchKernel,
+ * and its kernels' and syncs' correlation ids are the runtime call's:
+ * without them no op knows the thread that issued it);
+ * GPUPROBE_CUDA_RUNTIME=0 leaves them out.
+ */
+static void enable_api_records(void)
+{
+	const char *rt = getenv("GPUPROBE_CUDA_RUNTIME");
+	bool runtime = !rt || strcmp(rt, "0");
+	enum cupti_api_mode mode = cupti_api_mode_of(getenv(GPUPROBE_CUDA_API_ENV));
+	int nd = -1, nr = -1;
+	CUptiResult r = CUPTI_SUCCESS;
+
+	if (mode == CUPTI_API_INVALID)
+		appwriter_note(GPUPROBE_APP_CUDA, PREFIX, "%s=%s: not 'attribution' or 'all': "
+			       "recording the calls attribution uses", GPUPROBE_CUDA_API_ENV,
+			       getenv(GPUPROBE_CUDA_API_ENV));
+	if (mode != CUPTI_API_ALL)
+		nd = enable_selected(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE);
+	if (nd < 0)
+		r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER);
+	if (r != CUPTI_SUCCESS)
+		appwriter_note(GPUPROBE_APP_CUDA, PREFIX, "cannot enable CUPTI's driver API records (%s)",
+			       result_string(r));
+	if (runtime && mode != CUPTI_API_ALL)
+		nr = enable_selected(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE);
+	if (runtime && nr < 0) {
+		r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME);
+		if (r != CUPTI_SUCCESS)
+			appwriter_note(GPUPROBE_APP_CUDA, PREFIX,
+				       "cannot enable CUPTI's runtime API records (%s): ops launched through the runtime have no issuing thread",
+				       result_string(r));
+	}
+	/* the default is silent: a trace's notes are few (8), kept for what went wrong */
+	if (nd < 0 || (runtime && nr < 0))
+		appwriter_note(GPUPROBE_APP_CUDA, PREFIX, "API records: every %s call",
+			       nd < 0 && runtime && nr < 0 ? "driver and runtime" :
+			       nd < 0 ? "driver" : "runtime");
+}
+
+/*
+ * GPUPROBE_CUDA_LEAVE_OUT=kernels,copies,syncs,api,timestamps: a diagnostic, to measure
+ * what each part of the recording costs (scripts/h200-cost.sh split); a trace
+ * recorded with it lacks those records (timestamps: CUPTI's own clock, so
+ * its records are not on the kernel side's clock).
+ */
+static bool left_out(const char *part)
+{
+	const char *list = getenv("GPUPROBE_CUDA_LEAVE_OUT");
+	size_t n = strlen(part);
+
+	for (const char *p = list; p && *p; p += strcspn(p, ",")) {
+		p += *p == ',';
+		if (!strncmp(p, part, n) && (p[n] == ',' || !p[n]))
+			return true;
+	}
+	return false;
+}
 
 static int enable_activities(void)
 {
 	CUptiResult r;
+
+	if (getenv("GPUPROBE_CUDA_LEAVE_OUT"))
+		appwriter_note(GPUPROBE_APP_CUDA, PREFIX, "GPUPROBE_CUDA_LEAVE_OUT=%s: records left out",
+			       getenv("GPUPROBE_CUDA_LEAVE_OUT"));
 
 	/* thread ids as the kernel's (gettid), not pthread_self(): sched records match them */
 	r = cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
@@ -139,7 +235,8 @@ static int enable_activities(void)
 		appwriter_note(GPUPROBE_APP_CUDA, PREFIX,
 			       "cannot get CUDA thread ids as the kernel's (%s): wake-ups not matched "
 			       "to CUDA threads", result_string(r));
-	r = cuptiActivityRegisterTimestampCallback(monotonic_timestamp);
+	r = left_out("timestamps") ? CUPTI_SUCCESS :
+		cuptiActivityRegisterTimestampCallback(monotonic_timestamp);
 	if (r != CUPTI_SUCCESS) {
 		appwriter_note(GPUPROBE_APP_CUDA, PREFIX,
 			       "cannot put CUPTI on CLOCK_MONOTONIC (%s): no CUDA events",
@@ -153,6 +250,11 @@ static int enable_activities(void)
 		return -1;
 	}
 	for (unsigned int i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++) {
+		if ((wanted[i] == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && left_out("kernels")) ||
+		    ((wanted[i] == CUPTI_ACTIVITY_KIND_MEMCPY ||
+		      wanted[i] == CUPTI_ACTIVITY_KIND_MEMSET) && left_out("copies")) ||
+		    (wanted[i] == CUPTI_ACTIVITY_KIND_SYNCHRONIZATION && left_out("syncs")))
+			continue;
 		r = cuptiActivityEnable(wanted[i]);
 		if (r == CUPTI_SUCCESS)
 			continue;
@@ -164,19 +266,14 @@ static int enable_activities(void)
 			       " (another CUPTI user, e.g. Nsight or an in-app profiler?)" : "");
 		return -1;
 	}
-	/*
-	 * Runtime API calls: an app on the runtime (torch) launches through
-	 * cudaLaunchKernel, and its kernels' and syncs' correlation ids are
-	 * the runtime call's -- without these records no op knows the thread
-	 * that issued it.  GPUPROBE_CUDA_RUNTIME=0 leaves them out.
-	 */
-	if (!getenv("GPUPROBE_CUDA_RUNTIME") || strcmp(getenv("GPUPROBE_CUDA_RUNTIME"), "0")) {
-		r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME);
-		if (r != CUPTI_SUCCESS)
-			appwriter_note(GPUPROBE_APP_CUDA, PREFIX,
-				       "cannot enable CUPTI's runtime API records (%s): ops launched through the runtime have no issuing thread",
-				       result_string(r));
-	}
+	if (!left_out("api"))
+		enable_api_records();
+	/* CUPTI's own cost (buffer flushes, instrumentation): report's tracing cost; optional */
+	r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_OVERHEAD);
+	if (r != CUPTI_SUCCESS)
+		appwriter_note(GPUPROBE_APP_CUDA, PREFIX,
+			       "no CUPTI overhead records (%s): the tracing cost is the per-record estimate only",
+			       result_string(r));
 	return 0;
 }
 

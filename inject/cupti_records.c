@@ -12,6 +12,7 @@
 #include "appwriter.h"
 #include "cupti_devices.h"
 #include "cupti_records.h"
+#include "cuptiselect.h"
 
 #define ACTIVITY_BUFFER_SIZE	(4u << 20)
 #define ACTIVITY_ALIGN		8
@@ -146,14 +147,6 @@ static void put_sync(const CUpti_ActivitySynchronization2 *s)
 	appwriter_put(&ev);
 }
 
-/* Calls that return only once the device is done with the work they wait for. */
-static int api_blocks(const char *name)
-{
-	return strstr(name, "Synchronize") ||
-	       (!strncmp(name, "cuMemcpy", 8) && !strstr(name, "Async")) ||
-	       (!strncmp(name, "cudaMemcpy", 10) && !strstr(name, "Async"));
-}
-
 static void put_api(const CUpti_ActivityAPI *a)
 {
 	CUpti_CallbackDomain domain = a->kind == CUPTI_ACTIVITY_KIND_DRIVER ?
@@ -172,13 +165,29 @@ static void put_api(const CUpti_ActivityAPI *a)
 	ev.correlation = a->correlationId;
 	ev.start_ns = a->start;
 	ev.end_ns = cupti_clock_trim_call(a->threadId, a->start, a->end);
-	if (api_blocks(name))
+	if (cupti_api_blocks(name))
 		ev.flags |= GPUPROBE_APPF_BLOCKING;
 	appwriter_set_name(&ev, name);
 	appwriter_put(&ev);
 }
 
-static void put_record(const CUpti_Activity *rec)
+/* CUPTI's own time in the workload; the tracing-cost line of `report` sums it. */
+static void put_overhead(CUpti_ActivityOverhead3 *o)
+{
+	struct gpuprobe_app_event ev;
+
+	appwriter_init_event(&ev, GPUPROBE_APP_CUDA, GPUPROBE_APP_OVERHEAD);
+	ev.kind = (uint32_t)o->overheadKind;
+	ev.correlation = o->correlationId;
+	ev.start_ns = o->start;
+	ev.end_ns = o->end;
+	appwriter_set_name(&ev, "cupti_overhead");
+	appwriter_put(&ev);
+	free(o->overheadData);	/* ours to free, CUPTI says */
+	o->overheadData = NULL;
+}
+
+static void put_record(CUpti_Activity *rec)
 {
 	switch (rec->kind) {
 	case CUPTI_ACTIVITY_KIND_KERNEL:
@@ -197,6 +206,9 @@ static void put_record(const CUpti_Activity *rec)
 	case CUPTI_ACTIVITY_KIND_DRIVER:
 	case CUPTI_ACTIVITY_KIND_RUNTIME:
 		put_api((const CUpti_ActivityAPI *)rec);
+		break;
+	case CUPTI_ACTIVITY_KIND_OVERHEAD:
+		put_overhead((CUpti_ActivityOverhead3 *)rec);
 		break;
 	default:
 		return;

@@ -55,6 +55,10 @@ static const struct subcommand subcommands[] = {
 		"      --no-inject      do not trace CMD's CUDA/OpenCL calls\n"
 		"      --inject-dir DIR libgpuprobe_cupti.so / libgpuprobe_opencl.so are in DIR\n"
 		"                       (default: next to this binary, or ../inject)\n"
+		"      --api-calls SET  CUDA API calls recorded: attribution (default: launches,\n"
+		"                       copies, memsets, syncs, stream waits) or all (every\n"
+		"                       call, GPUPROBE_CUDA_API=all: costs a launch-bound\n"
+		"                       workload more)\n"
 		"      --zstd[=LEVEL]   compress the compact records with zstd too (level 1-19,\n"
 		"                       default 3): a third smaller, slower to read\n"
 		"      --uncompressed   write format version 1, records as they are (about 42\n"
@@ -85,7 +89,7 @@ static const struct subcommand subcommands[] = {
 	},
 	{
 		"report", cmd_report, "summarise a trace file",
-		"usage: gpuprobe-trace report [FILE] [--json] [-v]\n"
+		"usage: gpuprobe-trace report [FILE] [--json] [-v] [--tracing-cost COSTS]\n"
 		"\n"
 		"First the verdict: the workload, the wall time, and where the passthrough-\n"
 		"sensitive time went as shares of that wall time (interrupt handlers, waits\n"
@@ -99,6 +103,11 @@ static const struct subcommand subcommands[] = {
 		"      --json     one JSON document (keys: Documentation/report-json.md)\n"
 		"  -v, --verbose  every idle vector and all-zero row (folded into one line\n"
 		"                 each without it)\n"
+		"      --tracing-cost cuda=NS,opencl=NS,kernel=NS\n"
+		"                 the tracer's measured cost per record of each layer, for the\n"
+		"                 tracing-cost line (default: GPUPROBE_TRACE_COST; without\n"
+		"                 either, CUPTI's own overhead records only, a lower bound;\n"
+		"                 scripts/h200-cost.sh measures it)\n"
 		"\n"
 		"EXAMPLES\n"
 		"  gpuprobe-trace report\n"

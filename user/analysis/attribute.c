@@ -29,6 +29,15 @@ static void keep_app_event(struct attr_builder *ps, const struct gpuprobe_app_ev
 	struct attribution *at = ps->at;
 
 	at->app_events++;
+	at->events_by_api[ev->api < ARRAY_SIZE(at->events_by_api) ? ev->api : 0]++;
+	if (ev->type == GPUPROBE_APP_OVERHEAD) {
+		if (GPUPROBE_OVERHEAD_IS_CUPTI(ev->kind)) {
+			at->overhead_records++;
+			if (ev->end_ns > ev->start_ns)
+				at->overhead_ns += ev->end_ns - ev->start_ns;
+		}
+		return;
+	}
 	if (ev->type == GPUPROBE_APP_NOTE) {
 		if (at->nnotes < ARRAY_SIZE(at->notes))
 			copy_string(at->notes[at->nnotes++], sizeof(at->notes[0]), ev->name);
@@ -567,6 +576,8 @@ void attr_builder_add(struct attr_builder *ps, const struct gpuprobe_rec_hdr *re
 {
 	if (rec->type == TRACEFILE_REC_APP)
 		keep_app_event(ps, &((const struct tracefile_rec_app *)rec)->ev);
+	else if (rec->type == TRACEFILE_REC_STRING)
+		strtab_add(&ps->at->strings, rec);	/* a malformed one is counted, names stay short */
 	else if (ps->keep_kernel)
 		keep_kernel_event(ps, rec);
 }
@@ -665,5 +676,6 @@ void attribution_free(struct attribution *at)
 	free(at->details);
 	free(at->names);
 	free(at->devices);
+	strtab_free(&at->strings);
 	free(at);
 }

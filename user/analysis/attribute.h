@@ -21,6 +21,7 @@
 #include <stdio.h>
 
 #include "json.h"
+#include "strtab.h"
 #include "tracefile.h"
 
 /*
@@ -103,6 +104,9 @@ struct attr_summary {
 
 struct attribution {
 	uint64_t app_events, api_events, sync_events;
+	uint64_t events_by_api[3];		/* [enum gpuprobe_app_api]: 0 unknown */
+	/* OVERHEAD records of the tracer's own kinds (GPUPROBE_OVERHEAD_IS_CUPTI), their time */
+	uint64_t overhead_records, overhead_ns;
 	/* SYNC records by enum gpuprobe_app_sync kind, and the time they took */
 	uint64_t syncs_by_kind[ATTR_SYNC_KINDS], sync_ns_by_kind[ATTR_SYNC_KINDS];
 	/* SYNC records outside the span of their API call: not waits */
@@ -128,6 +132,7 @@ struct attribution {
 	uint64_t ops_without_clock_bound;
 	uint64_t clock_error_max_ns;	/* largest bound used by an op */
 	struct attr_summary sum;
+	struct strtab strings;		/* whole names of shortened ones (TRACEFILE_REC_STRING) */
 };
 
 /*

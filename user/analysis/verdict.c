@@ -362,7 +362,7 @@ void verdict_build(struct verdict *v, const struct agg *a, const struct attribut
 	if (merged && !pt->dma_paired)	/* guest maps that caused host ones went through a vIOMMU */
 		add_iommu_absent(v, pt->guest_agg, "guest ");
 	add_not_measured(v, "tracing_cost", "tracing's own cost",
-			 "not held in the trace: compare a traced and an untraced probe run (gpuprobe-trace compare)");
+			 "estimated only, in the tracing-cost line below (records x a measured per-record cost, CUPTI's overhead records); to measure it, compare a traced and an untraced run (gpuprobe-trace compare)");
 
 	items_sort(v);
 	v->largest = -1;

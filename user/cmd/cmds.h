@@ -23,6 +23,10 @@ void usage_of(const char *cmd, FILE *out);
 int report_file(const char *path, bool json, FILE *out);
 /* verbose: every idle vector and all-zero row (report -v), else folded. */
 int report_file_verbose(const char *path, bool json, bool verbose, FILE *out);
+struct trace_cost_calib;
+/* cost: the per-record costs of the tracing-cost line, NULL: GPUPROBE_TRACE_COST's */
+int report_file_view(const char *path, bool json, bool verbose,
+		     const struct trace_cost_calib *cost, FILE *out);
 
 /* info.c: why the module cannot be used (it is not registered). */
 void explain_module_absent(char *buf, size_t size);

@@ -22,6 +22,7 @@
 #include "appinject.h"
 #include "cmds.h"
 #include "command.h"
+#include "cuptiselect.h"
 #include "guest_link.h"
 #include "protocol.h"
 #include "source.h"
@@ -44,6 +45,7 @@ struct record_options {
 	bool no_inject;
 	int compress;		/* trace_writer_compress()'s level */
 	const char *inject_dir;
+	const char *api_calls;	/* GPUPROBE_CUDA_API for CMD, NULL: as the environment says */
 	char **command;		/* NULL-terminated, or NULL */
 	struct guest_options guest;	/* --guest: address set */
 };
@@ -141,6 +143,7 @@ static int parse_record_options(int argc, char **argv, struct record_options *o)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "no-inject", no_argument, NULL, 'N' },
 		{ "inject-dir", required_argument, NULL, 'I' },
+		{ "api-calls", required_argument, NULL, 'A' },
 		{ "guest", required_argument, NULL, 'G' },
 		{ "guest-target", required_argument, NULL, 'g' },
 		{ "guest-source", required_argument, NULL, 'S' },
@@ -190,6 +193,13 @@ static int parse_record_options(int argc, char **argv, struct record_options *o)
 			break;
 		case 'I':
 			o->inject_dir = optarg;
+			break;
+		case 'A':
+			if (strcmp(optarg, "attribution") && strcmp(optarg, "all")) {
+				errorf("--api-calls wants attribution or all, not '%s'", optarg);
+				return 2;
+			}
+			o->api_calls = optarg;
 			break;
 		case 'G':
 			o->guest.address = optarg;
@@ -631,6 +641,8 @@ int cmd_record(int argc, char **argv)
 	if (r->opts.command) {
 		if (!r->opts.no_inject)
 			app_inject_setup(&r->app, r->opts.inject_dir, r->opts.quiet);
+		if (r->opts.api_calls)
+			setenv(GPUPROBE_CUDA_API_ENV, r->opts.api_calls, 1);
 		setenv(GPUPROBE_RECORDING_ENV, r->src_ops->name, 1);
 		if (workload_spawn(&r->workload, r->opts.command, !strcmp(r->opts.output, "-"))) {
 			errorf("cannot start '%s': %s", r->opts.command[0], strerror(errno));

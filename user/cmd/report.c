@@ -32,7 +32,13 @@ int report_file(const char *path, bool json, FILE *out)
 
 int report_file_verbose(const char *path, bool json, bool verbose, FILE *out)
 {
-	struct report_view view = { .verbose = verbose };
+	return report_file_view(path, json, verbose, NULL, out);
+}
+
+int report_file_view(const char *path, bool json, bool verbose,
+		     const struct trace_cost_calib *cost, FILE *out)
+{
+	struct report_view view = { .verbose = verbose, .cost = cost };
 	const struct gpuprobe_rec_hdr *rec;
 	struct attribution *at = NULL;
 	struct attr_builder *ab = NULL;
@@ -64,7 +70,7 @@ int report_file_verbose(const char *path, bool json, bool verbose, FILE *out)
 	while ((n = trace_reader_next(&r, &rec)) > 0) {
 		agg_add(a, rec);
 		passthrough_add(pt, rec);
-		if (keep_kernel || rec->type == TRACEFILE_REC_APP)
+		if (keep_kernel || rec->type == TRACEFILE_REC_APP || rec->type == TRACEFILE_REC_STRING)
 			attr_builder_add(ab, rec);
 	}
 	if (n < 0) {
@@ -98,10 +104,12 @@ int cmd_report(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "tracing-cost", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	bool json = false, verbose = false;
+	struct trace_cost_calib cost = { .source = "--tracing-cost" };
+	bool json = false, verbose = false, have_cost = false;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "jvh", opts, NULL)) != -1) {
@@ -111,6 +119,14 @@ int cmd_report(int argc, char **argv)
 			break;
 		case 'v':
 			verbose = true;
+			break;
+		case 'c':
+			if (trace_cost_parse(optarg, &cost)) {
+				errorf("--tracing-cost wants cuda=NS,opencl=NS,kernel=NS (any of them), not '%s'",
+				       optarg);
+				return 2;
+			}
+			have_cost = true;
 			break;
 		case 'h':
 			usage_of("report", stdout);
@@ -125,6 +141,6 @@ int cmd_report(int argc, char **argv)
 		       argc - optind);
 		return 2;
 	}
-	return report_file_verbose(optind < argc ? argv[optind] : "gpuprobe.trace", json, verbose,
-				   stdout);
+	return report_file_view(optind < argc ? argv[optind] : "gpuprobe.trace", json, verbose,
+				have_cost ? &cost : NULL, stdout);
 }

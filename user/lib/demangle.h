@@ -11,13 +11,16 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define DEMANGLED_LEN	512	/* room for a demangled name */
+#define DEMANGLED_LEN	512	/* room for an abbreviated name */
 
+/* name demangled whole (malloc'd: free it), NULL when not mangled or not demangled. */
+char *demangle_whole(const char *name);
 /*
- * name demangled into buf (cut to size); name itself, unchanged, when it is
- * not a mangled C++ name or cannot be demangled (a name cut short).
+ * A long name shortened for a text column of width characters: parameter
+ * lists become "(...)", template arguments "<...>", then the end is cut
+ * with "..."; short names unchanged.  Returns buf.
  */
-const char *demangle_name(const char *name, char *buf, size_t size);
+const char *name_abbreviate(const char *name, char *buf, size_t width);
 /* Whether name looks mangled (Itanium C++ ABI: starts with _Z). */
 bool name_is_mangled(const char *name);
 

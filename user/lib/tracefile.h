@@ -50,6 +50,7 @@ enum tracefile_record_type {
 	/* 0x8009 stays unassigned: tests/traces/ hold it as a type no reader knows */
 	TRACEFILE_REC_COMMAND = 0x800a,		/* struct tracefile_rec_command */
 	TRACEFILE_REC_DELIVERY = 0x800b,	/* struct tracefile_rec_delivery */
+	TRACEFILE_REC_STRING = 0x800c,		/* struct tracefile_rec_string */
 };
 
 /*
@@ -178,6 +179,24 @@ struct tracefile_rec_command {
 	uint32_t nargs;			/* strings stored */
 	uint32_t len;			/* bytes of them, NULs included */
 	uint32_t flags;			/* COMMAND_* */
+};
+
+/*
+ * A name too long for an application event's name field (a C++ kernel's),
+ * stored whole once per trace; the events that carry it hold its short form
+ * (GPUPROBE_APPF_TRUNCATED_NAME: 46 characters, '~', the 16 hex digits of
+ * hash) and are matched to it by hash.  len bytes of text follow, then a
+ * NUL and zeros to hdr.size; a name past TRACEFILE_STRING_MAX is cut there
+ * (STRING_CUT; hash is still the whole name's).  Written by record before
+ * the application events (lib/strtab.c).
+ */
+#define TRACEFILE_STRING_MAX	16384u
+#define STRING_CUT		(1 << 0)
+struct tracefile_rec_string {
+	struct gpuprobe_rec_hdr hdr;	/* ts_ns = the recording's stop */
+	uint64_t hash;			/* 64-bit FNV-1a of the whole name */
+	uint32_t len;			/* bytes of text, without the NUL */
+	uint32_t flags;			/* STRING_* */
 };
 
 /*
@@ -320,6 +339,7 @@ static inline size_t tracefile_record_min_size(uint16_t type)
 	case TRACEFILE_REC_KVM:		return sizeof(struct gpuprobe_rec_kvm);
 	case TRACEFILE_REC_COMMAND:	return sizeof(struct tracefile_rec_command);
 	case TRACEFILE_REC_DELIVERY:	return sizeof(struct tracefile_rec_delivery);
+	case TRACEFILE_REC_STRING:	return sizeof(struct tracefile_rec_string) + 8;
 	default:			return 0;
 	}
 }

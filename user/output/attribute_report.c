@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The attribution (attribute.h) as report text and as the JSON "app" key. */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "attribute.h"
@@ -10,6 +11,7 @@
 #include "util.h"
 
 #define TEXT_OPS	20
+#define TEXT_NAME_WIDTH	60	/* a name in the per-name table, abbreviated past it */
 _Static_assert(TEXT_OPS <= ATTR_OPS_DETAILED, "printed ops have their counts");
 #define JSON_OPS	ATTR_OPS_DETAILED
 
@@ -31,6 +33,7 @@ const char *attr_type_name(uint16_t type)
 	case GPUPROBE_APP_NOTE:		return "note";
 	case GPUPROBE_APP_DEVICE:	return "device";
 	case GPUPROBE_APP_CLOCK:	return "clock";
+	case GPUPROBE_APP_OVERHEAD:	return "overhead";
 	default:			return "unknown";
 	}
 }
@@ -125,6 +128,18 @@ static bool counts_zero(const struct attr_counts *c)
 		 c->swiotlb | c->wakeups);
 }
 
+/*
+ * The name as people read it: whole (a shortened one from the trace's
+ * string table) and demangled; *to_free is what to free after use.
+ */
+static const char *whole_name(const struct attribution *at, const char *name, char **to_free)
+{
+	const char *w = strtab_whole(&at->strings, name, GPUPROBE_APPF_TRUNCATED_NAME);
+
+	*to_free = demangle_whole(w);
+	return *to_free ? *to_free : w;
+}
+
 static void text_names(FILE *out, const struct attribution *at, bool verbose)
 {
 	size_t folded = 0;
@@ -133,11 +148,13 @@ static void text_names(FILE *out, const struct attribution *at, bool verbose)
 	fprintf(out, "  per name (largest device time first):\n");
 	for (size_t i = 0; i < at->nnames; i++) {
 		const struct attr_name *n = &at->names[i];
-		char shown[DEMANGLED_LEN];
+		char shown[DEMANGLED_LEN], *whole;
 
+		/* abbreviated here, whole in --json and Perfetto */
+		name_abbreviate(whole_name(at, n->name, &whole), shown, TEXT_NAME_WIDTH);
+		free(whole);
 		fprintf(out, "    %-6s %-6s %-40s x%-6" PRIu64 " device %s, %" PRIu64 " B, return wait %s\n",
-			attr_api_name(n->api), attr_type_name(n->type),
-			demangle_name(n->name, shown, sizeof(shown)), n->count,
+			attr_api_name(n->api), attr_type_name(n->type), shown, n->count,
 			format_ns(a, FORMAT_NS_LEN, n->device_ns), n->bytes, format_ns(b, FORMAT_NS_LEN, n->return_ns));
 		for (int p = 0; p < ATTR_PHASES; p++) {
 			if (!verbose && counts_zero(&n->phase[p])) {
@@ -163,14 +180,16 @@ static void text_ops(FILE *out, const struct attribution *at)
 	for (size_t i = 0; i < n; i++) {
 		const struct attr_op *op = &at->ops[i];
 		const struct attr_op_detail *d = op->detail;	/* TEXT_OPS <= ATTR_OPS_DETAILED */
-		char shown[DEMANGLED_LEN];
+		char shown[DEMANGLED_LEN], *whole;
 
 		if (op->return_ns)
 			format_ns(b, FORMAT_NS_LEN, op->return_ns - op->ev.end_ns);
 		else
 			copy_string(b, sizeof(b), "(not waited)");
+		name_abbreviate(whole_name(at, op->ev.name, &whole), shown, 30);
+		free(whole);
 		fprintf(out, "    %-6s %-30.30s %s%s %" PRIu64 " B dur %s ret +%s: ",
-			attr_type_name(op->ev.type), demangle_name(op->ev.name, shown, sizeof(shown)),
+			attr_type_name(op->ev.type), shown,
 			op->ev.type == GPUPROBE_APP_MEMCPY ? attr_copy_name(op->ev.kind) : "",
 			op->ev.flags & GPUPROBE_APPF_PINNED ? " pinned" :
 			op->ev.flags & GPUPROBE_APPF_PAGEABLE ? " pageable" : "",
@@ -269,24 +288,26 @@ static void json_summary(struct json *j, const struct attribution *at)
  * "name" as people read it (C++ kernel names demangled, as Nsight Systems
  * shows them), "mangled" the name CUPTI reported when it was mangled, else null.
  */
-static void json_name(struct json *j, const char *name)
+static void json_name(struct json *j, const struct attribution *at, const char *name)
 {
-	char shown[DEMANGLED_LEN];
+	const char *w = strtab_whole(&at->strings, name, GPUPROBE_APPF_TRUNCATED_NAME);
+	char *whole = demangle_whole(w);
 
-	json_kv_string(j, "name", demangle_name(name, shown, sizeof(shown)));
+	json_kv_string(j, "name", whole ? whole : w);
+	free(whole);
 	json_key(j, "mangled");
-	if (name_is_mangled(name))
-		json_put_string(j, name);
+	if (name_is_mangled(w))
+		json_put_string(j, w);
 	else
 		json_put_null(j);
 }
 
-static void json_op(struct json *j, const struct attr_op *op)
+static void json_op(struct json *j, const struct attribution *at, const struct attr_op *op)
 {
 	json_object_begin(j);
 	json_kv_string(j, "api", attr_api_name(op->ev.api));
 	json_kv_string(j, "type", attr_type_name(op->ev.type));
-	json_name(j, op->ev.name);
+	json_name(j, at, op->ev.name);
 	json_kv_string(j, "direction", op->ev.type == GPUPROBE_APP_MEMCPY ?
 		       attr_copy_name(op->ev.kind) : "");
 	json_kv_bool(j, "pinned", op->ev.flags & GPUPROBE_APPF_PINNED);
@@ -396,7 +417,7 @@ void attribute_print_json(struct json *j, const struct attribution *at)
 		json_object_begin(j);
 		json_kv_string(j, "api", attr_api_name(n->api));
 		json_kv_string(j, "type", attr_type_name(n->type));
-		json_name(j, n->name);
+		json_name(j, at, n->name);
 		json_kv_u64(j, "count", n->count);
 		json_kv_u64(j, "device_ns", n->device_ns);
 		json_kv_u64(j, "bytes", n->bytes);
@@ -408,7 +429,7 @@ void attribute_print_json(struct json *j, const struct attribution *at)
 	json_key(j, "ops");
 	json_array_begin(j);
 	for (size_t i = 0; i < nops; i++)
-		json_op(j, &at->ops[i]);
+		json_op(j, at, &at->ops[i]);
 	json_array_end(j);
 	json_kv_u64(j, "ops_omitted", at->nops - nops);
 	json_object_end(j);

@@ -30,6 +30,7 @@
 #include "json.h"
 #include "machine.h"
 #include "perfetto_ids.h"
+#include "strtab.h"
 #include "tracefile.h"
 #include "util.h"
 
@@ -47,6 +48,7 @@ struct exporter {
 	struct pf_tracks tracks;		/* made-up threads, named at first use */
 	struct pf_calls calls;			/* pass one: API calls, for syncs' threads */
 	char prefix[2][96];			/* merged: "host NAME: ", "guest NAME: " */
+	struct strtab strings;			/* whole names (TRACEFILE_REC_STRING) */
 };
 
 
@@ -214,7 +216,8 @@ static void perfetto_app(struct exporter *e, const struct tracefile_rec_app *r)
 	begin_event(e);
 	fprintf(e->out, "{\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"cat\":\"%s\",\"name\":",
 		pid, tid, attr_type_name(ev->type));
-	json_write_escaped(e->out, ev->name);
+	/* whole, as CUPTI named it (the JSON trace has always kept names mangled) */
+	json_write_escaped(e->out, strtab_whole(&e->strings, ev->name, ev->flags));
 	fputs(",\"ts\":", e->out);
 	print_us(e->out, ev->start_ns);
 	fputs(",\"dur\":", e->out);
@@ -276,6 +279,9 @@ static void perfetto_record(void *state, const struct gpuprobe_rec_hdr *h)
 	struct exporter *e = state;
 
 	switch (h->type) {
+	case TRACEFILE_REC_STRING:
+		strtab_add(&e->strings, h);
+		break;
 	case TRACEFILE_REC_GUEST:
 		perfetto_guest(e, (const struct tracefile_rec_guest *)h);
 		break;
@@ -398,6 +404,7 @@ static void perfetto_end(void *state)
 	fputs("\n]}\n", e->out);
 	pf_tracks_free(&e->tracks);
 	pf_calls_free(&e->calls);
+	strtab_free(&e->strings);
 	free(e);
 }
 

@@ -29,6 +29,7 @@
 #include "agg.h"
 #include "attribute.h"
 #include "demangle.h"
+#include "strtab.h"
 #include "export.h"
 #include "pbenc.h"
 #include "perfetto_flows.h"
@@ -109,6 +110,7 @@ struct proto_writer {
 	char *interned[MAX_INTERNED];
 	unsigned int ninterned;
 	struct pf_flows flows;		/* pass one */
+	struct strtab strings;		/* whole names (TRACEFILE_REC_STRING, before the events) */
 };
 
 static void emit_packet(struct proto_writer *w)
@@ -413,19 +415,21 @@ static void proto_app(struct proto_writer *w, const struct tracefile_rec_app *r)
 	const struct gpuprobe_app_event *ev = &r->ev;
 	struct event_args a = { .keys = { "bytes", "correlation", "pid" },
 				.values = { ev->bytes, ev->correlation, ev->pid } };
-	char name[GPUPROBE_APP_NAME_LEN * 4];
-	const char *shown;
+	const char *name = strtab_whole(&w->strings, ev->name, ev->flags);
+	char *whole;
 	uint64_t track;
 
 	if (ev->type >= GPUPROBE_APP_NOTE)
 		return;
 	track = app_track(w, ev);
-	shown = demangle_name(ev->name, name, sizeof(name));
-	if (shown != ev->name) {
+	whole = demangle_whole(name);
+	if (whole) {
 		a.str_key = "mangled";
-		a.str_value = ev->name;
+		a.str_value = name;
 	}
-	slice(w, track, ev->start_ns, ev->end_ns - ev->start_ns, attr_type_name(ev->type), shown, &a);
+	slice(w, track, ev->start_ns, ev->end_ns - ev->start_ns, attr_type_name(ev->type),
+	      whole ? whole : name, &a);
+	free(whole);
 }
 
 static void proto_record(void *state, const struct gpuprobe_rec_hdr *h)
@@ -433,6 +437,9 @@ static void proto_record(void *state, const struct gpuprobe_rec_hdr *h)
 	struct proto_writer *w = state;
 
 	switch (h->type) {
+	case TRACEFILE_REC_STRING:
+		strtab_add(&w->strings, h);
+		break;
 	case TRACEFILE_REC_APP:
 		proto_app(w, (const struct tracefile_rec_app *)h);
 		break;
@@ -560,6 +567,7 @@ static void proto_end(void *state)
 	pb_free(&w->sub2);
 	pf_tracks_free(&w->described);
 	pf_flows_free(&w->flows);
+	strtab_free(&w->strings);
 	free(w);
 }
 

@@ -9,6 +9,7 @@
 #include "attribute.h"
 #include "json.h"
 #include "passthrough.h"
+#include "tracecost.h"
 #include "verdict.h"
 
 #define REPORT_JSON_VERSION	1
@@ -20,6 +21,7 @@
 struct report_view {
 	uint64_t wall_ns;
 	bool verbose;
+	const struct trace_cost_calib *cost;	/* per-record costs; NULL: GPUPROBE_TRACE_COST */
 };
 
 /*
@@ -32,6 +34,13 @@ void report_print_json(FILE *out, const char *path, const struct agg *a,
 		       const struct report_view *view);
 void report_print_text(FILE *out, const char *path, const struct agg *a,
 		       const struct attribution *at, const struct passthrough *pt,
+		       const struct report_view *view);
+
+/* tracecost_report.c: the tracing-cost line, the JSON "tracing_cost" member. */
+void tracecost_print_text(FILE *out, const struct trace_cost *tc);
+void tracecost_print_json(struct json *j, const struct trace_cost *tc);
+/* The view's calibration, else GPUPROBE_TRACE_COST's (warned about once when malformed). */
+void report_trace_cost(struct trace_cost *tc, const struct agg *a, const struct attribution *at,
 		       const struct report_view *view);
 
 /* report_verdict.c: the block the text opens with, the JSON "verdict" member. */

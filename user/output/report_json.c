@@ -301,6 +301,8 @@ void report_print_json(FILE *out, const char *path, const struct agg *a,
 		       const struct report_view *view)
 {
 	uint64_t wall = view ? view->wall_ns : (uint64_t)(agg_duration_s(a) * 1e9);
+	struct report_view dflt = { wall, false, NULL };
+	struct trace_cost tc;
 	struct verdict v;
 	struct json j;
 
@@ -311,6 +313,8 @@ void report_print_json(FILE *out, const char *path, const struct agg *a,
 	json_trace(&j, path, a);
 	verdict_build(&v, a, at, pt, wall);
 	verdict_print_json(&j, &v);
+	report_trace_cost(&tc, a, at, view ? view : &dflt);
+	tracecost_print_json(&j, &tc);
 	report_json_targets(&j, a);
 	json_iommu_domains(&j, a);
 	json_key(&j, "sched");

@@ -289,7 +289,8 @@ void report_print_text(FILE *out, const char *path, const struct agg *a,
 		       const struct attribution *at, const struct passthrough *pt,
 		       const struct report_view *view)
 {
-	struct report_view dflt = { (uint64_t)(agg_duration_s(a) * 1e9), false };
+	struct report_view dflt = { (uint64_t)(agg_duration_s(a) * 1e9), false, NULL };
+	struct trace_cost tc;
 	struct verdict v;
 
 	if (!view)
@@ -297,6 +298,8 @@ void report_print_text(FILE *out, const char *path, const struct agg *a,
 	verdict_build(&v, a, at, pt, view->wall_ns);
 	verdict_print_text(out, &v);
 	print_trace_summary(out, path, a);
+	report_trace_cost(&tc, a, at, view);
+	tracecost_print_text(out, &tc);
 	report_text_targets(out, a, view->verbose);
 	if (a->wakeups || a->switches)
 		fprintf(out, "\nscheduler: %" PRIu64 " wakeups, %" PRIu64 " switches of the workload\n",

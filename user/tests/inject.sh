@@ -25,6 +25,10 @@ else
 	skip "CUPTI library checks" "$(grep -o 'skipping.*' "$T/build.txt" | head -1)"
 fi
 
+if [ -x "$INJ/tests/ocl_layer_table" ]; then
+	check "OpenCL layer: only the calls attribution reads are taken, every other one passes straight through" \
+		"$INJ/tests/ocl_layer_table"
+fi
 if [ ! -x "$INJ/tests/ocl_app" ] || ! "$INJ/tests/ocl_app" 1024 >/dev/null 2>&1; then
 	skip "OpenCL tracing" "no OpenCL platform (PoCL) or no CL headers"
 	finish

@@ -60,6 +60,7 @@ all_suites() {
 	run_suite verdict ./verdict.sh
 	run_suite cmdline ./cmdline.sh
 	run_suite delivery ./delivery.sh
+	run_suite names ./names.sh
 	run_suite agent ./agent.sh
 	run_suite json-inputs ./json_inputs.sh
 	run_suite probe ./probe.sh

@@ -175,7 +175,7 @@ void synth_set_chunk_version(uint32_t version)
 	synth_chunk_version = version;
 }
 
-static int synth_open(struct trace_writer *w, const char *path, const struct trace_info *info)
+int synth_open(struct trace_writer *w, const char *path, const struct trace_info *info)
 {
 	if (trace_writer_create(w, path))
 		return -1;

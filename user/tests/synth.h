@@ -77,6 +77,10 @@ void synth_merged_defaults(struct synth_merged *o);
 int synth_write_merged(const char *path, const struct synth_merged *o);
 /* nkernel mixed records, then napp CUDA events (launches and kernels) over the same time. */
 int synth_write_app(const char *path, uint64_t nkernel, uint64_t napp, uint32_t seed);
+/* synth_names.c: kernels named with thousands of characters, through record's merge */
+int synth_write_names(const char *path);
+/* A writer with the compression synth_set_compression chose (GENTRACE_ZSTD). */
+int synth_open(struct trace_writer *w, const char *path, const struct trace_info *info);
 
 /*
  * Every record type with adversarial values (synth_fields.c): records back

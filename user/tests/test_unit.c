@@ -544,6 +544,16 @@ int main(void)
 		{ "json: a lone continuation byte (0x80) is U+FFFD", test_mutant_json_lone_continuation },
 		{ "hist: the log2 histogram's stars, 40 columns, as bcc", test_mutant_hist_stars },
 		{ "serve: an interrupt at the cut's time counts in that cut", test_mutant_metrics_at_the_cut },
+		{ "CUDA API records: the calls attribution reads selected, the others not",
+		  test_cupti_api_selection },
+		{ "CUDA API records: GPUPROBE_CUDA_API modes", test_cupti_api_mode },
+		{ "report: the tracing cost, counted and estimated, on a trace of known records",
+		  test_tracing_cost },
+		{ "report: --tracing-cost / GPUPROBE_TRACE_COST parsed, malformed refused",
+		  test_tracing_cost_parse },
+		{ "names: the string table takes whole records only; a short form finds its own name",
+		  test_strtab_records },
+		{ "names: long names abbreviated for the text tables", test_name_abbreviate },
 	};
 	int passed = 0, failed;
 

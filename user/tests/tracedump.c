@@ -280,6 +280,17 @@ static bool dump_body(FILE *out, const struct gpuprobe_rec_hdr *h)
 		tail(out, h, sizeof(*r) + len);
 		break;
 	}
+	case TRACEFILE_REC_STRING: {
+		const struct tracefile_rec_string *r = b;
+		size_t len = r->len <= h->size - sizeof(*r) ? r->len : 0;
+
+		F(r, hash);
+		F(r, len);
+		F(r, flags);
+		hex(out, "text", (const char *)(r + 1), len);
+		tail(out, h, sizeof(*r) + len);
+		break;
+	}
 	case TRACEFILE_REC_APP:
 		dump_app(out, b);
 		break;

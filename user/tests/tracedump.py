@@ -26,7 +26,7 @@ Lines (tests/tracedump.c prints the same from the C reader's structs):
            is); char arrays as hex of all their bytes; tail=HEX: the bytes
            past the struct (records that grew).  A command record's
            strings follow its fields as arg=HEX each, then tail= its
-           padding.  A guest wrapper's carried
+           padding; a string record's text as text=HEX, then tail=.  A guest wrapper's carried
            record follows " |" as a record of its own.  Types the reader
            does not know are not printed (counted in unknown_records).
     end ts= cpu= flags= records= exit_status= reserved=
@@ -84,6 +84,7 @@ TYPES = {
                               ("wait_max_ns", "Q"), ("ring_dropped", "Q"), ("undelivered", "Q"),
                               ("overrun", "Q"), ("socket_overflows", "Q"), ("rcvbuf", "i"),
                               ("reserved", "I")]),
+    0x800c: ("string", 40, [("hash", "Q"), ("len", "I"), ("flags", "I")]),
 }
 END = 0x8002
 # compact tags 1-8: types 1-8; 9-12: 0x8001-0x8004
@@ -160,6 +161,10 @@ def record_line(rec):
         out += ["|", record_line(rec[24:])]
     elif typ == 0x800a:
         out += command_args(rec, off, struct.unpack_from("<I", rec, 24)[0])
+    elif typ == 0x800c:
+        length = struct.unpack_from("<I", rec, 24)[0]
+        length = length if length <= len(rec) - off else 0
+        out += ["text=" + rec[off:off + length].hex()] + tail(rec, off + length)
     else:
         out += tail(rec, off)
     return " ".join([name] + out)

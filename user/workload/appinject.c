@@ -20,7 +20,9 @@
 #include <unistd.h>
 
 #include "appinject.h"
+#include "array.h"
 #include "file.h"
+#include "strtab.h"
 #include "util.h"
 
 #define CUPTI_LIB	"libgpuprobe_cupti.so"
@@ -129,7 +131,7 @@ static bool header_valid(const struct gpuprobe_app_event *ev)
 {
 	return ev->magic == GPUPROBE_APP_MAGIC && ev->version == GPUPROBE_APP_VERSION &&
 	       ev->size == sizeof(*ev) && ev->type >= GPUPROBE_APP_KERNEL &&
-	       ev->type <= GPUPROBE_APP_CLOCK;
+	       ev->type <= GPUPROBE_APP_NAME;
 }
 
 static bool event_valid(const struct gpuprobe_app_event *ev)
@@ -162,20 +164,131 @@ void app_inject_discard(struct app_inject *ai)
 	ai->active = false;
 }
 
+/* A long name being joined from its NAME pieces. */
+struct whole_name {
+	uint64_t hash;
+	uint32_t len, pieces, got;
+	bool cut;
+	uint8_t have[GPUPROBE_APP_WHOLE_NAME_MAX / GPUPROBE_APP_NAME_PIECE / 8 + 1];
+	char text[GPUPROBE_APP_WHOLE_NAME_MAX + 1];
+};
+
+struct names {
+	struct whole_name **v;
+	size_t n, cap;
+	uint64_t bad;		/* pieces that disagree with their name's others */
+};
+
+static struct whole_name *name_of(struct names *ns, const struct gpuprobe_app_event *ev)
+{
+	struct whole_name *w;
+
+	for (size_t i = 0; i < ns->n; i++)
+		if (ns->v[i]->hash == ev->correlation)
+			return ns->v[i];
+	if (ns->n == ns->cap &&
+	    array_reserve((void **)&ns->v, &ns->cap, ns->n + 1, sizeof(*ns->v)))
+		return NULL;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return NULL;
+	w->hash = ev->correlation;
+	w->len = (uint32_t)ev->bytes;
+	w->pieces = (w->len + GPUPROBE_APP_NAME_PIECE - 1) / GPUPROBE_APP_NAME_PIECE;
+	w->cut = ev->flags & GPUPROBE_APPF_TRUNCATED_NAME;
+	ns->v[ns->n++] = w;
+	return w;
+}
+
+/* One piece into its name (processes that used the same name send the same pieces). */
+static void name_piece(struct names *ns, const struct gpuprobe_app_event *ev)
+{
+	struct whole_name *w;
+	size_t off, n;
+
+	if (!ev->bytes || ev->bytes > GPUPROBE_APP_WHOLE_NAME_MAX) {
+		ns->bad++;
+		return;
+	}
+	w = name_of(ns, ev);
+	if (!w)
+		return;
+	off = (size_t)ev->kind * GPUPROBE_APP_NAME_PIECE;
+	n = off < w->len ? w->len - off : 0;
+	n = n > GPUPROBE_APP_NAME_PIECE ? GPUPROBE_APP_NAME_PIECE : n;
+	if (w->len != ev->bytes || !n || strnlen(ev->name, sizeof(ev->name)) != n) {
+		ns->bad++;
+		return;
+	}
+	if (w->have[ev->kind / 8] & (1u << (ev->kind % 8)))
+		return;
+	w->have[ev->kind / 8] |= (uint8_t)(1u << (ev->kind % 8));
+	memcpy(w->text + off, ev->name, n);
+	w->got++;
+}
+
+/* The joined names as the trace's string records, before the events that use them. */
+static void put_names(struct names *ns, struct trace_writer *w, uint64_t ts_ns)
+{
+	static char buf[sizeof(struct tracefile_rec_string) + TRACEFILE_STRING_MAX + 8];
+	uint64_t partial = 0;
+
+	for (size_t i = 0; i < ns->n; i++) {
+		struct whole_name *nm = ns->v[i];
+
+		if (nm->got != nm->pieces)
+			partial++;	/* a piece lost: its events keep the short form */
+		else if (strtab_record_build(nm->hash, nm->text, nm->len, nm->cut, ts_ns, buf, sizeof(buf)))
+			trace_writer_put(w, (const struct gpuprobe_rec_hdr *)buf);
+		free(nm);
+	}
+	free(ns->v);
+	if (partial || ns->bad)
+		warnf("%" PRIu64 " long names incomplete and %" PRIu64 " pieces malformed: those names stay short",
+		      partial, ns->bad);
+}
+
+/* The next valid event at *pos (skipping what is not one, counted in *skipped); false at the end. */
+static bool next_event(const char *data, size_t len, size_t *pos, struct gpuprobe_app_event *ev,
+		       uint64_t *skipped)
+{
+	size_t cut;
+
+	while (len - *pos >= sizeof(*ev)) {
+		memcpy(ev, data + *pos, sizeof(*ev));
+		if (!event_valid(ev)) {
+			(*pos)++;
+			(*skipped)++;
+			continue;
+		}
+		cut = next_header_inside(data + *pos, len - *pos);
+		if (cut) {
+			*pos += cut;
+			*skipped += cut;
+			continue;
+		}
+		*pos += sizeof(*ev);
+		return true;
+	}
+	return false;
+}
+
 /*
  * The events file is a sequence of fixed-size events, but a library killed
  * mid-write leaves a short one, which another process's events may follow,
  * and anything may be corrupt: where an event does not validate, or the
  * next one's header starts inside it, look for the next one byte by byte
- * instead of rejecting everything after it.
+ * instead of rejecting everything after it.  Two passes: the long names'
+ * pieces first, joined into string records ahead of every event.
  */
 uint64_t app_inject_merge(struct app_inject *ai, struct trace_writer *w, bool quiet)
 {
 	struct tracefile_rec_app rec = {
 		.hdr = { .type = TRACEFILE_REC_APP, .size = sizeof(rec) },
 	};
-	uint64_t merged = 0, skipped = 0, devops = 0;
-	size_t len = 0, pos = 0, cut;
+	uint64_t merged = 0, skipped = 0, devops = 0, first_ts = UINT64_MAX;
+	struct names names = { 0 };
+	size_t len = 0, pos = 0;
 	char *data;
 
 	if (!ai->active)
@@ -186,20 +299,17 @@ uint64_t app_inject_merge(struct app_inject *ai, struct trace_writer *w, bool qu
 		warnf("cannot read %s: %s: no application events", ai->events_path, strerror(errno));
 		return 0;
 	}
-	while (len - pos >= sizeof(rec.ev)) {
-		memcpy(&rec.ev, data + pos, sizeof(rec.ev));
-		if (!event_valid(&rec.ev)) {
-			pos++;
-			skipped++;
+	while (next_event(data, len, &pos, &rec.ev, &skipped))
+		if (rec.ev.type == GPUPROBE_APP_NAME)
+			name_piece(&names, &rec.ev);
+		else if (rec.ev.start_ns < first_ts)
+			first_ts = rec.ev.start_ns;
+	put_names(&names, w, first_ts == UINT64_MAX ? 0 : first_ts);
+	pos = 0;
+	skipped = 0;
+	while (next_event(data, len, &pos, &rec.ev, &skipped)) {
+		if (rec.ev.type == GPUPROBE_APP_NAME)
 			continue;
-		}
-		cut = next_header_inside(data + pos, len - pos);
-		if (cut) {
-			pos += cut;
-			skipped += cut;
-			continue;
-		}
-		pos += sizeof(rec.ev);
 		rec.ev.name[sizeof(rec.ev.name) - 1] = '\0';
 		rec.hdr.ts_ns = rec.ev.start_ns;
 		if (trace_writer_put(w, &rec.hdr))

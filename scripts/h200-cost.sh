@@ -1,0 +1,154 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# What tracing costs the workload (issue 24), on the H200 through the device
+# tool (make bench-cuda there):
+#   run: bash scripts/h200-cost.sh launch     carry: [".gpu"]
+#   run: bash scripts/h200-cost.sh gpu        carry: [".gpu"]
+# (.gpu/ as Documentation/results/h200-2026-12-01/README.md builds it; one
+# call a loop keeps each call inside the 600 s limit).
+#
+# Loops (scripts/examples/torch_cost.py): launch-bound (small CNN, hundreds
+# of API calls a step, a blocking event sync each step) and GPU-bound (bf16
+# matrix products).  Each round runs every configuration once, in an order
+# rotated round by round:
+#   untraced   the loop alone
+#   traced     record, default (the API calls attribution reads)
+#   noinject   record --no-inject (kernel side only)
+#   allapi     record --api-calls all (every CUDA API call, as before)
+# Samples are ms per step (the loop's own clock, after its warm-up);
+# benchstat.py gives the median ratio to untraced and its bootstrap interval.
+# Goals: traced/untraced <= 1.03 (launch), <= 1.01 (gpu), the whole interval.
+# The per-record cost (the calibration report's tracing-cost line uses) is
+# (allapi - traced) time over (allapi - traced) CUDA API records, per round.
+# Results in $OUT/cost-LOOP; traces are not packed (MBs each).
+set -u
+LOOP=${1:-launch}
+OUT=${OUT:-/tmp/gpuprobe-cost}
+R=$OUT/cost-$LOOP
+ROUNDS=${ROUNDS:-5}
+BUDGET_S=${BUDGET_S:-520}	# start no round after this: the call's limit is 600 s
+case $LOOP in
+launch) STEPS=${STEPS:-600} ;;
+gpu) STEPS=${STEPS:-150} ;;
+*) echo "usage: $0 launch|gpu" >&2; exit 2 ;;
+esac
+mkdir -p "$R"
+cd "$(dirname "$0")/.." || exit 1
+TOP=$PWD
+export LD_LIBRARY_PATH=$TOP/.gpu/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+GPT=${GPT:-$TOP/.gpu/gpuprobe-trace}
+PY=${PY:-python3}
+BDF=${BDF:-0000:00:06.0}
+SAMPLES=$R/samples.txt
+START=$(date +%s)
+# split: where the traced run's cost goes (GPUPROBE_CUDA_LEAVE_OUT, a
+# diagnostic of the tracing library): traced without kernel records,
+# without API records, without both (CUPTI subscribed, copies/memsets/syncs
+# only), and without CLOCK_MONOTONIC timestamps
+if [ "${SPLIT:-0}" = 1 ]; then
+	CONFIGS=${CONFIGS:-untraced traced nokernels noapi bare notimestamps}
+	R=$OUT/split-$LOOP
+	mkdir -p "$R"
+	SAMPLES=$R/samples.txt
+else
+	CONFIGS="untraced traced noinject allapi"
+fi
+: >"$SAMPLES"
+t() {
+	tar -C "$OUT" -czf "$OUT/h200-$(basename "$R").tgz" --exclude="*.trace" --exclude="*.json" "$(basename "$R")" 2>/dev/null
+	echo "--- $(($(date +%s) - START))s: $*"
+}
+
+t env
+{ uname -a; nproc; "$GPT" --version
+  nvidia-smi --query-gpu=name,pci.bus_id,driver_version,clocks.sm,clocks.mem --format=csv
+  "$PY" -c 'import torch; print("torch", torch.__version__, torch.cuda.get_device_name(0))'
+} >"$R/env.txt" 2>&1
+
+# one run of the loop under configuration $1, round $2: its ms/step into the samples
+one() {
+	local cfg=$1 round=$2 log=$R/$1-$2.txt tr=$R/$1-$2.trace ms
+	local cmd=("$PY" scripts/examples/torch_cost.py "$LOOP" "$STEPS")
+
+	case $cfg in
+	untraced) timeout 120 "${cmd[@]}" >"$log" 2>&1 ;;
+	traced) timeout 120 "$GPT" record -q --source tracefs -d "$BDF" -o "$tr" -- \
+		"${cmd[@]}" >"$log" 2>&1 ;;
+	noinject) timeout 120 "$GPT" record -q --no-inject --source tracefs -d "$BDF" -o "$tr" -- \
+		"${cmd[@]}" >"$log" 2>&1 ;;
+	nokernels|noapi|bare|nosyncs|subscribed|notimestamps)
+		local leave check
+		case $cfg in
+		nokernels) leave=kernels ;;
+		noapi) leave=api ;;
+		bare) leave=kernels,api ;;
+		nosyncs) leave=kernels,api,syncs ;;
+		subscribed) leave=kernels,api,syncs,copies ;;
+		notimestamps) leave=timestamps ;;
+		esac
+		check=1
+		[ "$cfg" = subscribed ] && check=0	# CUPTI subscribed, nothing recorded
+		GPUPROBE_CUDA_CLOCK_CHECK=$check GPUPROBE_CUDA_LEAVE_OUT=$leave timeout 120 "$GPT" record -q --source tracefs -d "$BDF" \
+			-o "$tr" -- "${cmd[@]}" >"$log" 2>&1 ;;
+	allapi) timeout 120 "$GPT" record -q --api-calls all --source tracefs -d "$BDF" -o "$tr" -- \
+		"${cmd[@]}" >"$log" 2>&1 ;;
+	esac
+	echo "exit $?" >>"$log"
+	ms=$(awk '$1 == "torch_cost" { for (i = 2; i < NF; i++) if ($i == "ms_per_step") print $(i + 1) }' "$log")
+	if [ -z "$ms" ]; then
+		echo "no result from $cfg round $round (see $log)"
+		return
+	fi
+	echo "$LOOP-$cfg $ms" >>"$SAMPLES"
+	if [ "$cfg" != untraced ] && [ -e "$tr" ]; then
+		"$GPT" report "$tr" --json >"$R/$cfg-$round.json" 2>"$R/$cfg-$round.json.err"
+		# the last round's reports are kept whole: names, counts, waits, tracing cost
+		[ "$round" -eq "$ROUNDS" ] && "$GPT" report "$tr" >"$R/report-$cfg.txt" 2>&1
+		[ "$round" -lt "$ROUNDS" ] && rm -f "$tr"	# disk: a few MB each
+	fi
+}
+
+configs_of_round() {	# rotate so that no configuration always runs first or last
+	local n=$1 i=0 list=() c
+
+	for c in $CONFIGS; do list+=("$c"); done
+	for ((i = 0; i < ${#list[@]}; i++)); do
+		printf '%s ' "${list[$(((i + n) % ${#list[@]}))]}"
+	done
+}
+
+round=0
+while [ "$round" -lt "$ROUNDS" ]; do
+	if [ $(($(date +%s) - START)) -gt "$BUDGET_S" ]; then
+		echo "budget spent: $round of $ROUNDS rounds" | tee -a "$R/notes.txt"
+		break
+	fi
+	round=$((round + 1))
+	for cfg in $(configs_of_round "$round"); do
+		t "round $round $cfg"
+		one "$cfg" "$round"
+	done
+done
+
+t summary
+{
+	echo "loop $LOOP, $STEPS steps a run, rounds done: $round; samples: ms per step"
+	for cfg in $CONFIGS; do
+		printf '%-10s median lo hi n: ' "$cfg"
+		python3 scripts/benchstat.py "$SAMPLES" stat "$LOOP-$cfg"
+	done
+	for cfg in $CONFIGS; do
+		[ "$cfg" = untraced ] && continue
+		printf '%-10s / untraced ratio lo hi n: ' "$cfg"
+		python3 scripts/benchstat.py "$SAMPLES" ratio "$LOOP-$cfg" "$LOOP-untraced"
+	done
+	goal=1.03
+	[ "$LOOP" = gpu ] && goal=1.01
+	printf 'goal traced/untraced <= %s: ' "$goal"
+	python3 scripts/benchstat.py "$SAMPLES" goal "$LOOP-traced/$LOOP-untraced" "<=" "$goal"
+	[ "${SPLIT:-0}" = 1 ] || python3 scripts/h200-cost-summary.py "$R" "$LOOP" "$STEPS"
+} >"$R/summary.txt" 2>&1
+cat "$R/summary.txt"
+t finished
+ls -la "$R" | head -60
