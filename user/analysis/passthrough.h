@@ -18,6 +18,7 @@
 #include "clocksync.h"
 #include "hist.h"
 #include "machine.h"
+#include "tscclock.h"
 
 #define PT_MAX_EVENTS	(1u << 22)	/* per kind; beyond, counted in dropped */
 /*
@@ -62,6 +63,21 @@ struct passthrough {
 	struct agg *guest_agg;		/* today's per-target numbers, for the guest */
 	struct clock_fit fit;
 	bool have_fit;			/* the clocks were compared */
+	/*
+	 * The exact clock (KVM's TSC relation, lib/tscclock.h) where the file
+	 * has it and its bound is the narrower: then guest times are mapped by
+	 * it and the exchanges only cross-check it.
+	 */
+	struct tsc_clock *tsc;		/* NULL: no TSC record in the file */
+	bool clock_exact;
+	uint64_t clock_error_ns;	/* the bound of the clock in use */
+	char clock_note[240];		/* why the exact clock is not in use */
+	int64_t test_tsc_error;		/* report --test-tsc-error: ticks added to KVM's offsets */
+	uint64_t cross_max_ns;		/* exact vs exchanges: largest difference at a burst */
+	uint64_t cross_disagree;	/* bursts where it is beyond both bounds */
+	int64_t exact_offset_ns;	/* guest - host by the exact clock at the first burst */
+	uint64_t exact_at_ns;		/* that burst's host time, by the exact clock */
+	bool paired_by_time;		/* the bound below every cause's spacing: no rank needed */
 	struct pt_array host_irq, inject, guest_irq, guest_wake, guest_map, host_map;
 	/*
 	 * The guest vectors KVM routed from a target's host handler (its MSI

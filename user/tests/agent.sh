@@ -122,6 +122,41 @@ print(f"    offset {c['offset_ns']} ns, truth {truth:.0f} ns, |error| {err:.0f} 
 sys.exit(0 if err <= c["error_ns"] and abs(c["drift_ppb"] - 150000) < 5000 else 1)
 PY
 
+# --- the exact clock against the same skew -----------------------------------
+# The agent is on this machine: its TSC is ours, so KVM's offset would be 0
+# (--test-tsc-offset 0 stands for KVM's debugfs).  The guest's clock is
+# skewed by 5 ms + 150 ppm, its TSC is not: mapping through both TSC lines
+# must give the skew back within the exact clock's bound (the reads'
+# windows), and the exchanges must agree with it within theirs.
+check "agent with a skewed clock listens (exact clock)" start_agent "$T/tsc.log" --once --listen "tcp:127.0.0.1:$PORT" \
+	--test-clock-offset 5000000 --test-clock-drift 150
+"$GPT" record -q --source tracefs -d "$BDF" -o "$T/tsc.trace" --duration 3 --guest "tcp:127.0.0.1:$PORT" \
+	--token-file "$T/token" --guest-source tracefs --guest-target "$BDF" --test-tsc-offset 0 2>"$T/tsc.err"
+check "record --guest --test-tsc-offset 0: exit 0" [ $? -eq 0 ]
+wait $AGENT
+"$GPT" report --json "$T/tsc.trace" >"$T/tsc.json" 2>/dev/null
+check "exact clock: the skew within its bound, below the exchanges' bound, the cross-check agreeing" python3 - "$T/tsc.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))["passthrough"]
+x = p["exact_clock"]
+truth = 5000000 + 150e-6 * x["at_ns"]
+err = abs(x["offset_ns"] - truth)
+print(f"    exact: offset {x['offset_ns']} ns, truth {truth:.0f} ns, |error| {err:.0f} ns, bound {x['error_ns']} ns "
+      f"(reads {x['host_read_ns']}/{x['guest_read_ns']}, bends {x['host_bend_ns']}/{x['guest_bend_ns']}); "
+      f"exchanges' bound {p['clock']['error_ns']} ns, cross-check max {x['cross_check_max_ns']} ns, "
+      f"method {p['clock_method']}")
+sys.exit(0 if x["used"] and p["clock_method"] == "kvm_tsc" and err <= x["error_ns"] and
+         x["test_offset"] and x["cross_check_disagree"] == 0 and x["error_ns"] < p["clock"]["error_ns"] else 1)
+PY
+# an offset wrong by 1 ms of ticks: the report must move the guest by it (and say the offset was a test's)
+"$GPT" report --json --test-tsc-error 100000000 "$T/tsc.trace" >"$T/tsc-wrong.json" 2>/dev/null
+check "exact clock: an offset wrong by 1e8 ticks disagrees with the exchanges" python3 - "$T/tsc-wrong.json" <<'PY'
+import json, sys
+x = json.load(open(sys.argv[1]))["passthrough"]["exact_clock"]
+print(f"    wrong offset: cross-check max {x['cross_check_max_ns']} ns at {x['cross_check_disagree']} bursts")
+sys.exit(0 if x["cross_check_disagree"] > 0 and x["cross_check_max_ns"] > 10000000 else 1)
+PY
+
 # --- refusals: each with a clear error, the agent living on -----------------
 check "agent (serving many) listens" start_agent "$T/refuse.log" --listen "tcp:127.0.0.1:$PORT" --timeout 1
 SERVING=$AGENT
