@@ -14,7 +14,13 @@
 #include "tracefile.h"
 #include "util.h"
 
-#define KVM_DEBUGFS	"/sys/kernel/debug/kvm"
+/* tests point it at a directory of their own (a fake VM's vcpuN files) */
+static const char *kvm_debugfs(void)
+{
+	const char *d = getenv("GPUPROBE_TEST_KVM_DEBUGFS");
+
+	return d && *d ? d : "/sys/kernel/debug/kvm";
+}
 #define MAX_VCPUS	256
 
 struct kvm_tsc {
@@ -59,12 +65,13 @@ static int vm_dir_pid(const char *name)
 
 static int find_vm(struct kvm_tsc *k, char *why, size_t whylen)
 {
-	DIR *d = opendir(KVM_DEBUGFS);
+	const char *root = kvm_debugfs();
+	DIR *d = opendir(root);
 	struct dirent *e;
 	unsigned int found = 0;
 
 	if (!d) {
-		snprintf(why, whylen, "%s: %s (debugfs mounted? root?)", KVM_DEBUGFS, strerror(errno));
+		snprintf(why, whylen, "%s: %s (debugfs mounted? root?)", root, strerror(errno));
 		return -1;
 	}
 	while ((e = readdir(d))) {
@@ -73,7 +80,7 @@ static int find_vm(struct kvm_tsc *k, char *why, size_t whylen)
 		if (!pid || (k->o.vmm_pid && pid != k->o.vmm_pid))
 			continue;
 		if (!found++) {
-			snprintf(k->dir, sizeof(k->dir), "%s/%s", KVM_DEBUGFS, e->d_name);
+			snprintf(k->dir, sizeof(k->dir), "%s/%s", root, e->d_name);
 			k->pid = pid;
 		}
 	}
@@ -81,11 +88,9 @@ static int find_vm(struct kvm_tsc *k, char *why, size_t whylen)
 	if (found == 1)
 		return 0;
 	if (!found)
-		snprintf(why, whylen, k->o.vmm_pid ? "no VM of pid %d in " KVM_DEBUGFS :
-			 "no VM in " KVM_DEBUGFS "%.0d", k->o.vmm_pid);
+		snprintf(why, whylen, "no VM%s in %s", k->o.vmm_pid ? " of that pid" : "", root);
 	else
-		snprintf(why, whylen, "%u VMs in " KVM_DEBUGFS ": name the guest's VMM with --guest-vmm PID",
-			 found);
+		snprintf(why, whylen, "%u VMs in %s: name the guest's VMM with --guest-vmm PID", found, root);
 	return -1;
 }
 

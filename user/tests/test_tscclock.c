@@ -65,8 +65,19 @@ static void add_kvm(struct tsc_clock *c, uint64_t ts, uint16_t flags, int64_t of
 	CHECK(tsc_clock_add(c, &r) == 0, "kvm record");
 }
 
+/*
+ * The guest's CLOCK_MONOTONIC at host time h: D after the host's, and jump
+ * more from the write on (a kvm-clock re-based by more than the write, as
+ * under an unstable host TSC, where the guest's TSC stands still while its
+ * vCPU is not loaded and kvm-clock catches up).
+ */
+static uint64_t guest_mono(uint64_t h, uint64_t jump)
+{
+	return h + D_NS + (h >= CHANGE_NS ? jump : 0);
+}
+
 /* Samples every second: host windows of 400 ns, guest ones of 600, exchanges of 2 us. */
-static void add_samples(struct tsc_clock *c)
+static void add_samples_jump(struct tsc_clock *c, uint64_t jump)
 {
 	for (uint64_t s = 0; s < 10; s++) {
 		uint64_t h = 1000000000ull * (s + 1), g = 500000000ull + 1000000000ull * s;
@@ -77,14 +88,19 @@ static void add_samples(struct tsc_clock *c)
 		r.tsc = host_tsc(h);
 		CHECK(tsc_clock_add(c, &r) == 0, "host sample");
 		r = rec(TSC_REC_SAMPLE, MACHINE_GUEST, g);
-		r.mono_lo = g + D_NS - 300;
-		r.mono_hi = g + D_NS + 300;
+		r.mono_lo = guest_mono(g, jump) - 300;
+		r.mono_hi = guest_mono(g, jump) + 300;
 		r.tsc = guest_tsc(g, off_at(g));
 		r.host_lo = g - 1000;
 		r.host_hi = g + 1000;
 		r.apic_id = 0;
 		CHECK(tsc_clock_add(c, &r) == 0, "guest sample");
 	}
+}
+
+static void add_samples(struct tsc_clock *c)
+{
+	add_samples_jump(c, 0);
 }
 
 static struct tsc_clock *clock_with_change(void)
@@ -121,6 +137,29 @@ void test_tscclock_known_offset_scaling_change(void)
 		      (unsigned long long)at[i], (unsigned long long)h, (long long)(h - at[i]));
 	}
 	CHECK_EQ_U64(c->unsampled, 0);
+	tsc_clock_free(c);
+	free(c);
+}
+
+void test_tscclock_rebased_guest_clock(void)
+{
+	/* the guest's clock jumps 1 ms at the write: each side of it maps by its own relation */
+	struct tsc_clock *c = malloc(sizeof(*c));
+	const uint64_t jump = 1000000, at[] = { 3300000010ull, CHANGE_NS - 10, CHANGE_NS + 1000, 7700000000ull };
+
+	tsc_clock_init(c);
+	add_kvm(c, 900000000ull, 0, OFF1);
+	add_kvm(c, CHANGE_NS, TSC_KVM_TRACED, OFF2);
+	add_samples_jump(c, jump);
+	tsc_clock_solve(c);
+	CHECK(c->usable, "usable: %s", c->why_not);
+	for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
+		uint64_t h = 0;
+
+		CHECK(tsc_guest_to_host(c, guest_mono(at[i], jump), 0, &h), "mapping %zu", i);
+		CHECK(h == at[i], "guest time of host %llu mapped to %llu (%lld ns off)",
+		      (unsigned long long)at[i], (unsigned long long)h, (long long)(h - at[i]));
+	}
 	tsc_clock_free(c);
 	free(c);
 }

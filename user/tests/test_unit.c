@@ -503,6 +503,8 @@ int main(void)
 		{ "clock sync: no exchange, no mapping (clocks never assumed equal)", test_clock_never_compared },
 		{ "exact clock: KVM offset, scaling and a traced mid-run write: guest times to the ns",
 		  test_tscclock_known_offset_scaling_change },
+		{ "exact clock: a guest clock re-based at the write: each side by its own relation, to the ns",
+		  test_tscclock_rebased_guest_clock },
 		{ "exact clock: an untraced change, guest_mode, no KVM: refused, saying why",
 		  test_tscclock_refuses_what_it_cannot_know },
 		{ "exact clock: a write it was not told of moves times by the write / rate, and widens the bound",

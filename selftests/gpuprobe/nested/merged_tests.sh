@@ -25,11 +25,13 @@ while :; do	# until the guest's agent listens (its boot takes 15-40 s)
 		--guest-target 0000:00:01.0 --guest-command "sh /gpuprobe/tests/edu_raise.sh irq:$N" \
 		--guest-vmm $q \
 		2>/out/record.err && break
+	echo "# try $i: record exited $?: $(tail -n 2 /out/record.err | tr '\n' ' ')" >>/out/record-tries.log
 	i=$((i + 1))
 	[ $i -lt 60 ] && kill -0 $q 2>/dev/null || break
 	sleep 3
 done
 check "record --guest wrote the merged trace (agent reached after $i tries)" [ -s /out/merged.trace ]
+grep -v "cannot connect" /out/record-tries.log 2>/dev/null
 wait $q
 tail -n 3 /out/record.err
 gpuprobe-trace report --json /out/merged.trace >/out/merged.json
