@@ -18,25 +18,26 @@ struct stage {
 	const char *key;	/* its JSON member */
 	const struct hist *h;
 	bool in_chain;		/* adds up with the others to host entry -> guest wake */
+	bool crosses;		/* from a host time to a guest one: within the clock's bound */
 };
 
 static unsigned int stages_of(const struct passthrough *pt, struct stage *s)
 {
 	unsigned int n = 0;
 
-	s[n++] = (struct stage){ "host handler (vfio-msi)", "host_handler_ns", &pt->host_handler_ns, false };
+	s[n++] = (struct stage){ "host handler (vfio-msi)", "host_handler_ns", &pt->host_handler_ns, false, false };
 	if (pt->host_to_inject_ns.count) {
 		s[n++] = (struct stage){ "host handler -> KVM injection", "host_to_inject_ns",
-					 &pt->host_to_inject_ns, true };
+					 &pt->host_to_inject_ns, true, false };
 		s[n++] = (struct stage){ "KVM injection -> guest handler", "inject_to_guest_ns",
-					 &pt->inject_to_guest_ns, true };
+					 &pt->inject_to_guest_ns, true, true };
 	} else {
 		s[n++] = (struct stage){ "host handler -> guest handler", "host_to_guest_ns",
-					 &pt->host_to_guest_ns, true };
+					 &pt->host_to_guest_ns, true, true };
 	}
-	s[n++] = (struct stage){ "guest handler", "guest_handler_ns", &pt->guest_handler_ns, false };
+	s[n++] = (struct stage){ "guest handler", "guest_handler_ns", &pt->guest_handler_ns, false, false };
 	s[n++] = (struct stage){ "guest handler -> thread wake", "guest_handler_to_wake_ns",
-				 &pt->guest_handler_to_wake_ns, true };
+				 &pt->guest_handler_to_wake_ns, true, false };
 	return n;
 }
 
@@ -132,6 +133,8 @@ void passthrough_print_text(FILE *out, const struct passthrough *pt)
 			format_ns(tot, sizeof(tot), (double)h->sum));
 		if (s[i].in_chain && chain)
 			fprintf(out, " %6.1f%%", 100.0 * (double)h->sum / (double)chain);
+		if (s[i].crosses)
+			fprintf(out, "  (+-%s: the clock)", format_ns(max, sizeof(max), (double)pt->clock_error_ns));
 		fputc('\n', out);
 	}
 	fprintf(out, "  (total: summed over the pairs; share: of host handler entry -> guest thread wake)\n");
