@@ -78,6 +78,7 @@ struct passthrough {
 	int64_t exact_offset_ns;	/* guest - host by the exact clock at the first burst */
 	uint64_t exact_at_ns;		/* that burst's host time, by the exact clock */
 	bool paired_by_time;		/* the bound below every cause's spacing: no rank needed */
+	uint64_t pairs_injected;	/* pairs through a KVM injection: delivered at a VM entry, not posted */
 	struct pt_array host_irq, inject, guest_irq, guest_wake, guest_map, host_map;
 	/*
 	 * The guest vectors KVM routed from a target's host handler (its MSI

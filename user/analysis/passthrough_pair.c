@@ -235,6 +235,7 @@ static void stage_pairs(struct passthrough *pt)
 		hist_add(&pt->host_to_guest_ns, later_minus(ge->ts, he->ts));
 		if (ge->next >= 0) {	/* the injection it came through */
 			p.inject_ts = pt->inject.e[ge->next].ts;
+			pt->pairs_injected++;
 			hist_add(&pt->host_to_inject_ns, later_minus(p.inject_ts, he->ts));
 			hist_add(&pt->inject_to_guest_ns, later_minus(ge->ts, p.inject_ts));
 		}

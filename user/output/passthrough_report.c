@@ -111,6 +111,11 @@ void passthrough_print_text(FILE *out, const struct passthrough *pt)
 			"by rank (fallback: the clock's bound is not below the interrupts' spacing)" :
 			pt->paired_by_time ? "by time (the bound is below every interrupt's spacing)" :
 			"by time and order (some interrupts closer together than the bound)");
+	if (pt->irq_paired && pt->inject.n)
+		fprintf(out, "  route: %" PRIu64 " of %" PRIu64 " pairs injected by KVM at a VM entry%s\n",
+			pt->pairs_injected, pt->irq_paired, pt->pairs_injected == pt->irq_paired ?
+			": not posted (no IRQ bypass), these are the figures of a non-posted path" :
+			"; the others came without an injection record (posted, or the record lost)");
 	if (pt->note[0] && pt->have_fit)
 		fprintf(out, "  %s: %s\n", pt->order_violations ? "WARNING" : "note", pt->note);
 	for (unsigned int i = 0; i < n; i++)
@@ -252,6 +257,7 @@ void passthrough_print_json(struct json *j, const struct passthrough *pt, const 
 	json_kv_u64(j, "guest_irqs", pt->guest_irq.n);
 	json_kv_u64(j, "kvm_injections", pt->inject.n);
 	json_kv_u64(j, "kvm_injections_other", pt->injections_other);
+	json_kv_u64(j, "pairs_injected", pt->pairs_injected);
 	json_key(j, "clock_error_ns");
 	if (pt->have_fit)
 		json_u64(j, pt->clock_error_ns);

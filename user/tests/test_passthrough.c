@@ -203,6 +203,8 @@ void test_passthrough_through_injections(void)
 	CHECK_EQ_U64(pt->irq_paired, 99);
 	CHECK_EQ_U64(pt->irq_unpaired_host, 1);
 	CHECK_EQ_U64(pt->host_to_inject_ns.count, 99);
+	/* each of the 99 through its injection: a non-posted path, said so */
+	CHECK_EQ_U64(pt->pairs_injected, 99);
 	CHECK_EQ_U64(pt->host_to_inject_ns.max, 4000);
 	CHECK_EQ_U64(pt->inject_to_guest_ns.max, 16000);
 	CHECK_EQ_U64(pt->host_to_guest_ns.max, 20000);
