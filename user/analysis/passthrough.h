@@ -88,6 +88,7 @@ struct passthrough {
 	uint32_t target_vectors[PT_MAX_VECTORS];
 	unsigned int ntarget_vectors;
 	uint64_t injections_other;	/* injections of other vectors, left out */
+	uint64_t injections_repeated;	/* a host irq injected again: the last one kept */
 	uint64_t dropped;		/* events beyond PT_MAX_EVENTS */
 	uint64_t lost_records;		/* LOST records, host and guest: gaps in either side */
 	uint64_t host_maps_unattributed;	/* host IOMMU maps naming no device, used */

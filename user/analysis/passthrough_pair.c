@@ -67,10 +67,18 @@ static void pair_injections(struct passthrough *pt)
 
 			if (k->e[i].irq && c->irq != k->e[i].irq)
 				continue;
-			if (c->next < 0) {	/* host irq not yet injected */
-				c->next = (int32_t)i;
-				k->e[i].pair = (int32_t)(back - 1);
+			/*
+			 * Injected again with no host irq between: the entry that
+			 * carried the first was cancelled and KVM injected once more
+			 * (not every such path sets the reinjected flag); the last
+			 * injection is the one that delivered it.
+			 */
+			if (c->next >= 0) {
+				k->e[c->next].pair = -1;
+				pt->injections_repeated++;
 			}
+			c->next = (int32_t)i;
+			k->e[i].pair = (int32_t)(back - 1);
 			break;
 		}
 	}

@@ -258,6 +258,7 @@ void passthrough_print_json(struct json *j, const struct passthrough *pt, const 
 	json_kv_u64(j, "kvm_injections", pt->inject.n);
 	json_kv_u64(j, "kvm_injections_other", pt->injections_other);
 	json_kv_u64(j, "pairs_injected", pt->pairs_injected);
+	json_kv_u64(j, "kvm_injections_repeated", pt->injections_repeated);
 	json_key(j, "clock_error_ns");
 	if (pt->have_fit)
 		json_u64(j, pt->clock_error_ns);

@@ -524,6 +524,8 @@ int main(void)
 		  test_passthrough_late_guest_in_order },
 		{ "passthrough: injections of other vectors (the guest's timer) left out: N paired",
 		  test_passthrough_other_injections },
+		{ "passthrough: a host interrupt injected twice (entry cancelled): the last delivered it, N paired",
+		  test_passthrough_repeated_injection },
 		{ "passthrough: guest DMA maps with the host maps they caused (drifting clock)",
 		  test_passthrough_dma_maps },
 		{ "passthrough: a guest cut short: host file incomplete, guest marked lost",

@@ -65,6 +65,7 @@ void test_passthrough_wrong_offset_counted(void);
 void test_passthrough_through_injections(void);
 void test_passthrough_late_guest_in_order(void);
 void test_passthrough_other_injections(void);
+void test_passthrough_repeated_injection(void);
 void test_passthrough_wide_bound_by_order(void);
 void test_passthrough_dma_maps(void);
 void test_passthrough_guest_cut(void);
