@@ -57,7 +57,7 @@ _gpuprobe_trace()
 		fi
 		return ;;
 	--guest-target | --guest-command | --guest-timeout | --timeout | -t | --token | \
-	--test-clock-offset | --test-clock-drift)
+	--test-clock-offset | --test-clock-drift | --guest-vmm | --test-tsc-offset | --test-tsc-error)
 		return ;;
 	-T | --token-file)
 		_filedir
@@ -86,7 +86,7 @@ _gpuprobe_trace()
 	info) opts="-d --device --json" ;;
 	record) opts="-d --device -o --output -s --source -D --duration -q --quiet --no-inject --inject-dir --api-calls
 		--zstd --uncompressed
-		--guest --guest-target --guest-source --guest-command --guest-timeout --token --token-file --" ;;
+		--guest --guest-target --guest-source --guest-command --guest-timeout --guest-vmm --token --token-file --" ;;
 	agent) opts="-l --listen -T --token-file -t --token --once --timeout -q --quiet" ;;
 	report) opts="--json -v --verbose --tracing-cost" ;;
 	export) opts="--perfetto --perfetto-proto --csv" ;;

@@ -185,6 +185,12 @@ void passthrough_add(struct passthrough *pt, const struct gpuprobe_rec_hdr *rec)
 	case TRACEFILE_REC_CLOCK_SYNC:
 		add_clock(pt, (const struct tracefile_rec_clock_sync *)rec);
 		break;
+	case TRACEFILE_REC_TSC:
+		if (!pt->tsc && (pt->tsc = malloc(sizeof(*pt->tsc))))
+			tsc_clock_init(pt->tsc);
+		if (pt->tsc)
+			tsc_clock_add(pt->tsc, (const struct tracefile_rec_tsc *)rec);
+		break;
 	}
 }
 
@@ -217,6 +223,9 @@ void passthrough_free(struct passthrough *pt)
 	free(pt->host);
 	free(pt->guest);
 	free(pt->pairs);
+	if (pt->tsc)
+		tsc_clock_free(pt->tsc);
+	free(pt->tsc);
 	free(pt);
 }
 
@@ -240,6 +249,58 @@ static void keep_target_injections(struct passthrough *pt)
 	pt->inject.n = kept;
 }
 
+/* The exact clock against each exchange burst: both are right only if they agree within both bounds. */
+static void cross_check(struct passthrough *pt)
+{
+	uint32_t cpu = pt->tsc->guest.n ? pt->tsc->guest.p[0].cpu : 0;
+
+	for (unsigned int i = 0; i < pt->fit.npoints; i++) {
+		const struct clock_point *p = &pt->fit.point[i];
+		uint64_t h, d;
+
+		if (!tsc_guest_to_host(pt->tsc, p->guest_ns, cpu, &h))
+			return;
+		if (!i) {
+			pt->exact_offset_ns = (int64_t)(p->guest_ns - h);
+			pt->exact_at_ns = h;
+		}
+		d = h > p->host_ns ? h - p->host_ns : p->host_ns - h;
+		if (d > pt->cross_max_ns)
+			pt->cross_max_ns = d;
+		pt->cross_disagree += d > p->error_ns + pt->tsc->error_ns;
+	}
+	pt->tsc->unsampled = 0;	/* the bursts' times are not the records' */
+}
+
+/* The exact clock where it can be had and is the narrower; else the exchanges', saying why. */
+static void choose_clock(struct passthrough *pt)
+{
+	struct tsc_clock *c = pt->tsc;
+
+	if (!c) {
+		snprintf(pt->clock_note, sizeof(pt->clock_note),
+			 "no TSC records (no KVM debugfs on the host, or a file from before them)");
+		return;
+	}
+	for (unsigned int i = 0; i < c->nkvm; i++)
+		c->kvm[i].offset += pt->test_tsc_error;
+	tsc_clock_solve(c);
+	if (!c->usable) {
+		snprintf(pt->clock_note, sizeof(pt->clock_note), "%s", c->why_not);
+		return;
+	}
+	cross_check(pt);
+	if (pt->have_fit && c->error_ns >= pt->fit.error_ns) {
+		snprintf(pt->clock_note, sizeof(pt->clock_note),
+			 "its bound (%llu ns) is not below the exchanges' (%llu ns)",
+			 (unsigned long long)c->error_ns, (unsigned long long)pt->fit.error_ns);
+		return;
+	}
+	pt->clock_exact = true;
+	pt->have_fit = true;
+	pt->clock_error_ns = c->error_ns;
+}
+
 void passthrough_finish(struct passthrough *pt)
 {
 	if (!pt->merged)
@@ -250,5 +311,7 @@ void passthrough_finish(struct passthrough *pt)
 	finish_guest_agg(pt);
 	clock_fit_solve(&pt->fit);
 	pt->have_fit = pt->fit.npoints > 0;
+	pt->clock_error_ns = pt->fit.error_ns;
+	choose_clock(pt);
 	passthrough_pair_irqs(pt);
 }

@@ -18,6 +18,7 @@
 #include "clocksync.h"
 #include "hist.h"
 #include "machine.h"
+#include "tscclock.h"
 
 #define PT_MAX_EVENTS	(1u << 22)	/* per kind; beyond, counted in dropped */
 /*
@@ -62,6 +63,22 @@ struct passthrough {
 	struct agg *guest_agg;		/* today's per-target numbers, for the guest */
 	struct clock_fit fit;
 	bool have_fit;			/* the clocks were compared */
+	/*
+	 * The exact clock (KVM's TSC relation, lib/tscclock.h) where the file
+	 * has it and its bound is the narrower: then guest times are mapped by
+	 * it and the exchanges only cross-check it.
+	 */
+	struct tsc_clock *tsc;		/* NULL: no TSC record in the file */
+	bool clock_exact;
+	uint64_t clock_error_ns;	/* the bound of the clock in use */
+	char clock_note[240];		/* why the exact clock is not in use */
+	int64_t test_tsc_error;		/* report --test-tsc-error: ticks added to KVM's offsets */
+	uint64_t cross_max_ns;		/* exact vs exchanges: largest difference at a burst */
+	uint64_t cross_disagree;	/* bursts where it is beyond both bounds */
+	int64_t exact_offset_ns;	/* guest - host by the exact clock at the first burst */
+	uint64_t exact_at_ns;		/* that burst's host time, by the exact clock */
+	bool paired_by_time;		/* the bound below every cause's spacing: no rank needed */
+	uint64_t pairs_injected;	/* pairs through a KVM injection: delivered at a VM entry, not posted */
 	struct pt_array host_irq, inject, guest_irq, guest_wake, guest_map, host_map;
 	/*
 	 * The guest vectors KVM routed from a target's host handler (its MSI
@@ -71,6 +88,7 @@ struct passthrough {
 	uint32_t target_vectors[PT_MAX_VECTORS];
 	unsigned int ntarget_vectors;
 	uint64_t injections_other;	/* injections of other vectors, left out */
+	uint64_t injections_repeated;	/* a host irq injected again: the last one kept */
 	uint64_t dropped;		/* events beyond PT_MAX_EVENTS */
 	uint64_t lost_records;		/* LOST records, host and guest: gaps in either side */
 	uint64_t host_maps_unattributed;	/* host IOMMU maps naming no device, used */

@@ -31,11 +31,21 @@ static void sort_events(struct pt_array *a)
 	qsort(a->e, a->n, sizeof(*a->e), by_ts);
 }
 
-static void map_guest(const struct clock_fit *fit, struct pt_array *a)
+static void map_guest(struct passthrough *pt, struct pt_array *a)
 {
 	for (uint32_t i = 0; i < a->n; i++)
-		clock_guest_to_host(fit, a->e[i].raw, &a->e[i].ts);
+		if (!pt->clock_exact || !tsc_guest_to_host(pt->tsc, a->e[i].raw, a->e[i].cpu, &a->e[i].ts))
+			clock_guest_to_host(&pt->fit, a->e[i].raw, &a->e[i].ts);
 	sort_events(a);
+}
+
+/* Every two causes further apart than twice the bound: the clock alone names each one's effect. */
+static bool time_decides(const struct passthrough *pt, const struct pt_array *causes)
+{
+	for (uint32_t i = 1; i < causes->n; i++)
+		if (causes->e[i].ts - causes->e[i - 1].ts <= 2 * pt->clock_error_ns)
+			return false;
+	return true;
 }
 
 static uint64_t later_minus(uint64_t later, uint64_t earlier)
@@ -57,10 +67,18 @@ static void pair_injections(struct passthrough *pt)
 
 			if (k->e[i].irq && c->irq != k->e[i].irq)
 				continue;
-			if (c->next < 0) {	/* host irq not yet injected */
-				c->next = (int32_t)i;
-				k->e[i].pair = (int32_t)(back - 1);
+			/*
+			 * Injected again with no host irq between: the entry that
+			 * carried the first was cancelled and KVM injected once more
+			 * (not every such path sets the reinjected flag); the last
+			 * injection is the one that delivered it.
+			 */
+			if (c->next >= 0) {
+				k->e[c->next].pair = -1;
+				pt->injections_repeated++;
 			}
+			c->next = (int32_t)i;
+			k->e[i].pair = (int32_t)(back - 1);
 			break;
 		}
 	}
@@ -85,7 +103,7 @@ static bool claimed(const struct passthrough *pt, const struct pt_array *causes,
 static int64_t find_cause(const struct passthrough *pt, const struct pt_array *causes,
 			  uint32_t *c, int64_t last, uint64_t ts, bool *violation)
 {
-	uint64_t bound = pt->fit.error_ns;
+	uint64_t bound = pt->clock_error_ns;
 	uint32_t next;
 
 	*violation = false;
@@ -105,7 +123,7 @@ static int64_t find_cause(const struct passthrough *pt, const struct pt_array *c
 static bool ambiguous(const struct passthrough *pt, const struct pt_array *causes, uint32_t k,
 		      uint64_t ts)
 {
-	uint64_t bound = pt->fit.error_ns;
+	uint64_t bound = pt->clock_error_ns;
 
 	return (k > 0 && causes->e[k - 1].ts + bound >= ts) ||
 	       (k + 1 < causes->n && causes->e[k + 1].ts <= ts + bound);
@@ -141,7 +159,7 @@ static void pair_one(struct passthrough *pt, struct pt_array *causes, uint32_t i
 static bool pair_in_order(struct passthrough *pt, struct pt_array *causes)
 {
 	struct pt_array *g = &pt->guest_irq;
-	uint64_t bound = pt->fit.error_ns;
+	uint64_t bound = pt->clock_error_ns;
 
 	if (causes != &pt->inject || causes->n != g->n || !g->n ||
 	    pt->ntarget_vectors != 1 || pt->lost_records || pt->dropped)
@@ -163,7 +181,8 @@ static void pair_guest(struct passthrough *pt, struct pt_array *causes)
 	int64_t last = -1;
 	uint32_t c = 0;
 
-	if (pair_in_order(pt, causes)) {
+	pt->paired_by_time = time_decides(pt, causes);
+	if (!pt->paired_by_time && pair_in_order(pt, causes)) {
 		pt->irq_unpaired_host = pt->host_irq.n - pt->irq_paired;
 		return;
 	}
@@ -224,6 +243,7 @@ static void stage_pairs(struct passthrough *pt)
 		hist_add(&pt->host_to_guest_ns, later_minus(ge->ts, he->ts));
 		if (ge->next >= 0) {	/* the injection it came through */
 			p.inject_ts = pt->inject.e[ge->next].ts;
+			pt->pairs_injected++;
 			hist_add(&pt->host_to_inject_ns, later_minus(p.inject_ts, he->ts));
 			hist_add(&pt->inject_to_guest_ns, later_minus(ge->ts, p.inject_ts));
 		}
@@ -240,7 +260,7 @@ static void stage_pairs(struct passthrough *pt)
 static void pair_maps(struct passthrough *pt)
 {
 	struct pt_array *g = &pt->guest_map, *h = &pt->host_map;
-	uint64_t bound = pt->fit.error_ns;
+	uint64_t bound = pt->clock_error_ns;
 	uint32_t lo = 0;
 
 	for (uint32_t i = 0; i < g->n; i++) {
@@ -264,6 +284,8 @@ static void pair_maps(struct passthrough *pt)
 
 void passthrough_pair_irqs(struct passthrough *pt)
 {
+	if (!pt->clock_exact)
+		pt->clock_error_ns = pt->fit.error_ns;
 	if (!pt->have_fit) {
 		snprintf(pt->note, sizeof(pt->note),
 			 "the guest's clock was never compared with the host's: nothing is paired");
@@ -275,9 +297,9 @@ void passthrough_pair_irqs(struct passthrough *pt)
 	sort_events(&pt->host_irq);
 	sort_events(&pt->inject);
 	sort_events(&pt->host_map);
-	map_guest(&pt->fit, &pt->guest_irq);
-	map_guest(&pt->fit, &pt->guest_wake);
-	map_guest(&pt->fit, &pt->guest_map);
+	map_guest(pt, &pt->guest_irq);
+	map_guest(pt, &pt->guest_wake);
+	map_guest(pt, &pt->guest_map);
 	if (pt->inject.n)
 		pair_injections(pt);
 	pair_guest(pt, pt->inject.n ? &pt->inject : &pt->host_irq);

@@ -149,6 +149,9 @@ static int parse_record_options(int argc, char **argv, struct record_options *o)
 		{ "guest-source", required_argument, NULL, 'S' },
 		{ "guest-command", required_argument, NULL, 'C' },
 		{ "guest-timeout", required_argument, NULL, 'W' },
+		{ "guest-vmm", required_argument, NULL, 'V' },
+		{ "test-tsc-offset", required_argument, NULL, 'X' },
+		{ "test-tsc-error", required_argument, NULL, 'E' },
 		{ "token", required_argument, NULL, 't' },
 		{ "token-file", required_argument, NULL, 'T' },
 		{ "uncompressed", no_argument, NULL, 'U' },
@@ -225,6 +228,39 @@ static int parse_record_options(int argc, char **argv, struct record_options *o)
 			}
 			o->guest.timeout_ms = (int)(secs * 1000);
 			break;
+		case 'V':
+		{
+			char *end;
+			long pid;
+
+			errno = 0;
+			pid = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || pid <= 0 || pid > INT32_MAX) {
+				errorf("--guest-vmm wants the VMM's pid, not '%s'", optarg);
+				return 2;
+			}
+			o->guest.kvm.vmm_pid = (int)pid;
+			break;
+		}
+		case 'X':
+		case 'E': {
+			char *end;
+			long long v;
+
+			errno = 0;
+			v = strtoll(optarg, &end, 0);
+			if (errno || end == optarg || *end) {
+				errorf("--test-tsc-%s wants TSC ticks, not '%s'", c == 'X' ? "offset" : "error", optarg);
+				return 2;
+			}
+			if (c == 'X') {
+				o->guest.kvm.have_test_offset = true;
+				o->guest.kvm.test_offset = v;
+			} else {
+				o->guest.kvm.test_error = v;
+			}
+			break;
+		}
 		case 't':
 			o->guest.token = optarg;
 			break;

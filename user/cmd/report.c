@@ -6,6 +6,7 @@
  * (analysis/attribute.c) consume the same records.  A file cut short is
  * reported up to its last whole record, with a warning.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 
@@ -17,6 +18,9 @@
 #include "util.h"
 
 /* Wall time of the recording, for the attribution's shares. */
+/* report --test-tsc-error (tests): ticks added to every KVM offset of the exact clock */
+static int64_t test_tsc_error;
+
 static uint64_t wall_ns(const struct trace_reader *r, const struct trace_info *info,
 			const struct agg *a)
 {
@@ -66,6 +70,7 @@ int report_file_view(const char *path, bool json, bool verbose,
 		errorf("out of memory");
 		goto out_close;
 	}
+	pt->test_tsc_error = test_tsc_error;
 	keep_kernel = attr_builder_keeps_kernel(ab);
 	while ((n = trace_reader_next(&r, &rec)) > 0) {
 		agg_add(a, rec);
@@ -103,6 +108,7 @@ int cmd_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
+		{ "test-tsc-error", required_argument, NULL, 'E' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "tracing-cost", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
@@ -128,6 +134,17 @@ int cmd_report(int argc, char **argv)
 			}
 			have_cost = true;
 			break;
+		case 'E': {
+			char *end;
+
+			errno = 0;
+			test_tsc_error = strtoll(optarg, &end, 0);
+			if (errno || end == optarg || *end) {
+				errorf("--test-tsc-error wants TSC ticks, not '%s'", optarg);
+				return 2;
+			}
+			break;
+		}
 		case 'h':
 			usage_of("report", stdout);
 			return 0;

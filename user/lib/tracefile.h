@@ -51,6 +51,7 @@ enum tracefile_record_type {
 	TRACEFILE_REC_COMMAND = 0x800a,		/* struct tracefile_rec_command */
 	TRACEFILE_REC_DELIVERY = 0x800b,	/* struct tracefile_rec_delivery */
 	TRACEFILE_REC_STRING = 0x800c,		/* struct tracefile_rec_string */
+	TRACEFILE_REC_TSC = 0x800d,		/* struct tracefile_rec_tsc */
 };
 
 /*
@@ -218,6 +219,40 @@ struct tracefile_rec_delivery {
 	uint32_t reserved;
 };
 
+enum tsc_rec_kind {
+	TSC_REC_SAMPLE = 1,	/* a machine's CLOCK_MONOTONIC read around one rdtscp */
+	TSC_REC_KVM = 2,	/* a vCPU's TSC offset and scaling, as KVM keeps them */
+};
+
+#define TSC_KVM_GUEST_MODE	1	/* the vCPU was running a nested guest: the offset is L2's */
+#define TSC_KVM_TRACED		2	/* kvm:kvm_write_tsc_offset: in effect from hdr.ts_ns */
+#define TSC_KVM_TEST		4	/* record --test-tsc-offset, not KVM's */
+#define TSC_KVM_END		8	/* read again at the end of the recording */
+
+/*
+ * The exact guest clock (Documentation/passthrough.md, "The exact clock"):
+ * each machine's CLOCK_MONOTONIC against its TSC (SAMPLE: mono_lo, then
+ * tsc, then mono_hi, on the CPU cpu), and KVM's relation of the two TSCs
+ * for each vCPU (KVM: guest tsc = tsc_offset + (host tsc * ratio) >>
+ * frac_bits; ratio 0 is no scaling).  hdr.ts_ns is host time.  A guest
+ * sample's host_lo..host_hi says which of the vCPU's offsets it was read
+ * under (a write of the offset re-bases the guest's kvm-clock).
+ */
+struct tracefile_rec_tsc {
+	struct gpuprobe_rec_hdr hdr;
+	uint32_t machine;		/* SAMPLE: whose clocks; KVM: the guest's (1) */
+	uint16_t kind;			/* enum tsc_rec_kind */
+	uint16_t flags;			/* KVM: TSC_KVM_* */
+	uint32_t cpu;			/* SAMPLE: CPU of the read; KVM: N of debugfs vcpuN */
+	uint32_t apic_id;		/* SAMPLE: that CPU's initial APIC id, ~0 unknown */
+	uint64_t mono_lo, tsc, mono_hi;	/* SAMPLE */
+	int64_t tsc_offset;		/* KVM */
+	uint64_t ratio;			/* KVM: tsc-scaling-ratio, 0 none */
+	uint32_t frac_bits;		/* KVM: tsc-scaling-ratio-frac-bits */
+	uint32_t reserved;
+	uint64_t host_lo, host_hi;	/* guest SAMPLE: the host's clock around the exchange that carried it */
+};
+
 #define TRACEFILE_REC_MAX_SIZE		65528u	/* hdr.size is 16 bits, a multiple of 8 */
 #define TRACEFILE_GUEST_MAX_INNER	(TRACEFILE_REC_MAX_SIZE - sizeof(struct tracefile_rec_guest))
 
@@ -340,6 +375,7 @@ static inline size_t tracefile_record_min_size(uint16_t type)
 	case TRACEFILE_REC_COMMAND:	return sizeof(struct tracefile_rec_command);
 	case TRACEFILE_REC_DELIVERY:	return sizeof(struct tracefile_rec_delivery);
 	case TRACEFILE_REC_STRING:	return sizeof(struct tracefile_rec_string) + 8;
+	case TRACEFILE_REC_TSC:		return sizeof(struct tracefile_rec_tsc);
 	default:			return 0;
 	}
 }

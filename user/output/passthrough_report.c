@@ -18,25 +18,26 @@ struct stage {
 	const char *key;	/* its JSON member */
 	const struct hist *h;
 	bool in_chain;		/* adds up with the others to host entry -> guest wake */
+	bool crosses;		/* from a host time to a guest one: within the clock's bound */
 };
 
 static unsigned int stages_of(const struct passthrough *pt, struct stage *s)
 {
 	unsigned int n = 0;
 
-	s[n++] = (struct stage){ "host handler (vfio-msi)", "host_handler_ns", &pt->host_handler_ns, false };
+	s[n++] = (struct stage){ "host handler (vfio-msi)", "host_handler_ns", &pt->host_handler_ns, false, false };
 	if (pt->host_to_inject_ns.count) {
 		s[n++] = (struct stage){ "host handler -> KVM injection", "host_to_inject_ns",
-					 &pt->host_to_inject_ns, true };
+					 &pt->host_to_inject_ns, true, false };
 		s[n++] = (struct stage){ "KVM injection -> guest handler", "inject_to_guest_ns",
-					 &pt->inject_to_guest_ns, true };
+					 &pt->inject_to_guest_ns, true, true };
 	} else {
 		s[n++] = (struct stage){ "host handler -> guest handler", "host_to_guest_ns",
-					 &pt->host_to_guest_ns, true };
+					 &pt->host_to_guest_ns, true, true };
 	}
-	s[n++] = (struct stage){ "guest handler", "guest_handler_ns", &pt->guest_handler_ns, false };
+	s[n++] = (struct stage){ "guest handler", "guest_handler_ns", &pt->guest_handler_ns, false, false };
 	s[n++] = (struct stage){ "guest handler -> thread wake", "guest_handler_to_wake_ns",
-				 &pt->guest_handler_to_wake_ns, true };
+				 &pt->guest_handler_to_wake_ns, true, false };
 	return n;
 }
 
@@ -45,6 +46,35 @@ static const char *yes_no_lost(const struct machine_desc *m)
 	if (m->flags & MACHINE_COMPLETE)
 		return "complete";
 	return m->flags & MACHINE_LOST ? "INCOMPLETE (the link broke)" : "INCOMPLETE";
+}
+
+static void print_exact_clock(FILE *out, const struct passthrough *pt)
+{
+	const struct tsc_clock *c = pt->tsc;
+	char err[FORMAT_NS_LEN], a[FORMAT_NS_LEN], b[FORMAT_NS_LEN], d[FORMAT_NS_LEN];
+
+	if (!pt->clock_exact) {
+		fprintf(out, "  exact clock: not used (%s): guest times by the exchanges%s\n", pt->clock_note,
+			c && c->test_offset ? " [TEST OFFSET]" : "");
+		return;
+	}
+	fprintf(out, "  exact clock: KVM's TSC offset%s of %u vCPU%s, %u write%s traced; error bound +-%s "
+		"(host reads +-%s, guest reads +-%s, bends %s)%s%s\n",
+		c->kvm[0].ratio ? " and scaling" : "", c->vcpus, c->vcpus == 1 ? "" : "s",
+		c->changes, c->changes == 1 ? "" : "s",
+		format_ns(err, sizeof(err), (double)pt->clock_error_ns),
+		format_ns(a, sizeof(a), (double)c->host.half_max),
+		format_ns(b, sizeof(b), (double)c->guest.half_max),
+		format_ns(d, sizeof(d), (double)(c->host.bend_ns + c->guest.bend_ns)),
+		c->test_offset ? " [TEST OFFSET]" : "",
+		c->vcpus_differ ? "; the vCPUs' offsets differ: guest CPUs mapped by APIC id" : "");
+	fprintf(out, "  cross-check: the exchanges %s it (largest difference %s at %u bursts%s)\n",
+		pt->cross_disagree ? "DISAGREE with" : "agree with",
+		format_ns(a, sizeof(a), (double)pt->cross_max_ns), pt->fit.npoints,
+		pt->cross_disagree ? ", beyond both bounds at some: one of the clocks is wrong" : ", within their bounds");
+	if (c->unsampled)
+		fprintf(out, "  WARNING: %" PRIu64 " guest times fell under an offset no guest sample was read under: not exact\n",
+			c->unsampled);
 }
 
 static void print_clock(FILE *out, const struct passthrough *pt)
@@ -59,6 +89,7 @@ static void print_clock(FILE *out, const struct passthrough *pt)
 		format_ns(off, sizeof(off), (double)pt->fit.offset_ns), (double)pt->fit.drift_ppb / 1000.0,
 		format_ns(err, sizeof(err), (double)pt->fit.error_ns), pt->fit.npoints,
 		format_ns(res, sizeof(res), (double)pt->fit.residual_ns));
+	print_exact_clock(out, pt);
 }
 
 void passthrough_print_text(FILE *out, const struct passthrough *pt)
@@ -75,6 +106,16 @@ void passthrough_print_text(FILE *out, const struct passthrough *pt)
 	fprintf(out, "  interrupts: %u host, %u guest: %" PRIu64 " paired, %" PRIu64 " host unpaired, %" PRIu64 " guest unpaired%s\n",
 		pt->host_irq.n, pt->guest_irq.n, pt->irq_paired, pt->irq_unpaired_host,
 		pt->irq_unpaired_guest, pt->inject.n ? ", through KVM injection records" : "");
+	if (pt->irq_paired)
+		fprintf(out, "  pairing: %s\n", pt->paired_in_order ?
+			"by rank (fallback: the clock's bound is not below the interrupts' spacing)" :
+			pt->paired_by_time ? "by time (the bound is below every interrupt's spacing)" :
+			"by time and order (some interrupts closer together than the bound)");
+	if (pt->irq_paired && pt->inject.n)
+		fprintf(out, "  route: %" PRIu64 " of %" PRIu64 " pairs injected by KVM at a VM entry%s\n",
+			pt->pairs_injected, pt->irq_paired, pt->pairs_injected == pt->irq_paired ?
+			": not posted (no IRQ bypass), these are the figures of a non-posted path" :
+			"; the others came without an injection record (posted, or the record lost)");
 	if (pt->note[0] && pt->have_fit)
 		fprintf(out, "  %s: %s\n", pt->order_violations ? "WARNING" : "note", pt->note);
 	for (unsigned int i = 0; i < n; i++)
@@ -97,6 +138,8 @@ void passthrough_print_text(FILE *out, const struct passthrough *pt)
 			format_ns(tot, sizeof(tot), (double)h->sum));
 		if (s[i].in_chain && chain)
 			fprintf(out, " %6.1f%%", 100.0 * (double)h->sum / (double)chain);
+		if (s[i].crosses)
+			fprintf(out, "  (+-%s: the clock)", format_ns(max, sizeof(max), (double)pt->clock_error_ns));
 		fputc('\n', out);
 	}
 	fprintf(out, "  (total: summed over the pairs; share: of host handler entry -> guest thread wake)\n");
@@ -159,6 +202,39 @@ static void json_clock(struct json *j, const struct passthrough *pt)
 	json_object_end(j);
 }
 
+static void json_exact_clock(struct json *j, const struct passthrough *pt)
+{
+	const struct tsc_clock *c = pt->tsc;
+
+	json_key(j, "exact_clock");
+	if (!c) {
+		json_put_null(j);
+		return;
+	}
+	json_object_begin(j);
+	json_kv_bool(j, "used", pt->clock_exact);
+	json_kv_string(j, "why_not", pt->clock_exact ? "" : pt->clock_note);
+	json_kv_u64(j, "error_ns", c->error_ns);
+	json_kv_u64(j, "host_read_ns", c->host.half_max);
+	json_kv_u64(j, "guest_read_ns", c->guest.half_max);
+	json_kv_u64(j, "host_bend_ns", c->host.bend_ns);
+	json_kv_u64(j, "guest_bend_ns", c->guest.bend_ns);
+	json_kv_u64(j, "host_samples", c->host.used);
+	json_kv_u64(j, "guest_samples", c->guest.used);
+	json_kv_u64(j, "guest_samples_dropped", c->guest_dropped);
+	json_kv_u64(j, "vcpus", c->vcpus);
+	json_kv_u64(j, "offset_writes", c->changes);
+	json_kv_bool(j, "vcpus_differ", c->vcpus_differ);
+	json_kv_bool(j, "guest_mode", c->guest_mode);
+	json_kv_bool(j, "test_offset", c->test_offset);
+	json_kv_u64(j, "unsampled", c->unsampled);
+	json_kv_i64(j, "offset_ns", pt->exact_offset_ns);
+	json_kv_u64(j, "at_ns", pt->exact_at_ns);
+	json_kv_u64(j, "cross_check_max_ns", pt->cross_max_ns);
+	json_kv_u64(j, "cross_check_disagree", pt->cross_disagree);
+	json_object_end(j);
+}
+
 void passthrough_print_json(struct json *j, const struct passthrough *pt, const struct agg *host)
 {
 	json_key(j, "machines");
@@ -181,12 +257,17 @@ void passthrough_print_json(struct json *j, const struct passthrough *pt, const 
 	json_kv_u64(j, "guest_irqs", pt->guest_irq.n);
 	json_kv_u64(j, "kvm_injections", pt->inject.n);
 	json_kv_u64(j, "kvm_injections_other", pt->injections_other);
+	json_kv_u64(j, "pairs_injected", pt->pairs_injected);
+	json_kv_u64(j, "kvm_injections_repeated", pt->injections_repeated);
 	json_key(j, "clock_error_ns");
 	if (pt->have_fit)
-		json_u64(j, pt->fit.error_ns);
+		json_u64(j, pt->clock_error_ns);
 	else
 		json_put_null(j);
+	json_kv_string(j, "clock_method", !pt->have_fit ? "none" : pt->clock_exact ? "kvm_tsc" : "exchanges");
+	json_kv_bool(j, "paired_by_time", pt->paired_by_time);
 	json_clock(j, pt);
+	json_exact_clock(j, pt);
 	report_json_hist(j, "host_to_guest_ns", &pt->host_to_guest_ns);
 	report_json_hist(j, "guest_handler_to_wake_ns", &pt->guest_handler_to_wake_ns);
 	report_json_hist(j, "host_handler_ns", &pt->host_handler_ns);

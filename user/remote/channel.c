@@ -61,7 +61,8 @@ void remote_msg_limits(uint16_t type, uint32_t *min, uint32_t *max)
 		*min = *max = sizeof(uint64_t);
 		break;
 	case REMOTE_SYNC_REPLY:
-		*min = *max = sizeof(struct remote_sync_reply);
+		*min = REMOTE_SYNC_REPLY_SHORT;
+		*max = sizeof(struct remote_sync_reply);
 		break;
 	case REMOTE_EXIT:
 		*min = *max = 2 * sizeof(int32_t);

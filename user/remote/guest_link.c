@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "clocksync.h"
+#include "tscclock.h"
 #include "guest_link.h"
 #include "guest_merge.h"
 #include "machine.h"
@@ -39,6 +40,7 @@ struct guest_link {
 	bool started;		/* its first bytes arrived: from now on a loss leaves an incomplete trace */
 	bool exited, lost, write_error;
 	int32_t exit_status;
+	struct kvm_tsc *kvm;	/* the exact clock's host half; NULL: the exchanges' clock only */
 };
 
 static void link_lost(struct guest_link *g, const char *why)
@@ -135,10 +137,58 @@ static int put_burst_record(struct guest_link *g, const struct clock_point *p, u
 	return sink_put(sink, &rec.hdr);
 }
 
+static uint64_t host_clock(void *unused)
+{
+	(void)unused;
+	return mono_now_ns();
+}
+
+/*
+ * The exact clock's samples of a burst: the guest's narrowest TSC read
+ * (with the host window of its exchange, which says under which of KVM's
+ * offsets it was read) and one of the host's own.
+ */
+static void put_tsc_samples(struct guest_link *g, const struct tracefile_rec_tsc *guest,
+			    const struct record_sink *sink)
+{
+	struct tracefile_rec_tsc rec;
+	struct tsc_sample s;
+
+	if (!g->kvm || !guest->hdr.size)
+		return;
+	if (sink_put(sink, &guest->hdr))
+		return;
+	if (!tsc_sample_now(host_clock, NULL, 5, &s)) {
+		tsc_sample_record(&s, MACHINE_HOST, s.mono_lo, &rec);
+		sink_put(sink, &rec.hdr);
+	}
+}
+
+/* An exchange's reply with the guest's TSC read: the narrowest so far in *best. */
+static void keep_guest_tsc(const struct remote_chan *c, uint64_t t1, uint64_t t3,
+			   struct tracefile_rec_tsc *best)
+{
+	struct remote_sync_reply r;
+	struct tsc_sample s;
+
+	if (c->hdr.length < sizeof(r))
+		return;
+	memcpy(&r, c->payload, sizeof(r));
+	if (r.tsc_mono_hi < r.tsc_mono_lo || (best->hdr.size &&
+	    r.tsc_mono_hi - r.tsc_mono_lo >= best->mono_hi - best->mono_lo))
+		return;
+	s = (struct tsc_sample){ .mono_lo = r.tsc_mono_lo, .tsc = r.tsc, .mono_hi = r.tsc_mono_hi,
+				 .cpu = r.cpu, .apic_id = r.apic_id };
+	tsc_sample_record(&s, MACHINE_GUEST, t3, best);
+	best->host_lo = t1;
+	best->host_hi = t3;
+}
+
 /* n two-way exchanges; the best becomes a clock point and a record. */
 static void clock_burst(struct guest_link *g, unsigned int n, const struct record_sink *sink)
 {
 	struct clock_sample s[BURST_START];
+	struct tracefile_rec_tsc guest_tsc = { .hdr.size = 0 };
 	struct clock_point best;
 	unsigned int got = 0;
 
@@ -170,18 +220,36 @@ static void clock_burst(struct guest_link *g, unsigned int n, const struct recor
 				handle_message(g);
 				continue;
 			}
-			memcpy(&r, g->c.payload, sizeof(r));
+			memcpy(&r, g->c.payload, REMOTE_SYNC_REPLY_SHORT);
 			if (r.seq != seq)
 				continue;
 			s[got].t3 = mono_now_ns();
 			s[got].t2 = r.guest_ns;
+			keep_guest_tsc(&g->c, s[got].t1, s[got].t3, &guest_tsc);
 			got++;
 			break;
 		}
 	}
 	if (got && !clock_burst_best(s, got, &best))
 		put_burst_record(g, &best, got, sink);
+	put_tsc_samples(g, &guest_tsc, sink);
 	g->next_burst_ns = mono_now_ns() + BURST_PERIOD_NS;
+}
+
+/* KVM's relation of the guest's TSC to ours; without it the exchanges' clock is the file's. */
+static void open_kvm(struct guest_link *g, const struct record_sink *sink)
+{
+	char why[400];
+
+	g->kvm = kvm_tsc_open(&g->o.kvm, why, sizeof(why));
+	if (!g->kvm) {
+		warnf("no exact clock for the guest (%s): its times are mapped by the clock exchanges", why);
+		return;
+	}
+	if (kvm_tsc_put(g->kvm, 0, sink)) {
+		kvm_tsc_close(g->kvm);
+		g->kvm = NULL;
+	}
 }
 
 struct guest_link *guest_link_open(const struct guest_options *o)
@@ -297,6 +365,7 @@ int guest_link_start(struct guest_link *g, const struct record_sink *sink)
 		return -1;
 	}
 	g->started = true;
+	open_kvm(g, sink);
 	clock_burst(g, BURST_START, sink);
 	return 0;
 }
@@ -332,6 +401,12 @@ static void stop_guest(struct guest_link *g, const struct record_sink *sink)
 	if (g->lost)
 		return;
 	clock_burst(g, BURST_START, sink);
+	if (g->kvm) {	/* the end's read says whether a write went untraced */
+		kvm_tsc_put(g->kvm, TSC_KVM_END, sink);
+		kvm_tsc_put_traced(g->kvm, sink);
+		kvm_tsc_close(g->kvm);
+		g->kvm = NULL;
+	}
 	if (!g->exited && remote_send(&g->c, REMOTE_STOP, NULL, 0))
 		link_lost(g, g->c.error);
 	deadline = mono_now_ns() + (uint64_t)(g->o.timeout_ms + EXIT_WAIT_EXTRA_MS) * 1000000;
@@ -351,6 +426,7 @@ void guest_link_free(struct guest_link *g)
 	remote_chan_close(&g->c);
 	if (g->spool)
 		fclose(g->spool);
+	kvm_tsc_close(g->kvm);
 	free(g);
 }
 

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kvm_tsc.h"
 #include "target.h"
 #include "source.h"
 #include "tracefile.h"
@@ -25,6 +26,7 @@ struct guest_options {
 	const char *command;		/* --guest-command: run by sh -c in the guest */
 	int timeout_ms;
 	bool quiet;
+	struct kvm_tsc_options kvm;	/* --guest-vmm, --test-tsc-offset, --test-tsc-error */
 };
 
 struct guest_link;

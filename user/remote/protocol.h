@@ -34,7 +34,7 @@ enum remote_msg_type {
 	REMOTE_DATA,		/* agent: the next bytes of the guest's trace file */
 	REMOTE_LOG,		/* agent: a line the guest's recording wrote on stderr */
 	REMOTE_SYNC,		/* host: u64 sequence */
-	REMOTE_SYNC_REPLY,	/* agent: u64 sequence, u64 guest CLOCK_MONOTONIC */
+	REMOTE_SYNC_REPLY,	/* agent: u64 sequence, u64 guest CLOCK_MONOTONIC[, its TSC read] */
 	REMOTE_STOP,		/* host: stop the recording */
 	REMOTE_EXIT,		/* agent: the recording ended, i32 status; no DATA follows */
 	REMOTE_ERROR,		/* either: why it gives up; the connection closes */
@@ -52,7 +52,15 @@ struct remote_hdr {
 struct remote_sync_reply {
 	uint64_t seq;
 	uint64_t guest_ns;
+	/*
+	 * The exact clock's guest half (lib/tscclock.h), where the guest has a
+	 * TSC: its CLOCK_MONOTONIC around an rdtscp, the CPU and its APIC id.
+	 * An agent without it sends the first 16 bytes only.
+	 */
+	uint64_t tsc_mono_lo, tsc, tsc_mono_hi;
+	uint32_t cpu, apic_id;
 };
+#define REMOTE_SYNC_REPLY_SHORT	(2 * sizeof(uint64_t))
 
 /* One end of a connection: a buffer for the message being received. */
 struct remote_chan {

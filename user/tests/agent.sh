@@ -122,6 +122,70 @@ print(f"    offset {c['offset_ns']} ns, truth {truth:.0f} ns, |error| {err:.0f} 
 sys.exit(0 if err <= c["error_ns"] and abs(c["drift_ppb"] - 150000) < 5000 else 1)
 PY
 
+# --- the exact clock against the same skew -----------------------------------
+# The agent is on this machine: its TSC is ours, so KVM's offset would be 0
+# (--test-tsc-offset 0 stands for KVM's debugfs).  The guest's clock is
+# skewed by 5 ms + 150 ppm, its TSC is not: mapping through both TSC lines
+# must give the skew back within the exact clock's bound (the reads'
+# windows), and the exchanges must agree with it within theirs.
+check "agent with a skewed clock listens (exact clock)" start_agent "$T/tsc.log" --once --listen "tcp:127.0.0.1:$PORT" \
+	--test-clock-offset 5000000 --test-clock-drift 150
+"$GPT" record -q --source tracefs -d "$BDF" -o "$T/tsc.trace" --duration 3 --guest "tcp:127.0.0.1:$PORT" \
+	--token-file "$T/token" --guest-source tracefs --guest-target "$BDF" --test-tsc-offset 0 2>"$T/tsc.err"
+check "record --guest --test-tsc-offset 0: exit 0" [ $? -eq 0 ]
+wait $AGENT
+"$GPT" report --json "$T/tsc.trace" >"$T/tsc.json" 2>/dev/null
+check "exact clock: the skew within its bound, below the exchanges' bound, the cross-check agreeing" python3 - "$T/tsc.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))["passthrough"]
+x = p["exact_clock"]
+truth = 5000000 + 150e-6 * x["at_ns"]
+err = abs(x["offset_ns"] - truth)
+print(f"    exact: offset {x['offset_ns']} ns, truth {truth:.0f} ns, |error| {err:.0f} ns, bound {x['error_ns']} ns "
+      f"(reads {x['host_read_ns']}/{x['guest_read_ns']}, bends {x['host_bend_ns']}/{x['guest_bend_ns']}); "
+      f"exchanges' bound {p['clock']['error_ns']} ns, cross-check max {x['cross_check_max_ns']} ns, "
+      f"method {p['clock_method']}")
+sys.exit(0 if x["used"] and p["clock_method"] == "kvm_tsc" and err <= x["error_ns"] and
+         x["test_offset"] and x["cross_check_disagree"] == 0 and x["error_ns"] < p["clock"]["error_ns"] else 1)
+PY
+# tracedump.py decodes the TSC records on its own; from its samples alone
+# (offset 0: one TSC), the guest - host offset at a guest sample's TSC is
+# the guest's mono there minus the host's line at the same TSC: it must be
+# the report's within their rounding
+D=$(dirname "$0")
+python3 "$D/tracedump.py" "$T/tsc.trace" >"$T/tsc.dump.py"
+"$D/gentrace" dump "$T/tsc.trace" >"$T/tsc.dump.c"
+check "exact clock: the C reader's dump of the TSC records is tracedump.py's" \
+	sh -c 'grep -q "^record tsc " "$1" && cmp -s "$1" "$2"' _ "$T/tsc.dump.py" "$T/tsc.dump.c"
+check "exact clock: tracedump.py's samples give the report's offset" python3 - "$T/tsc.dump.py" "$T/tsc.json" <<'PY'
+import json, sys
+recs = [dict(f.split("=", 1) for f in l.split()[2:]) for l in open(sys.argv[1]) if l.startswith("record tsc ")]
+host = sorted((int(r["tsc"]), (int(r["mono_lo"]) + int(r["mono_hi"])) // 2) for r in recs
+              if r["kind"] == "1" and r["machine"] == "0")
+guest = [(int(r["tsc"]), (int(r["mono_lo"]) + int(r["mono_hi"])) // 2) for r in recs
+         if r["kind"] == "1" and r["machine"] == "1"]
+kvm = [r for r in recs if r["kind"] == "2"]
+x = json.load(open(sys.argv[2]))["passthrough"]["exact_clock"]
+t, g = [s for s in guest if host[0][0] <= s[0] <= host[-1][0]][0]
+a, b = [p for p in zip(host, host[1:]) if p[0][0] <= t <= p[1][0]][0]
+h = a[1] + (t - a[0]) * (b[1] - a[1]) / (b[0] - a[0])
+# the report's offset is at the first exchange burst, not at this sample: the 150 ppm drift between them
+off = g - h
+want = x["offset_ns"] + 150e-6 * (h - x["at_ns"])
+print(f"    tracedump.py: {len(host)} host, {len(guest)} guest samples, {len(kvm)} KVM records "
+      f"(offset {kvm[0]['tsc_offset']}, flags {kvm[0]['flags']}); offset {off:.0f} ns, the report's {want:.0f} ns")
+sys.exit(0 if len(host) >= 2 and len(guest) >= 2 and kvm and all(k["tsc_offset"] == "0" for k in kvm)
+         and abs(off - want) <= 2 + x["error_ns"] else 1)
+PY
+# an offset wrong by 1 ms of ticks: the report must move the guest by it (and say the offset was a test's)
+"$GPT" report --json --test-tsc-error 100000000 "$T/tsc.trace" >"$T/tsc-wrong.json" 2>/dev/null
+check "exact clock: an offset wrong by 1e8 ticks disagrees with the exchanges" python3 - "$T/tsc-wrong.json" <<'PY'
+import json, sys
+x = json.load(open(sys.argv[1]))["passthrough"]["exact_clock"]
+print(f"    wrong offset: cross-check max {x['cross_check_max_ns']} ns at {x['cross_check_disagree']} bursts")
+sys.exit(0 if x["cross_check_disagree"] > 0 and x["cross_check_max_ns"] > 10000000 else 1)
+PY
+
 # --- refusals: each with a clear error, the agent living on -----------------
 check "agent (serving many) listens" start_agent "$T/refuse.log" --listen "tcp:127.0.0.1:$PORT" --timeout 1
 SERVING=$AGENT

@@ -65,6 +65,8 @@ struct synth_merged {
 	/* ... with the target's MSI routing records (vector 0x41), and an
 	 * injection of another vector (the guest's timer) just before each */
 	bool other_injections;
+	/* interrupt 7 injected twice (the first entry cancelled), 1 us apart */
+	bool repeat_injection;
 	bool guest_cut;			/* the guest's trace ends without its end record */
 	/* the guest's workload (pid SYNTH_GUEST_PID, thread SYNTH_GUEST_TID): a
 	 * call, a CUPTI-style sync (tid 0) inside it, a kernel on stream 3 */

@@ -112,6 +112,12 @@ static int put_host(const struct synth_merged *o, struct trace_writer *w)
 				timer.vector = 0xec;
 				err |= trace_writer_put(w, &timer.hdr);
 			}
+			if (o->repeat_injection && i == 7) {
+				struct gpuprobe_rec_kvm first = k;
+
+				first.hdr.ts_ns -= 1000;
+				err |= trace_writer_put(w, &first.hdr);
+			}
 			err |= trace_writer_put(w, &k.hdr);
 		}
 	}

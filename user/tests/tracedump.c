@@ -266,6 +266,26 @@ static bool dump_body(FILE *out, const struct gpuprobe_rec_hdr *h)
 		tail(out, h, sizeof(*r));
 		break;
 	}
+	case TRACEFILE_REC_TSC: {
+		const struct tracefile_rec_tsc *r = b;
+
+		F(r, machine);
+		F(r, kind);
+		F(r, flags);
+		F(r, cpu);
+		F(r, apic_id);
+		F(r, mono_lo);
+		F(r, tsc);
+		F(r, mono_hi);
+		sfield(out, "tsc_offset", r->tsc_offset);
+		F(r, ratio);
+		F(r, frac_bits);
+		F(r, reserved);
+		F(r, host_lo);
+		F(r, host_hi);
+		tail(out, h, sizeof(*r));
+		break;
+	}
 	case TRACEFILE_REC_COMMAND: {
 		const struct tracefile_rec_command *r = b;
 		const char *text = (const char *)(r + 1);

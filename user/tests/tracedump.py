@@ -85,6 +85,11 @@ TYPES = {
                               ("overrun", "Q"), ("socket_overflows", "Q"), ("rcvbuf", "i"),
                               ("reserved", "I")]),
     0x800c: ("string", 40, [("hash", "Q"), ("len", "I"), ("flags", "I")]),
+    # the exact clock (lib/tscclock.h): a machine's mono/TSC read, or a vCPU's KVM relation
+    0x800d: ("tsc", 96, [("machine", "I"), ("kind", "H"), ("flags", "H"), ("cpu", "I"),
+                         ("apic_id", "I"), ("mono_lo", "Q"), ("tsc", "Q"), ("mono_hi", "Q"),
+                         ("tsc_offset", "q"), ("ratio", "Q"), ("frac_bits", "I"),
+                         ("reserved", "I"), ("host_lo", "Q"), ("host_hi", "Q")]),
 }
 END = 0x8002
 # compact tags 1-8: types 1-8; 9-12: 0x8001-0x8004

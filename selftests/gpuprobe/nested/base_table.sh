@@ -159,7 +159,7 @@ inner_run() {	# out
 	while [ -e /tmp/guest-out/untraced.done ]; do	# until its agent listens
 		gpuprobe-trace record -q --source "$SRC" -d "$EDU" -o "$1/merged.trace" \
 			--guest vsock:3 --token-file /tmp/token --guest-source "$SRC" \
-			--guest-target 0000:00:01.0 \
+			--guest-target 0000:00:01.0 --guest-vmm $q \
 			--guest-command "gpuprobe-trace probe --api edu --rounds $R -o /out/guest-traced.json >/dev/null && cat /sys/kernel/debug/gpuprobe_edu/*/stats >/out/guest-stats-traced" \
 			2>"$1/record.err" && break
 		tries=$((tries + 1))

@@ -5,7 +5,11 @@
 # one `record --guest vsock:3` of both sides (tracefs on each) while the
 # guest's edu driver raises N interrupts.  Then, exactly: N vfio-msi
 # interrupts of edu on the host, N guest interrupts, N pairs, none unpaired,
-# no order violation, two machines and a clock error bound.
+# no order violation, two machines and a clock error bound; the exact clock
+# (KVM's TSC offset of QEMU's vCPU, Documentation/passthrough.md) in use,
+# its bound at most 1 us, the exchanges agreeing with it, every pair made
+# by time with none ambiguous; and the same trace reported with the offset
+# made wrong by 1 ms of ticks shows order violations.
 # usage: merged_tests.sh N
 N=$1
 . /gpuprobe/tests/ktap.sh
@@ -19,12 +23,15 @@ while :; do	# until the guest's agent listens (its boot takes 15-40 s)
 	gpuprobe-trace record -q --source tracefs -d "$EDU" -o /out/merged.trace \
 		--guest vsock:3 --token-file /tmp/token --guest-source tracefs \
 		--guest-target 0000:00:01.0 --guest-command "sh /gpuprobe/tests/edu_raise.sh irq:$N" \
+		--guest-vmm $q --guest-timeout 60 \
 		2>/out/record.err && break
+	echo "# try $i: record exited $?: $(tail -n 2 /out/record.err | tr '\n' ' ')" >>/out/record-tries.log
 	i=$((i + 1))
 	[ $i -lt 60 ] && kill -0 $q 2>/dev/null || break
 	sleep 3
 done
 check "record --guest wrote the merged trace (agent reached after $i tries)" [ -s /out/merged.trace ]
+grep -v "cannot connect" /out/record-tries.log 2>/dev/null
 wait $q
 tail -n 3 /out/record.err
 gpuprobe-trace report --json /out/merged.trace >/out/merged.json
@@ -45,4 +52,18 @@ check "no host interrupt unpaired" [ "$uh" = 0 ]
 check "no guest interrupt unpaired" [ "$ug" = 0 ]
 check "no order violation" [ "$viol" = 0 ]
 check "a clock error bound stored" [ "${bound:-0}" -gt 0 ]
+# the exact clock: the exact_clock object's keys (the first of each name after it)
+x() { sed -n '/"exact_clock": {/,/}/p' /out/merged.json | awk -v k="\"$1\":" '$1 == k { v = $2; sub(/,$/, "", v); print v; exit }'; }
+method=$(v clock_method)
+amb=$(v ambiguous)
+echo "# exact clock: method $method, bound $bound ns (reads host $(x host_read_ns) guest $(x guest_read_ns), bends $(x host_bend_ns)/$(x guest_bend_ns)), $(x offset_writes) offset writes traced, cross-check max $(x cross_check_max_ns) ns, $(x cross_check_disagree) disagreeing; exchanges' bound $(awk '/"clock": [{]/ { c = 1 } c && $1 == "\"error_ns\":" { v = $2; sub(/,$/, "", v); print v; exit }' /out/merged.json) ns; ambiguous $amb, paired by time $(v paired_by_time)"
+check "the exact clock (KVM's TSC offset) maps the guest" [ "$method" = '"kvm_tsc"' ]
+check "its error bound at most 1 us" [ "${bound:-9999}" -le 1000 ]
+check "the exchanges agree with it within both bounds" [ "$(x cross_check_disagree)" = 0 ]
+check "every pair by time (the bound below the spacing), none ambiguous" \
+	[ "$(v paired_by_time)/$amb" = "true/0" ]
+gpuprobe-trace report --json --test-tsc-error 2600000 /out/merged.trace >/out/merged-wrong.json
+wrong=$(awk '$1 == "\"order_violations\":" { v = $2; sub(/,$/, "", v); print v; exit }' /out/merged-wrong.json)
+echo "# with every offset 2.6e6 ticks (1 ms) too large: $wrong order violations"
+check "an offset wrong by 1 ms shows order violations" [ "${wrong:-0}" -gt 0 ]
 finish

@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The exact guest clock (lib/tscclock.c) on synthetic host and guest
+ * records whose every relation is set here by hand: the host's TSC at
+ * 2.6 ticks/ns, KVM scaling it by 1.5 (ratio 3 << 47 in 48 fractional
+ * bits) and offsetting it, the guest's CLOCK_MONOTONIC a constant D after
+ * the host's (kvm-clock is continuous across an offset write), and one
+ * mid-run offset write, traced.  Every guest time must come back to the
+ * host time it was taken at, to the nanosecond.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "kvm_tsc.h"
+#include "machine.h"
+#include "testlib.h"
+#include "tests.h"
+#include "tscclock.h"
+
+#define D_NS		123456789ull		/* guest mono - host mono */
+#define OFF1		(-10000000000000ll)	/* the first relation's offset, ticks */
+#define OFF2		(OFF1 - 7777777)	/* after the write */
+#define CHANGE_NS	5500000000ull		/* host time of the write */
+#define FRAC		48
+#define RATIO		(3ull << 47)		/* 1.5 */
+
+/* h: a multiple of 10 ns, so that every tick below is whole */
+static uint64_t host_tsc(uint64_t h)
+{
+	return 7000000000000ull + h * 13 / 5;	/* the host up for 45 min */
+}
+
+static uint64_t guest_tsc(uint64_t h, int64_t off)
+{
+	return (uint64_t)(off + (int64_t)(host_tsc(h) * 3 / 2));
+}
+
+static int64_t off_at(uint64_t h)
+{
+	return h < CHANGE_NS ? OFF1 : OFF2;
+}
+
+static struct tracefile_rec_tsc rec(uint16_t kind, uint32_t machine, uint64_t ts)
+{
+	struct tracefile_rec_tsc r;
+
+	memset(&r, 0, sizeof(r));
+	r.hdr.type = TRACEFILE_REC_TSC;
+	r.hdr.size = sizeof(r);
+	r.hdr.ts_ns = ts;
+	r.kind = kind;
+	r.machine = machine;
+	r.apic_id = TSC_APIC_UNKNOWN;
+	return r;
+}
+
+static void add_kvm(struct tsc_clock *c, uint64_t ts, uint16_t flags, int64_t off)
+{
+	struct tracefile_rec_tsc r = rec(TSC_REC_KVM, MACHINE_GUEST, ts);
+
+	r.flags = flags;
+	r.tsc_offset = off;
+	r.ratio = RATIO;
+	r.frac_bits = FRAC;
+	CHECK(tsc_clock_add(c, &r) == 0, "kvm record");
+}
+
+/*
+ * The guest's CLOCK_MONOTONIC at host time h: D after the host's, and jump
+ * more from the write on (a kvm-clock re-based by more than the write, as
+ * under an unstable host TSC, where the guest's TSC stands still while its
+ * vCPU is not loaded and kvm-clock catches up).
+ */
+static uint64_t guest_mono(uint64_t h, uint64_t jump)
+{
+	return h + D_NS + (h >= CHANGE_NS ? jump : 0);
+}
+
+/* Samples every second: host windows of 400 ns, guest ones of 600, exchanges of 2 us. */
+static void add_samples_jump(struct tsc_clock *c, uint64_t jump)
+{
+	for (uint64_t s = 0; s < 10; s++) {
+		uint64_t h = 1000000000ull * (s + 1), g = 500000000ull + 1000000000ull * s;
+		struct tracefile_rec_tsc r = rec(TSC_REC_SAMPLE, MACHINE_HOST, h);
+
+		r.mono_lo = h - 200;
+		r.mono_hi = h + 200;
+		r.tsc = host_tsc(h);
+		CHECK(tsc_clock_add(c, &r) == 0, "host sample");
+		r = rec(TSC_REC_SAMPLE, MACHINE_GUEST, g);
+		r.mono_lo = guest_mono(g, jump) - 300;
+		r.mono_hi = guest_mono(g, jump) + 300;
+		r.tsc = guest_tsc(g, off_at(g));
+		r.host_lo = g - 1000;
+		r.host_hi = g + 1000;
+		r.apic_id = 0;
+		CHECK(tsc_clock_add(c, &r) == 0, "guest sample");
+	}
+}
+
+static void add_samples(struct tsc_clock *c)
+{
+	add_samples_jump(c, 0);
+}
+
+static struct tsc_clock *clock_with_change(void)
+{
+	struct tsc_clock *c = malloc(sizeof(*c));
+
+	tsc_clock_init(c);
+	add_kvm(c, 900000000ull, 0, OFF1);		/* debugfs at the start */
+	add_kvm(c, CHANGE_NS, TSC_KVM_TRACED, OFF2);	/* kvm_write_tsc_offset */
+	add_kvm(c, 9900000000ull, TSC_KVM_END, OFF2);	/* debugfs at the end: agrees */
+	add_samples(c);
+	tsc_clock_solve(c);
+	return c;
+}
+
+void test_tscclock_known_offset_scaling_change(void)
+{
+	struct tsc_clock *c = clock_with_change();
+	/* before, just before and after the write, far after, beyond the last sample */
+	const uint64_t at[] = { 700000000ull, 3300000010ull, CHANGE_NS - 10, CHANGE_NS + 1000,
+				7700000000ull, 9990000000ull, 11000000000ull };
+
+	CHECK(c->usable, "usable: %s", c->why_not);
+	/* the sample read across the write (its exchange spans it) is not used */
+	CHECK_EQ_U64(c->guest_dropped, 1);
+	CHECK_EQ_U64(c->changes, 1);
+	/* host window 400 ns -> 200, guest 600 -> 300 (+1 of the midpoint's rounding each), lines straight, 1 tick */
+	CHECK_EQ_U64(c->error_ns, 200 + 300 + 1);
+	for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
+		uint64_t h = 0;
+
+		CHECK(tsc_guest_to_host(c, at[i] + D_NS, 0, &h), "mapping %zu", i);
+		CHECK(h == at[i], "guest time of host %llu mapped to %llu (%lld ns off)",
+		      (unsigned long long)at[i], (unsigned long long)h, (long long)(h - at[i]));
+	}
+	CHECK_EQ_U64(c->unsampled, 0);
+	tsc_clock_free(c);
+	free(c);
+}
+
+void test_tscclock_rebased_guest_clock(void)
+{
+	/* the guest's clock jumps 1 ms at the write: each side of it maps by its own relation */
+	struct tsc_clock *c = malloc(sizeof(*c));
+	const uint64_t jump = 1000000, at[] = { 3300000010ull, CHANGE_NS - 10, CHANGE_NS + 1000, 7700000000ull };
+
+	tsc_clock_init(c);
+	add_kvm(c, 900000000ull, 0, OFF1);
+	add_kvm(c, CHANGE_NS, TSC_KVM_TRACED, OFF2);
+	add_samples_jump(c, jump);
+	tsc_clock_solve(c);
+	CHECK(c->usable, "usable: %s", c->why_not);
+	for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
+		uint64_t h = 0;
+
+		CHECK(tsc_guest_to_host(c, guest_mono(at[i], jump), 0, &h), "mapping %zu", i);
+		CHECK(h == at[i], "guest time of host %llu mapped to %llu (%lld ns off)",
+		      (unsigned long long)at[i], (unsigned long long)h, (long long)(h - at[i]));
+	}
+	tsc_clock_free(c);
+	free(c);
+}
+
+void test_tscclock_refuses_what_it_cannot_know(void)
+{
+	struct tsc_clock *c = malloc(sizeof(*c));
+	uint64_t h;
+
+	/* the end's offset differs and no traced write says when it changed */
+	tsc_clock_init(c);
+	add_kvm(c, 900000000ull, 0, OFF1);
+	add_kvm(c, 9900000000ull, TSC_KVM_END, OFF2);
+	add_samples(c);
+	tsc_clock_solve(c);
+	CHECK(!c->usable && strstr(c->why_not, "did not say when"), "untraced change: %s", c->why_not);
+	CHECK(!tsc_guest_to_host(c, 2000000000ull, 0, &h), "no mapping from an unusable clock");
+	tsc_clock_free(c);
+
+	/* read while the vCPU ran a nested guest: L2's offset */
+	tsc_clock_init(c);
+	add_kvm(c, 900000000ull, TSC_KVM_GUEST_MODE, OFF1);
+	add_samples(c);
+	tsc_clock_solve(c);
+	CHECK(!c->usable && strstr(c->why_not, "guest_mode"), "guest_mode: %s", c->why_not);
+	tsc_clock_free(c);
+
+	/* no KVM relation at all (a non-KVM hypervisor, no debugfs) */
+	tsc_clock_init(c);
+	add_samples(c);
+	tsc_clock_solve(c);
+	CHECK(!c->usable && strstr(c->why_not, "no TSC offset"), "no kvm: %s", c->why_not);
+	tsc_clock_free(c);
+	free(c);
+}
+
+void test_tscclock_write_untraced_is_wrong(void)
+{
+	/* the same run without the traced write: times after it come out 7777777 / 3.9 ns late */
+	struct tsc_clock *c = malloc(sizeof(*c));
+	uint64_t h = 0, truth = 7700000000ull;
+
+	tsc_clock_init(c);
+	add_kvm(c, 900000000ull, 0, OFF1);
+	add_samples(c);
+	tsc_clock_solve(c);
+	CHECK(c->usable, "%s", c->why_not);
+	/* the samples around the write bend by half its jump: the bound says so */
+	CHECK(c->error_ns > 900000, "bound %llu ns", (unsigned long long)c->error_ns);
+	CHECK(tsc_guest_to_host(c, truth + D_NS, 0, &h), "mapping");
+	/* guest mono -> guest tsc by the samples (OFF2 after the write) -> host by OFF1: 7777777 ticks / 3.9 early */
+	CHECK(llabs((long long)(truth - h) - 7777777ll * 10 / 39) <= 1, "mapped %llu, truth %llu",
+	      (unsigned long long)h, (unsigned long long)truth);
+	tsc_clock_free(c);
+	free(c);
+}
+
+void test_kvm_tsc_trace_line(void)
+{
+	uint32_t tid = 0, vcpu = 9;
+	uint64_t ts = 0, next = 0;
+	const char *line = " qemu-system-x86-150     [001] d..1.   123.456789: kvm_write_tsc_offset: "
+			   "vcpu=2 prev=18446744069414584320 next=18446744000000000000\n";
+
+	CHECK(kvm_tsc_parse_line(line, &tid, &ts, &vcpu, &next) == 1, "parsed");
+	CHECK_EQ_U64(tid, 150);
+	CHECK_EQ_U64(ts, 123456789000ull);
+	CHECK_EQ_U64(vcpu, 2);
+	CHECK_EQ_U64(next, 18446744000000000000ull);
+	CHECK(kvm_tsc_parse_line(" qemu-150 [001] d..1. 1.000001: kvm_entry: vcpu 0, rip 0x0\n",
+				 &tid, &ts, &vcpu, &next) == 0, "another event");
+}
