@@ -56,6 +56,7 @@ const char *tracefile_record_type_name(uint16_t type)
 	case GPUPROBE_EV_DMA:		return "dma";
 	case GPUPROBE_EV_IOMMU:		return "iommu";
 	case GPUPROBE_EV_SWIOTLB:	return "swiotlb";
+	case GPUPROBE_EV_IOMMU_PART:	return "iommu_part";
 	case TRACEFILE_REC_IRQ_COUNT:	return "irq_count";
 	case TRACEFILE_REC_APP:		return "app";
 	case TRACEFILE_REC_VECTOR:	return "vector";

@@ -308,6 +308,7 @@ static inline size_t tracefile_record_min_size(uint16_t type)
 	/* older modules' records end before domain */
 	case GPUPROBE_EV_IOMMU:		return GPUPROBE_REC_IOMMU_SIZE_V1;
 	case GPUPROBE_EV_SWIOTLB:	return sizeof(struct gpuprobe_rec_swiotlb);
+	case GPUPROBE_EV_IOMMU_PART:	return sizeof(struct gpuprobe_rec_iommu_part);
 	case TRACEFILE_REC_IRQ_COUNT:	return sizeof(struct tracefile_rec_irq_count);
 	case TRACEFILE_REC_END:		return sizeof(struct tracefile_rec_end);
 	case TRACEFILE_REC_APP:		return sizeof(struct tracefile_rec_app);

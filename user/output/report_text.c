@@ -297,6 +297,7 @@ void report_print_text(FILE *out, const char *path, const struct agg *a,
 	verdict_build(&v, a, at, pt, view->wall_ns);
 	verdict_print_text(out, &v);
 	print_trace_summary(out, path, a);
+	iommu_parts_print_text(out, a);
 	report_text_targets(out, a, view->verbose);
 	if (a->wakeups || a->switches)
 		fprintf(out, "\nscheduler: %" PRIu64 " wakeups, %" PRIu64 " switches of the workload\n",

@@ -190,6 +190,20 @@ static bool dump_body(FILE *out, const struct gpuprobe_rec_hdr *h)
 		tail(out, h, h->size >= sizeof(*r) ? sizeof(*r) : GPUPROBE_REC_IOMMU_SIZE_V1);
 		break;
 	}
+	case GPUPROBE_EV_IOMMU_PART: {
+		const struct gpuprobe_rec_iommu_part *r = b;
+
+		F(r, bdf);
+		F(r, part);
+		F(r, depth);
+		F(r, duration_ns);
+		F(r, self_ns);
+		F(r, call_ts);
+		F(r, domain);
+		F(r, arg);
+		tail(out, h, sizeof(*r));
+		break;
+	}
 	case GPUPROBE_EV_SWIOTLB: {
 		const struct gpuprobe_rec_swiotlb *r = b;
 

@@ -56,6 +56,10 @@ TYPES = {
                     ("iommu_calls", "I"), ("duration_ns", "Q"), ("iommu_ns", "Q")]),
     7: ("iommu", 56, IOMMU),            # 64 bytes: domain and pid follow
     8: ("swiotlb", 32, [("bdf", "I"), ("dir", "I"), ("bytes", "Q")]),
+    # 9 (the module's KVM records) is stored as 0x8005
+    10: ("iommu_part", 64, [("bdf", "I"), ("part", "H"), ("depth", "H"),
+                            ("duration_ns", "Q"), ("self_ns", "Q"), ("call_ts", "Q"),
+                            ("domain", "I"), ("arg", "I")]),
     0x8001: ("irq_count", 40, [("bdf", "I"), ("irq", "I"), ("phase", "I"),
                                ("reserved", "I"), ("count", "Q")]),
     0x8002: ("end", 32, [("records", "Q"), ("exit_status", "i"), ("reserved", "I")]),
