@@ -544,6 +544,11 @@ int main(void)
 		{ "json: a lone continuation byte (0x80) is U+FFFD", test_mutant_json_lone_continuation },
 		{ "hist: the log2 histogram's stars, 40 columns, as bcc", test_mutant_hist_stars },
 		{ "serve: an interrupt at the cut's time counts in that cut", test_mutant_metrics_at_the_cut },
+		{ "iommu parts: a target's map/unmap time split by hand (nested, out of order, timer, orphan, over)",
+		  test_iommu_parts_split },
+		{ "iommu parts: the answer line's shares, per unmap, and WRONG for a call its parts exceed",
+		  test_iommu_parts_text },
+		{ "iommu parts: a trace without part records prints nothing", test_iommu_parts_absent },
 	};
 	int passed = 0, failed;
 
