@@ -348,7 +348,8 @@ void agg_add(struct agg *a, const struct gpuprobe_rec_hdr *rec)
 		a->kvm = kvm_host_new();
 	if (a->kvm)
 		kvm_host_add(a->kvm, rec);
-	if (rec->type == GPUPROBE_EV_DMA || rec->type == GPUPROBE_EV_IOMMU_PART)
+	if (rec->type == GPUPROBE_EV_DMA || rec->type == GPUPROBE_EV_IOMMU_PART ||
+	    rec->type == TRACEFILE_REC_IOMMU_MODE)
 		iommu_parts_add(a->parts, rec);
 	switch (rec->type) {
 	case GPUPROBE_EV_IRQ:

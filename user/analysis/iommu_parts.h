@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "hist.h"
+#include "iommu_mode.h"
 #include "tracefile.h"
 
 #define PARTS_N			(GPUPROBE_PART_FQ_TIMER + 1)
@@ -79,6 +80,8 @@ struct iommu_parts {
 	size_t ncalls, nparts, cap_calls, cap_parts;
 	uint64_t dropped;		/* past PARTS_MAX_EVENTS or the targets */
 	uint64_t records;		/* part records seen */
+	unsigned int nmodes;		/* the targets' IOMMU modes (0x800c) */
+	struct tracefile_rec_iommu_mode modes[PARTS_MAX_TARGETS];
 	bool finished;
 };
 

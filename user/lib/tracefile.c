@@ -66,6 +66,7 @@ const char *tracefile_record_type_name(uint16_t type)
 	case TRACEFILE_REC_KVM:		return "kvm";
 	case TRACEFILE_REC_COMMAND:	return "workload";
 	case TRACEFILE_REC_DELIVERY:	return "delivery";
+	case TRACEFILE_REC_IOMMU_MODE:	return "iommu_mode";
 	default:			return "unknown";
 	}
 }

@@ -50,6 +50,7 @@ enum tracefile_record_type {
 	/* 0x8009 stays unassigned: tests/traces/ hold it as a type no reader knows */
 	TRACEFILE_REC_COMMAND = 0x800a,		/* struct tracefile_rec_command */
 	TRACEFILE_REC_DELIVERY = 0x800b,	/* struct tracefile_rec_delivery */
+	TRACEFILE_REC_IOMMU_MODE = 0x800c,	/* struct tracefile_rec_iommu_mode (iommu_mode.h) */
 };
 
 /*
@@ -321,6 +322,7 @@ static inline size_t tracefile_record_min_size(uint16_t type)
 	case TRACEFILE_REC_KVM:		return sizeof(struct gpuprobe_rec_kvm);
 	case TRACEFILE_REC_COMMAND:	return sizeof(struct tracefile_rec_command);
 	case TRACEFILE_REC_DELIVERY:	return sizeof(struct tracefile_rec_delivery);
+	case TRACEFILE_REC_IOMMU_MODE:	return 64;	/* iommu_mode.h */
 	default:			return 0;
 	}
 }

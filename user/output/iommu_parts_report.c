@@ -6,6 +6,7 @@
  * as the "iommu_parts" key of the JSON document (Documentation/report-json.md).
  */
 #include <inttypes.h>
+#include <string.h>
 
 #include "agg.h"
 #include "format.h"
@@ -69,12 +70,29 @@ static void print_parts_target(FILE *out, const struct parts_target *t, uint64_t
 		print_part_row(out, k, &t->part[k]);
 }
 
+static void print_modes(FILE *out, const struct iommu_parts *p)
+{
+	char name[BDF_STRLEN];
+
+	if (!p->nmodes)
+		return;
+	fprintf(out, "\nIOMMU mode at the start (sysfs):\n");
+	for (unsigned int i = 0; i < p->nmodes; i++) {
+		bdf_format(p->modes[i].bdf, name);
+		fprintf(out, "  %s:\n", name);
+		iommu_mode_print(out, "    ", &p->modes[i]);
+	}
+}
+
 void iommu_parts_print_text(FILE *out, const struct agg *a)
 {
 	const struct iommu_parts *p = a->parts;
 	uint64_t wall_ns = (uint64_t)(agg_duration_s(a) * 1e9);
 
-	if (!p || !p->records)
+	if (!p)
+		return;
+	print_modes(out, p);
+	if (!p->records)
 		return;
 	fprintf(out, "\nIOMMU parts (Documentation/iommu.md): %" PRIu64 " records\n", p->records);
 	for (unsigned int i = 0; i < p->ntargets; i++)
@@ -138,11 +156,46 @@ static void json_parts_target(struct json *j, const struct parts_target *t, uint
 	json_object_end(j);
 }
 
+static void json_modes(struct json *j, const struct iommu_parts *p)
+{
+	char name[BDF_STRLEN], buf[20];
+
+	json_key(j, "iommu_mode");
+	json_array_begin(j);
+	for (unsigned int i = 0; p && i < p->nmodes; i++) {
+		const struct tracefile_rec_iommu_mode *m = &p->modes[i];
+
+		bdf_format(m->bdf, name);
+		json_object_begin(j);
+		json_kv_string(j, "bdf", name);
+		json_kv_bool(j, "present", m->flags & IOMMU_MODE_PRESENT);
+		memcpy(buf, m->vendor, sizeof(m->vendor));
+		buf[sizeof(m->vendor)] = '\0';
+		json_kv_string(j, "vendor", buf);
+		memcpy(buf, m->domain_type, sizeof(m->domain_type));
+		buf[sizeof(m->domain_type)] = '\0';
+		json_kv_string(j, "domain_type", buf);
+		json_kv_string(j, "mode", iommu_mode_strictness(m));
+		if (m->flags & IOMMU_MODE_CM_KNOWN) {
+			json_kv_bool(j, "caching_mode", m->flags & IOMMU_MODE_CM);
+		} else {
+			json_key(j, "caching_mode");
+			json_put_null(j);
+		}
+		json_kv_u64(j, "page_sizes", m->pgsizes);
+		json_kv_bool(j, "swiotlb", m->flags & IOMMU_MODE_SWIOTLB);
+		json_kv_bool(j, "swiotlb_force", m->flags & IOMMU_MODE_SWIOTLB_FORCE);
+		json_object_end(j);
+	}
+	json_array_end(j);
+}
+
 void iommu_parts_print_json(struct json *j, const struct agg *a)
 {
 	const struct iommu_parts *p = a->parts;
 	uint64_t wall_ns = (uint64_t)(agg_duration_s(a) * 1e9);
 
+	json_modes(j, p);
 	json_key(j, "iommu_parts");
 	if (!p || !p->records) {
 		json_put_null(j);
