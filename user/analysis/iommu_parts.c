@@ -111,11 +111,18 @@ void iommu_parts_add(struct iommu_parts *p, const struct gpuprobe_rec_hdr *rec)
 	}
 }
 
-static struct parts_target *target_of(struct iommu_parts *p, uint32_t bdf)
+static struct parts_target *find_target(struct iommu_parts *p, uint32_t bdf)
 {
 	for (unsigned int i = 0; i < p->ntargets; i++)
 		if (p->targets[i].bdf == bdf)
 			return &p->targets[i];
+	return NULL;
+}
+
+static struct parts_target *target_of(struct iommu_parts *p, uint32_t bdf)
+{
+	if (find_target(p, bdf))
+		return find_target(p, bdf);
 	if (p->ntargets == PARTS_MAX_TARGETS)
 		return NULL;
 	p->targets[p->ntargets].bdf = bdf;
@@ -204,7 +211,8 @@ void iommu_parts_finish(struct iommu_parts *p)
 		pair_part(p, &p->parts[i], sums);
 	for (size_t i = 0; i < p->ncalls; i++) {
 		const struct parts_call *c = &p->calls[i];
-		struct parts_target *t = target_of(p, c->bdf);
+		/* a target without parts (no IOMMU, another kernel's) is not split */
+		struct parts_target *t = find_target(p, c->bdf);
 
 		if (!t)
 			continue;

@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "iommu_mode.h"
 #include "tracefile.h"
 #include "tracefile_chunk.h"
 
@@ -277,6 +278,17 @@ static bool dump_body(FILE *out, const struct gpuprobe_rec_hdr *h)
 		F(r, socket_overflows);
 		sfield(out, "rcvbuf", r->rcvbuf);
 		F(r, reserved);
+		tail(out, h, sizeof(*r));
+		break;
+	}
+	case TRACEFILE_REC_IOMMU_MODE: {
+		const struct tracefile_rec_iommu_mode *r = b;
+
+		F(r, bdf);
+		F(r, flags);
+		F(r, pgsizes);
+		hex(out, "vendor", r->vendor, sizeof(r->vendor));
+		hex(out, "domain_type", r->domain_type, sizeof(r->domain_type));
 		tail(out, h, sizeof(*r));
 		break;
 	}

@@ -1,0 +1,75 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The IOMMU records in the trace (issue 23): an IOMMU mode record (0x800c)
+# and, inside a timed unmap, three part records (type 10, struct
+# gpuprobe_rec_iommu_part: Documentation/trace-format.md) put by hand
+# before the end record of a version 1 trace, with values chosen here;
+# report (text, --json) and both dumps (the C reader, tracedump.py) must
+# give those values back.
+. "$(dirname "$0")/common.sh"
+D=$(dirname "$0")
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+
+"$D/gentrace" known "$T/known.trace"
+python3 - "$T/known.trace" "$T/p.trace" <<'PY'
+import struct, sys
+b = open(sys.argv[1], "rb").read()
+hsize = struct.unpack_from("<I", b, 12)[0]
+off, last = hsize, None
+while off < len(b):                    # version 1: records back to back
+    typ, size = struct.unpack_from("<HH", b, off)
+    if typ == 0x8002:
+        last = off
+    off += size
+assert struct.unpack_from("<I", b, 8)[0] == 1 and last is not None
+bdf = (0 << 16) | (0x21 << 8) | 0x00    # 0000:21:00.0
+# iommu_mode: hdr, bdf, flags (present | caching mode known), page sizes 4K|2M, vendor, type
+mode = struct.pack("<HHHHQIIQ16s16s", 0x800C, 64, 0, 0, 1000, bdf, 0x3,
+                   (1 << 12) | (1 << 21), b"intel", b"DMA-FQ")
+# an unmap at 5000 of 10000 ns: hdr, bdf, op 2, dir, res, bytes, addr, nents,
+# iommu_calls, duration, iommu_ns
+dma = struct.pack("<HHHHQIHBBQQIIQQ", 6, 64, 0, 0, 5000, bdf, 2, 1, 0, 4096, 0x1000,
+                  1, 1, 10000, 3000)
+def part(ts, p, depth, dur, self, call_ts, arg):
+    return struct.pack("<HHHHQIHHQQQII", 10, 56, 1, 0, ts, bdf, p, depth, dur, self,
+                       call_ts, 7, arg)
+# page table 2000, invalidation 6000 (one descriptor), IOVA free 500
+parts = part(5100, 4, 0, 2000, 2000, 5000, 1) + part(7200, 5, 0, 6000, 6000, 5000, 1) + \
+        part(13300, 2, 0, 500, 500, 5000, 1)
+recs = mode + parts + dma
+assert len(recs) == 64 * 2 + 56 * 3
+end = bytearray(b[last:])               # the end record counts the records before it
+struct.pack_into("<Q", end, 16, struct.unpack_from("<Q", end, 16)[0] + 5)
+open(sys.argv[2], "wb").write(b[:last] + recs + bytes(end))
+PY
+"$GPT" report "$T/p.trace" >"$T/r.txt" 2>&1
+rc=$?
+# 10000 ns: invalidation 6000 = 60 %, page tables 2000 = 20 %, IOVA 500 = 5 %, other 1500 = 15 %
+check "report: the split of the unmap as written" \
+	sh -c '[ "$1" -eq 0 ] && grep -q "^  0000:21:00.0: map/unmap time 10.00us (.*): invalidation 60.0 %, page tables 20.0 %, IOVA 5.0 %, deferral 0.0 %, other 15.0 %$" "$2"' \
+	_ "$rc" "$T/r.txt"
+check "report: the mode as written (lazy, caching mode off, 4K and 2M)" \
+	sh -c 'grep -q "IOMMU: intel, domain DMA-FQ: lazy" "$1" && grep -q "caching mode off; page sizes 4K 2M$" "$1"' \
+	_ "$T/r.txt"
+check "report --json: iommu_parts and iommu_mode as written" sh -c \
+	'"$1" report --json "$2" | python3 -c "
+import json, sys
+d = json.load(sys.stdin)
+t = d[\"iommu_parts\"][\"targets\"][0]
+assert t[\"bdf\"] == \"0000:21:00.0\" and t[\"unmaps\"] == 1 and t[\"maps\"] == 0, t
+assert t[\"ns\"] == dict(invalidation=6000, page_tables=2000, iova=500, deferral=0, other=1500), t
+assert [(p[\"part\"], p[\"count\"], p[\"self_ns\"][\"max\"]) for p in t[\"parts\"]] == \
+    [(\"iova_free\", 1, 500), (\"pgtable_unmap\", 1, 2000), (\"invalidate\", 1, 6000)], t
+m = d[\"iommu_mode\"][0]
+assert (m[\"present\"], m[\"vendor\"], m[\"domain_type\"], m[\"caching_mode\"], m[\"page_sizes\"]) == \
+    (True, \"intel\", \"DMA-FQ\", False, 4096 + 2097152), m"' _ "$GPT" "$T/p.trace"
+"$GPT" report --json "$T/known.trace" >"$T/k.json"
+check "report --json of a trace without them: iommu_parts null, iommu_mode empty" \
+	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d["iommu_parts"] is None and d["iommu_mode"] == []' "$T/k.json"
+"$D/gentrace" dump "$T/p.trace" >"$T/c.txt" 2>&1
+python3 "$D/tracedump.py" "$T/p.trace" >"$T/py.txt" 2>&1
+check "the C reader's dump of the new records is tracedump.py's, line for line" \
+	sh -c 'cmp -s "$1" "$2" && grep -q "^record iommu_part type=10 size=56 .* part=5 depth=0 duration_ns=6000 self_ns=6000 call_ts=5000 domain=7 arg=1" "$2" &&
+	grep -q "^record iommu_mode type=32780 size=64 .* flags=3 pgsizes=2101248 " "$2"' _ "$T/c.txt" "$T/py.txt"
+finish
