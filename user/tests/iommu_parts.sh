@@ -12,7 +12,7 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 
 "$D/gentrace" known "$T/known.trace"
-python3 - "$T/known.trace" "$T/p.trace" <<'PY'
+python3 - "$T/known.trace" "$T/p.trace" "$T/lazy.trace" <<'PY'
 import struct, sys
 b = open(sys.argv[1], "rb").read()
 hsize = struct.unpack_from("<I", b, 12)[0]
@@ -42,6 +42,15 @@ assert len(recs) == 64 * 2 + 56 * 3
 end = bytearray(b[last:])               # the end record counts the records before it
 struct.pack_into("<Q", end, 16, struct.unpack_from("<Q", end, 16)[0] + 5)
 open(sys.argv[2], "wb").write(b[:last] + recs + bytes(end))
+# the same unmap in lazy mode: 2000 ns, page table 1000, nothing invalidated in
+# it; the flush-queue timer later: 300 own, its flush 200, the invalidation 100
+dma = dma[:16] + struct.pack("<IHBBQQIIQQ", bdf, 2, 1, 0, 4096, 0x1000, 1, 1, 2000, 1000)
+recs = mode
+recs += part(5100, 4, 0, 1000, 1000, 5000, 1) + dma + part(20000, 5, 2, 100, 100, 0, 1) + \
+        part(19900, 7, 1, 300, 200, 0, 0) + part(19800, 8, 0, 600, 300, 0, 0)
+end = bytearray(b[last:])
+struct.pack_into("<Q", end, 16, struct.unpack_from("<Q", end, 16)[0] + 6)
+open(sys.argv[3], "wb").write(b[:last] + recs + bytes(end))
 PY
 "$GPT" report "$T/p.trace" >"$T/r.txt" 2>&1
 rc=$?
@@ -72,4 +81,17 @@ python3 "$D/tracedump.py" "$T/p.trace" >"$T/py.txt" 2>&1
 check "the C reader's dump of the new records is tracedump.py's, line for line" \
 	sh -c 'cmp -s "$1" "$2" && grep -q "^record iommu_part type=10 size=56 .* part=5 depth=0 duration_ns=6000 self_ns=6000 call_ts=5000 domain=7 arg=1" "$2" &&
 	grep -q "^record iommu_mode type=32780 size=64 .* flags=3 pgsizes=2101248 " "$2"' _ "$T/c.txt" "$T/py.txt"
+# by hand: 10000 -> 2000 ns per unmap, saved 8000 per unmap, 8000 - 600 (the timer's) in all
+"$GPT" compare "$T/p.trace" "$T/lazy.trace" >"$T/cmp.txt" 2>&1
+check "compare of two traces: what RUN saved per unmap and in all, less its timer" \
+	grep -q "per unmap 10.00us -> 2.00us: RUN saved 8.00us per unmap, 7.40us over its 1 unmaps less the 600ns its flush-queue timer spent" "$T/cmp.txt"
+check "compare of two traces: the invalidation moved out of the unmap, and the timer said" \
+	sh -c 'grep -q "invalidation per unmap 6.00us -> 0ns; invalidations 1 for 1 unmaps -> 1 for 1" "$1" &&
+	grep -q "RUN.s cost: 1 flush-queue timer flushes (600ns outside the calls)" "$1"' _ "$T/cmp.txt"
+check "compare --json of two traces: saved_per_unmap_ns 8000, saved_ns 7400" sh -c \
+	'"$1" compare --json "$2" "$3" | python3 -c "
+import json, sys
+t = json.load(sys.stdin)[\"iommu_parts\"][0]
+assert (t[\"saved_per_unmap_ns\"], t[\"saved_ns\"], t[\"run_fq_timer_flushes\"]) == (8000, 7400, 1), t"' \
+	_ "$GPT" "$T/p.trace" "$T/lazy.trace"
 finish
