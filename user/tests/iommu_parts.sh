@@ -81,6 +81,19 @@ python3 "$D/tracedump.py" "$T/p.trace" >"$T/py.txt" 2>&1
 check "the C reader's dump of the new records is tracedump.py's, line for line" \
 	sh -c 'cmp -s "$1" "$2" && grep -q "^record iommu_part type=10 size=56 .* part=5 depth=0 duration_ns=6000 self_ns=6000 call_ts=5000 domain=7 arg=1" "$2" &&
 	grep -q "^record iommu_mode type=32780 size=64 .* flags=3 pgsizes=2101248 " "$2"' _ "$T/c.txt" "$T/py.txt"
+"$GPT" export "$T/p.trace" --perfetto "$T/p.json" >/dev/null 2>&1
+check "export --perfetto: the three parts inside their unmap's slice, on its track" python3 -c '
+import json, sys
+ev = json.load(open(sys.argv[1]))
+ev = ev["traceEvents"] if isinstance(ev, dict) else ev
+call = [e for e in ev if e.get("cat") == "dma" and e["ts"] == 5.0]
+parts = [e for e in ev if e.get("cat") == "iommu_part"]
+assert len(call) == 1 and len(parts) == 3, (call, parts)
+c = call[0]
+for p in parts:
+    assert (p["pid"], p["tid"]) == (c["pid"], c["tid"]), p
+    assert c["ts"] <= p["ts"] and p["ts"] + p["dur"] <= c["ts"] + c["dur"], (p, c)
+assert sorted(p["name"] for p in parts) == ["invalidate", "iova_free", "pgtable_unmap"]' "$T/p.json"
 # by hand: 10000 -> 2000 ns per unmap, saved 8000 per unmap, 8000 - 600 (the timer's) in all
 "$GPT" compare "$T/p.trace" "$T/lazy.trace" >"$T/cmp.txt" 2>&1
 check "compare of two traces: what RUN saved per unmap and in all, less its timer" \
