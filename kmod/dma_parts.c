@@ -54,6 +54,16 @@ struct gpuprobe_part_inst {
 
 #define GPUPROBE_PART_INST(ri) ((struct gpuprobe_part_inst *)(ri)->data)
 
+/*
+ * The key's interrupt level, not in_task(): a kprobe taken through int3
+ * runs its handler under nmi_enter, which gpuprobe_dma_ctx_key() undoes
+ * (its low bits: GPUPROBE_DMA_LEVEL_MASK in dma_owner.c, 0 for a task).
+ */
+static bool gpuprobe_part_ctx_task(unsigned long key)
+{
+	return !(key & 3UL);
+}
+
 static struct gpuprobe_dma_inst *gpuprobe_part_call(unsigned long key)
 {
 	return gpuprobe_dma_owner_call(gpuprobe_dma_owner_find(key));
@@ -100,7 +110,7 @@ static int gpuprobe_part_begin(struct gpuprobe_part_inst *in, u16 part,
 		in->flags = 0;
 	} else {
 		/* softirq and irq contexts do not migrate; tasks may */
-		if (!key || in_task())
+		if (!key || gpuprobe_part_ctx_task(key))
 			return 1;
 		t = this_cpu_ptr(&gpuprobe_part_timer);
 		if (t->key != key)
@@ -229,7 +239,7 @@ static int fq_timer_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	struct gpuprobe_part_timer *t = this_cpu_ptr(&gpuprobe_part_timer);
 	unsigned long key = gpuprobe_dma_ctx_key();
 
-	if (!key || in_task() || t->key ||
+	if (!key || gpuprobe_part_ctx_task(key) || t->key ||
 	    !rcu_dereference_sched(gpuprobe_irqmap))
 		return 1;
 	memset(t, 0, sizeof(*t));
@@ -273,7 +283,7 @@ static int iova_slow_pre(struct kprobe *kp, struct pt_regs *regs)
 		call->parts.iova_slow++;
 		return 0;
 	}
-	if (!key || in_task())
+	if (!key || gpuprobe_part_ctx_task(key))
 		return 0;
 	t = this_cpu_ptr(&gpuprobe_part_timer);
 	if (t->key == key)
