@@ -383,8 +383,10 @@ u32 gpuprobe_dma_available(void)
 
 	if (gpuprobe_dma_tp_available() || IS_ENABLED(CONFIG_KRETPROBES))
 		mask |= GPUPROBE_EVMASK(GPUPROBE_EV_DMA);
+	/* the parts (dma_parts.c) come with the IOMMU events: their bit is accepted */
 	if (IS_ENABLED(CONFIG_KRETPROBES) && IS_ENABLED(CONFIG_IOMMU_API))
-		mask |= GPUPROBE_EVMASK(GPUPROBE_EV_IOMMU);
+		mask |= GPUPROBE_EVMASK(GPUPROBE_EV_IOMMU) |
+			GPUPROBE_EVMASK(GPUPROBE_EV_IOMMU_PART);
 	return mask;
 }
 
