@@ -81,6 +81,7 @@ int gpuprobe_dma_begin(struct gpuprobe_dma_inst *in, struct device *dev,
 	in->addr = 0;
 	in->iommu_ns = 0;
 	in->iommu_calls = 0;
+	memset(&in->parts, 0, sizeof(in->parts));
 	in->sgtable = 0;
 	in->owner = -1;
 	in->ts = ktime_get_mono_fast_ns();
@@ -382,8 +383,10 @@ u32 gpuprobe_dma_available(void)
 
 	if (gpuprobe_dma_tp_available() || IS_ENABLED(CONFIG_KRETPROBES))
 		mask |= GPUPROBE_EVMASK(GPUPROBE_EV_DMA);
+	/* the parts (dma_parts.c) come with the IOMMU events: their bit is accepted */
 	if (IS_ENABLED(CONFIG_KRETPROBES) && IS_ENABLED(CONFIG_IOMMU_API))
-		mask |= GPUPROBE_EVMASK(GPUPROBE_EV_IOMMU);
+		mask |= GPUPROBE_EVMASK(GPUPROBE_EV_IOMMU) |
+			GPUPROBE_EVMASK(GPUPROBE_EV_IOMMU_PART);
 	return mask;
 }
 
@@ -503,12 +506,15 @@ int gpuprobe_dma_attach(u32 mask)
 		gpuprobe_iommu_attached = true;
 		/* faults are best effort: the symbol is driver-internal */
 		gpuprobe_vtd_attach();
+		/* so are the parts: most of them are driver-internal too */
+		gpuprobe_parts_attach();
 	}
 	return 0;
 }
 
 void gpuprobe_dma_detach(void)
 {
+	gpuprobe_parts_detach();
 	gpuprobe_vtd_detach();
 	if (gpuprobe_iommu_attached)
 		gpuprobe_iommu_detach();
@@ -550,7 +556,7 @@ u64 gpuprobe_probe_recursion(void)
 	if (!gpuprobe_dma_use_tp)
 		for (i = 0; i < ARRAY_SIZE(gpuprobe_dma_krps); i++)
 			n += gpuprobe_dma_krps[i].kp.nmissed;
-	return n + gpuprobe_iommu_recursion();
+	return n + gpuprobe_iommu_recursion() + gpuprobe_parts_recursion();
 }
 
 int gpuprobe_dma_hooks_fill(struct sk_buff *skb,
@@ -577,7 +583,8 @@ int gpuprobe_dma_hooks_fill(struct sk_buff *skb,
 	if (err ||
 	    fill(skb, "kretprobe:iommu_map/unmap", gpuprobe_iommu_attached,
 		 why_iommu) ||
-	    fill(skb, "kprobe:dmar_fault", gpuprobe_vtd_attached(), why_fault))
+	    fill(skb, "kprobe:dmar_fault", gpuprobe_vtd_attached(), why_fault) ||
+	    gpuprobe_parts_hooks_fill(skb, fill))
 		return -EMSGSIZE;
 	return 0;
 }

@@ -13,6 +13,16 @@
 #include <linux/scatterlist.h>
 #include <linux/skbuff.h>
 
+/*
+ * The IOMMU parts open in one context (a DMA call, or a flush-queue timer):
+ * what the part being timed must leave out of its own time.
+ */
+struct gpuprobe_part_acc {
+	u64 child_ns;		/* parts nested in the open one, so far */
+	u32 iova_slow;		/* alloc_iova()/free_iova() calls seen */
+	u16 depth;		/* parts open */
+};
+
 /* Per call in flight: filled at entry, finished at return. */
 struct gpuprobe_dma_inst {
 	struct iommu_domain *domain;	/* the device's, at entry */
@@ -24,6 +34,7 @@ struct gpuprobe_dma_inst {
 	u32 bdf;
 	u32 nents;
 	u32 iommu_calls;
+	struct gpuprobe_part_acc parts;	/* dma_parts.c */
 	int owner;		/* its slot in the owner table, or -1 */
 	u16 op;
 	u8 dir;
@@ -104,6 +115,16 @@ int gpuprobe_iommu_attach(void);
 void gpuprobe_iommu_detach(void);
 u64 gpuprobe_iommu_missed(void);
 u64 gpuprobe_iommu_recursion(void);
+u32 gpuprobe_domain_id(struct iommu_domain *domain);
+u32 gpuprobe_domain_bdf(struct iommu_domain *domain, bool *shared);
+
+/* dma_parts.c */
+void gpuprobe_parts_attach(void);
+void gpuprobe_parts_detach(void);
+u64 gpuprobe_parts_recursion(void);
+int gpuprobe_parts_hooks_fill(struct sk_buff *skb,
+			      int (*fill)(struct sk_buff *, const char *, bool,
+					  const char *));
 
 /* dma_vtd.c */
 void gpuprobe_vtd_attach(void);

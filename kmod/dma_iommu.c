@@ -39,7 +39,7 @@ static DEFINE_PER_CPU(u64, gpuprobe_iommu_target_timed);
 /* Names a domain in records without giving its kernel address away. */
 static siphash_key_t gpuprobe_domain_key;
 
-static u32 gpuprobe_domain_id(struct iommu_domain *domain)
+u32 gpuprobe_domain_id(struct iommu_domain *domain)
 {
 	u32 id = siphash_1u64((u64)(unsigned long)domain, &gpuprobe_domain_key);
 
@@ -70,7 +70,7 @@ u32 gpuprobe_dev_domain_id(struct device *dev)
  * targets are in it (a VFIO container): the record then names the domain,
  * and its bdf is only the first of them.
  */
-static u32 gpuprobe_domain_bdf(struct iommu_domain *domain, bool *shared)
+u32 gpuprobe_domain_bdf(struct iommu_domain *domain, bool *shared)
 {
 	const struct gpuprobe_irqmap *map = rcu_dereference_sched(gpuprobe_irqmap);
 	u32 bdf = GPUPROBE_BDF_NONE;

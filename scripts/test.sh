@@ -121,13 +121,19 @@ scripts/vmtest.sh -q -t 300 -a "intel_iommu=off swiotlb=force" \
 	-T swiotlb_events 2>&1 | tee "$LOGDIR/vm-swiotlb.log"
 add_summary vm-swiotlb "${PIPESTATUS[0]}" "$LOGDIR/vm-swiotlb.log" "vmtest: "
 
+tier "tier 3b2: QEMU VM in lazy IOMMU mode (iommu.strict=0: the flush queue)"
+# the strict half of iommu_parts runs in tier 3's boot; this one boots lazy
+VMDIR="$TOP/build/vm-lazy" scripts/vmtest.sh -q -t 300 -a "iommu.strict=0" \
+	-T iommu_parts 2>&1 | tee "$LOGDIR/vm-lazy.log"
+add_summary vm-lazy "${PIPESTATUS[0]}" "$LOGDIR/vm-lazy.log" "vmtest: "
+
 tier "tier 3c: the module built for the second kernel (bookworm-backports)"
 if make -s modules-next >"$LOGDIR/knext.log" 2>&1; then
 	# single-threaded TCG: multi-threaded TCG mishandles the cross-vCPU text
 	# patching of 6.12's static calls (an int3 oops, not a kernel bug)
 	VM_TCG_THREAD=single MODDIR="$TOP/build/knext" VMDIR="$TOP/build/vm-next" \
 		scripts/vmtest.sh -q -t 900 \
-		-T module_load,genl_info,genl_policy,irq_events,sched_events,dma_events,dma_context,irq_shared,vfio_irq,serve_module,serve_tracefs,session_owner \
+		-T module_load,genl_info,genl_policy,irq_events,sched_events,dma_events,dma_context,irq_shared,vfio_irq,serve_module,serve_tracefs,session_owner,iommu_parts \
 		2>&1 | tee "$LOGDIR/vm-next.log"
 	add_summary vm-next "${PIPESTATUS[0]}" "$LOGDIR/vm-next.log" "vmtest: "
 	VM_EDUS=2 VM_TCG_THREAD=single MODDIR="$TOP/build/knext" \

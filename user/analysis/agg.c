@@ -119,6 +119,11 @@ struct agg *agg_new(const struct trace_info *info)
 		return NULL;
 	a->info = info;
 	a->exit_status = -1;
+	a->parts = iommu_parts_new();
+	if (!a->parts) {
+		free(a);
+		return NULL;
+	}
 	seed_from_header(a);
 	return a;
 }
@@ -343,6 +348,9 @@ void agg_add(struct agg *a, const struct gpuprobe_rec_hdr *rec)
 		a->kvm = kvm_host_new();
 	if (a->kvm)
 		kvm_host_add(a->kvm, rec);
+	if (rec->type == GPUPROBE_EV_DMA || rec->type == GPUPROBE_EV_IOMMU_PART ||
+	    rec->type == TRACEFILE_REC_IOMMU_MODE)
+		iommu_parts_add(a->parts, rec);
 	switch (rec->type) {
 	case GPUPROBE_EV_IRQ:
 		add_irq(a, (const struct gpuprobe_rec_irq *)rec);
@@ -424,6 +432,7 @@ void agg_finish(struct agg *a, const struct trace_reader *r)
 	}
 	if (a->kvm)
 		kvm_host_finish(a->kvm);
+	iommu_parts_finish(a->parts);
 }
 
 void agg_free(struct agg *a)
@@ -442,6 +451,7 @@ void agg_free(struct agg *a)
 		for (unsigned int op = 0; op < AGG_IOMMU_OPS; op++)
 			free(a->domains[i].iommu[op].time_ns);
 	kvm_host_free(a->kvm);
+	iommu_parts_free(a->parts);
 	free(a);
 }
 

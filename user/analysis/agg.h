@@ -14,6 +14,7 @@
 
 #include "command.h"
 #include "hist.h"
+#include "iommu_parts.h"
 #include "kvm.h"
 #include "tracefile.h"
 
@@ -120,6 +121,8 @@ struct agg {
 	uint64_t vectors_not_in_header, irqs_not_in_header;
 	/* the host side of a passed-through target (kvm.c); NULL: no KVM records */
 	struct kvm_host *kvm;
+	/* the parts of the targets' IOMMU work (iommu_parts.c); never NULL */
+	struct iommu_parts *parts;
 };
 
 struct agg *agg_new(const struct trace_info *info);

@@ -31,4 +31,8 @@ int report_file_view(const char *path, bool json, bool verbose,
 /* info.c: why the module cannot be used (it is not registered). */
 void explain_module_absent(char *buf, size_t size);
 
+/* compare_trace.c: compare of two traces (their IOMMU parts) */
+bool compare_is_trace(const char *path);
+int compare_traces(const char *base_path, const char *run_path, bool json);
+
 #endif /* GPUPROBE_CMDS_H */

@@ -284,10 +284,12 @@ int cmd_compare(int argc, char **argv)
 		}
 	}
 	if (argc - optind != 2) {
-		errorf("compare needs two files: BASE.json RUN.json (outputs of 'gpuprobe-trace probe -o')");
+		errorf("compare needs two files: BASE.json RUN.json (outputs of 'gpuprobe-trace probe -o') or BASE.trace RUN.trace");
 		usage_of("compare", stderr);
 		return 2;
 	}
+	if (compare_is_trace(argv[optind]) && compare_is_trace(argv[optind + 1]))
+		return compare_traces(argv[optind], argv[optind + 1], json);
 	base = jread_file(argv[optind], err, sizeof(err));
 	if (base)
 		run = jread_file(argv[optind + 1], err, sizeof(err));

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "iommu_mode.h"
 #include "cmds.h"
 #include "json.h"
 #include "source.h"
@@ -178,10 +179,13 @@ static void print_targets_text(const struct target_set *set, bool defaulted)
 	printf("targets%s:\n", defaulted ? " (display-class devices)" : "");
 	for (unsigned int i = 0; i < set->count; i++) {
 		const struct target *t = &set->t[i];
+		struct tracefile_rec_iommu_mode mode;
 
 		printf("  %s  %04x:%04x class 0x%06x driver %s, %u vector%s\n", t->name,
 		       t->vendor, t->device, t->class, t->driver[0] ? t->driver : "(none)",
 		       t->nvec, t->nvec == 1 ? "" : "s");
+		iommu_mode_read("", t->name, t->bdf, &mode);
+		iommu_mode_print(stdout, "    ", &mode);
 		for (uint32_t j = 0; j < t->nvec; j++) {
 			char action[128];
 

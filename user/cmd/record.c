@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "iommu_mode.h"
 #include "appinject.h"
 #include "cmds.h"
 #include "command.h"
@@ -496,6 +497,21 @@ static int put_command(struct recorder *r)
 	return trace_writer_put(&r->writer, (const struct gpuprobe_rec_hdr *)buf);
 }
 
+/* Each target's IOMMU mode as the recording starts (lib/iommu_mode.c). */
+static int put_iommu_modes(struct recorder *r)
+{
+	for (unsigned int i = 0; i < r->info.targets.count; i++) {
+		const struct target *t = &r->info.targets.t[i];
+		struct tracefile_rec_iommu_mode m;
+
+		iommu_mode_read("", t->name, t->bdf, &m);
+		m.hdr.ts_ns = r->info.start_ns;
+		if (trace_writer_put(&r->writer, &m.hdr))
+			return -1;
+	}
+	return 0;
+}
+
 /* The header goes first: a module may deliver records while START is acked. */
 static int start_recording(struct recorder *r, uint64_t *start_ns)
 {
@@ -507,7 +523,8 @@ static int start_recording(struct recorder *r, uint64_t *start_ns)
 	r->info.start_realtime_ns = realtime_now_ns();
 	r->info.app_events = r->app.active ? TRACEFILE_APP_EXPECTED : TRACEFILE_APP_NONE;
 	if (trace_writer_header(&r->writer, &r->info) ||
-	    (r->guest && guest_link_put_host(&r->info, r->cfg.sink)) || put_command(r)) {
+	    (r->guest && guest_link_put_host(&r->info, r->cfg.sink)) || put_command(r) ||
+	    put_iommu_modes(r)) {
 		errorf("cannot write %s: %s", r->opts.output, strerror(errno));
 		return -1;
 	}

@@ -56,6 +56,7 @@ const char *tracefile_record_type_name(uint16_t type)
 	case GPUPROBE_EV_DMA:		return "dma";
 	case GPUPROBE_EV_IOMMU:		return "iommu";
 	case GPUPROBE_EV_SWIOTLB:	return "swiotlb";
+	case GPUPROBE_EV_IOMMU_PART:	return "iommu_part";
 	case TRACEFILE_REC_IRQ_COUNT:	return "irq_count";
 	case TRACEFILE_REC_APP:		return "app";
 	case TRACEFILE_REC_VECTOR:	return "vector";
@@ -67,6 +68,7 @@ const char *tracefile_record_type_name(uint16_t type)
 	case TRACEFILE_REC_DELIVERY:	return "delivery";
 	case TRACEFILE_REC_STRING:	return "string";
 	case TRACEFILE_REC_TSC:		return "tsc";
+	case TRACEFILE_REC_IOMMU_MODE:	return "iommu_mode";
 	default:			return "unknown";
 	}
 }

@@ -52,6 +52,7 @@ enum tracefile_record_type {
 	TRACEFILE_REC_DELIVERY = 0x800b,	/* struct tracefile_rec_delivery */
 	TRACEFILE_REC_STRING = 0x800c,		/* struct tracefile_rec_string */
 	TRACEFILE_REC_TSC = 0x800d,		/* struct tracefile_rec_tsc */
+	TRACEFILE_REC_IOMMU_MODE = 0x800e,	/* struct tracefile_rec_iommu_mode (iommu_mode.h) */
 };
 
 /*
@@ -362,6 +363,7 @@ static inline size_t tracefile_record_min_size(uint16_t type)
 	/* older modules' records end before domain */
 	case GPUPROBE_EV_IOMMU:		return GPUPROBE_REC_IOMMU_SIZE_V1;
 	case GPUPROBE_EV_SWIOTLB:	return sizeof(struct gpuprobe_rec_swiotlb);
+	case GPUPROBE_EV_IOMMU_PART:	return sizeof(struct gpuprobe_rec_iommu_part);
 	case TRACEFILE_REC_IRQ_COUNT:	return sizeof(struct tracefile_rec_irq_count);
 	case TRACEFILE_REC_END:		return sizeof(struct tracefile_rec_end);
 	case TRACEFILE_REC_APP:		return sizeof(struct tracefile_rec_app);
@@ -376,6 +378,7 @@ static inline size_t tracefile_record_min_size(uint16_t type)
 	case TRACEFILE_REC_DELIVERY:	return sizeof(struct tracefile_rec_delivery);
 	case TRACEFILE_REC_STRING:	return sizeof(struct tracefile_rec_string) + 8;
 	case TRACEFILE_REC_TSC:		return sizeof(struct tracefile_rec_tsc);
+	case TRACEFILE_REC_IOMMU_MODE:	return 64;	/* iommu_mode.h */
 	default:			return 0;
 	}
 }

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "iommu_parts.h"
 #include "agg.h"
 #include "attribute.h"
 #include "export.h"
@@ -35,7 +36,8 @@
 #include "util.h"
 
 /* made-up threads: what they are */
-enum track_kind { TK_CPU = 1, TK_VECTOR, TK_DMA, TK_IOMMU, TK_STREAM, TK_CALLS = TK_STREAM + 4 };
+enum track_kind { TK_CPU = 1, TK_VECTOR, TK_DMA, TK_IOMMU, TK_STREAM, TK_CALLS = TK_STREAM + 4,
+		  TK_FQ = TK_CALLS + 4 };
 
 struct exporter {
 	FILE *out;
@@ -154,6 +156,22 @@ static void perfetto_iommu(struct exporter *e, const struct gpuprobe_rec_iommu *
 		       r->duration_ns);
 	fprintf(e->out, ",\"args\":{\"size\":%" PRIu64 ",\"iova\":\"0x%" PRIx64 "\"}}",
 		(uint64_t)r->size, (uint64_t)r->iova);
+}
+
+/*
+ * A part of a DMA call's IOMMU work on the call's own track, where it nests
+ * inside the call's slice; the flush queue's timer on a track of its own.
+ */
+static void perfetto_part(struct exporter *e, const struct gpuprobe_rec_iommu_part *r)
+{
+	int pid = target_pid(e, r->bdf);
+	int tid = r->call_ts ? synth_track(e, pid, TK_DMA, 0, "DMA", -1) :
+			       synth_track(e, pid, TK_FQ, 0, "IOMMU flush queue", -1);
+
+	complete_event(e, pid, tid, "iommu_part", iommu_part_name(r->part), r->hdr.ts_ns,
+		       r->duration_ns);
+	fprintf(e->out, ",\"args\":{\"self_ns\":%" PRIu64 ",\"depth\":%u,\"arg\":%u}}",
+		(uint64_t)r->self_ns, r->depth, r->arg);
 }
 
 static void perfetto_instant(struct exporter *e, const struct gpuprobe_rec_hdr *h,
@@ -296,6 +314,9 @@ static void perfetto_record(void *state, const struct gpuprobe_rec_hdr *h)
 		break;
 	case GPUPROBE_EV_IOMMU:
 		perfetto_iommu(e, (const struct gpuprobe_rec_iommu *)h);
+		break;
+	case GPUPROBE_EV_IOMMU_PART:
+		perfetto_part(e, (const struct gpuprobe_rec_iommu_part *)h);
 		break;
 	case GPUPROBE_EV_WAKEUP:
 	case GPUPROBE_EV_SWITCH:

@@ -61,5 +61,7 @@ void passthrough_print_json(struct json *j, const struct passthrough *pt, const 
 /* kvm_report.c: the host side (NULL: no KVM records; JSON: null). */
 void kvm_print_text(FILE *out, const struct kvm_host *k);
 void kvm_print_json(struct json *j, const struct kvm_host *k);
+void iommu_parts_print_text(FILE *out, const struct agg *a);
+void iommu_parts_print_json(struct json *j, const struct agg *a);
 
 #endif /* GPUPROBE_REPORT_H */

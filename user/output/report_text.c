@@ -300,6 +300,7 @@ void report_print_text(FILE *out, const char *path, const struct agg *a,
 	print_trace_summary(out, path, a);
 	report_trace_cost(&tc, a, at, view);
 	tracecost_print_text(out, &tc);
+	iommu_parts_print_text(out, a);
 	report_text_targets(out, a, view->verbose);
 	if (a->wakeups || a->switches)
 		fprintf(out, "\nscheduler: %" PRIu64 " wakeups, %" PRIu64 " switches of the workload\n",

@@ -65,6 +65,10 @@
 #define COMPARE_SUMMARY	"compare two probe runs (RUN as % of BASE)"
 #define COMPARE_USAGE \
 	"usage: gpuprobe-trace compare BASE.json RUN.json [--json]\n" \
+	"       gpuprobe-trace compare BASE.trace RUN.trace [--json]\n" \
+	"\n" \
+	"Two traces (strict and lazy IOMMU mode, say): per target with IOMMU parts in\n" \
+	"both, what an unmap costs in each and what RUN saved (Documentation/iommu.md).\n" \
 	"\n" \
 	"For every probe present in both `probe` outputs: BASE p50, RUN p50 and RUN\n" \
 	"as a percentage of BASE (above 100 %: RUN is slower). Typical pairs: bare\n" \

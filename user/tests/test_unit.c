@@ -565,6 +565,11 @@ int main(void)
 		{ "names: the string table takes whole records only; a short form finds its own name",
 		  test_strtab_records },
 		{ "names: long names abbreviated for the text tables", test_name_abbreviate },
+		{ "iommu parts: a target's map/unmap time split by hand (nested, out of order, timer, orphan, over)",
+		  test_iommu_parts_split },
+		{ "iommu parts: the answer line's shares, per unmap, and WRONG for a call its parts exceed",
+		  test_iommu_parts_text },
+		{ "iommu parts: a trace without part records prints nothing", test_iommu_parts_absent },
 	};
 	int passed = 0, failed;
 

@@ -105,5 +105,8 @@ void test_rank_pairing_two_vcpus(void);
 void test_rank_pairing_two_vectors(void);
 void test_injection_names_its_irq(void);
 void test_unattributed_iommu_two_gpus(void);
+void test_iommu_parts_split(void);
+void test_iommu_parts_text(void);
+void test_iommu_parts_absent(void);
 
 #endif /* GPUPROBE_TESTS_H */

@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "iommu_mode.h"
 #include "tracefile.h"
 #include "tracefile_chunk.h"
 
@@ -190,6 +191,20 @@ static bool dump_body(FILE *out, const struct gpuprobe_rec_hdr *h)
 		tail(out, h, h->size >= sizeof(*r) ? sizeof(*r) : GPUPROBE_REC_IOMMU_SIZE_V1);
 		break;
 	}
+	case GPUPROBE_EV_IOMMU_PART: {
+		const struct gpuprobe_rec_iommu_part *r = b;
+
+		F(r, bdf);
+		F(r, part);
+		F(r, depth);
+		F(r, duration_ns);
+		F(r, self_ns);
+		F(r, call_ts);
+		F(r, domain);
+		F(r, arg);
+		tail(out, h, sizeof(*r));
+		break;
+	}
 	case GPUPROBE_EV_SWIOTLB: {
 		const struct gpuprobe_rec_swiotlb *r = b;
 
@@ -283,6 +298,17 @@ static bool dump_body(FILE *out, const struct gpuprobe_rec_hdr *h)
 		F(r, reserved);
 		F(r, host_lo);
 		F(r, host_hi);
+		tail(out, h, sizeof(*r));
+		break;
+	}
+	case TRACEFILE_REC_IOMMU_MODE: {
+		const struct tracefile_rec_iommu_mode *r = b;
+
+		F(r, bdf);
+		F(r, flags);
+		F(r, pgsizes);
+		hex(out, "vendor", r->vendor, sizeof(r->vendor));
+		hex(out, "domain_type", r->domain_type, sizeof(r->domain_type));
 		tail(out, h, sizeof(*r));
 		break;
 	}

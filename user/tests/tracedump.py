@@ -56,6 +56,10 @@ TYPES = {
                     ("iommu_calls", "I"), ("duration_ns", "Q"), ("iommu_ns", "Q")]),
     7: ("iommu", 56, IOMMU),            # 64 bytes: domain and pid follow
     8: ("swiotlb", 32, [("bdf", "I"), ("dir", "I"), ("bytes", "Q")]),
+    # 9 (the module's KVM records) is stored as 0x8005
+    10: ("iommu_part", 56, [("bdf", "I"), ("part", "H"), ("depth", "H"),
+                            ("duration_ns", "Q"), ("self_ns", "Q"), ("call_ts", "Q"),
+                            ("domain", "I"), ("arg", "I")]),
     0x8001: ("irq_count", 40, [("bdf", "I"), ("irq", "I"), ("phase", "I"),
                                ("reserved", "I"), ("count", "Q")]),
     0x8002: ("end", 32, [("records", "Q"), ("exit_status", "i"), ("reserved", "I")]),
@@ -80,6 +84,8 @@ TYPES = {
                                 ("offset_ns", "q"), ("error_ns", "Q"), ("drift_ppb", "q"),
                                 ("guest_ns", "Q")]),
     0x800a: ("workload", 32, [("argc", "I"), ("nargs", "I"), ("len", "I"), ("flags", "I")]),
+    0x800e: ("iommu_mode", 64, [("bdf", "I"), ("flags", "I"), ("pgsizes", "Q"),
+                                ("vendor", "16s"), ("domain_type", "16s")]),
     0x800b: ("delivery", 80, [("slots", "I"), ("high_water_cpu", "I"), ("high_water", "Q"),
                               ("wait_max_ns", "Q"), ("ring_dropped", "Q"), ("undelivered", "Q"),
                               ("overrun", "Q"), ("socket_overflows", "Q"), ("rcvbuf", "i"),

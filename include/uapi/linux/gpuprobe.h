@@ -54,6 +54,7 @@ enum gpuprobe_event_type {
 	GPUPROBE_EV_IOMMU,		/* struct gpuprobe_rec_iommu */
 	GPUPROBE_EV_SWIOTLB,		/* struct gpuprobe_rec_swiotlb */
 	GPUPROBE_EV_KVM,		/* struct gpuprobe_rec_kvm */
+	GPUPROBE_EV_IOMMU_PART,		/* struct gpuprobe_rec_iommu_part */
 
 	__GPUPROBE_EV_MAX,
 };
@@ -183,6 +184,52 @@ struct gpuprobe_rec_iommu {
 };
 
 #define GPUPROBE_REC_IOMMU_SIZE_V1	56
+
+/*
+ * One part of the IOMMU work inside a target's DMA call (or, for a flush,
+ * on a target's domain outside any call): Documentation/iommu.md.
+ * Written when IOMMU events are asked for, where the kernel has the
+ * functions (probed by name; GET_INFO lists them).
+ */
+enum gpuprobe_iommu_part {
+	GPUPROBE_PART_IOVA_ALLOC = 1,	/* alloc_iova_fast() */
+	GPUPROBE_PART_IOVA_FREE,	/* free_iova_fast() */
+	GPUPROBE_PART_PGTABLE_MAP,	/* the driver's map_pages() */
+	GPUPROBE_PART_PGTABLE_UNMAP,	/* the driver's unmap_pages() */
+	GPUPROBE_PART_INVALIDATE,	/* VT-d qi_submit_sync(): submit + wait */
+	GPUPROBE_PART_DEFER,		/* lazy mode's queue_iova() */
+	GPUPROBE_PART_FLUSH,		/* a whole-domain IOTLB flush (the
+					 * flush queue's, from its timer or a
+					 * full queue)
+					 */
+	GPUPROBE_PART_FQ_TIMER,		/* the flush queue's timer
+					 * (fq_flush_timeout): its flush and
+					 * the frees of the IOVAs it queued
+					 */
+};
+
+/* gpuprobe_rec_iommu_part.hdr.flags */
+#define GPUPROBE_PART_SLOW	(1 << 0)	/* IOVA: the per-CPU rcache did
+						 * not serve it (the rbtree's
+						 * alloc_iova/free_iova ran)
+						 */
+#define GPUPROBE_PART_SHARED_DOMAIN (1 << 1)	/* as GPUPROBE_IOMMU_SHARED_DOMAIN */
+
+struct gpuprobe_rec_iommu_part {
+	struct gpuprobe_rec_hdr hdr;	/* ts_ns = the part's entry */
+	__u32 bdf;
+	__u16 part;			/* enum gpuprobe_iommu_part */
+	__u16 depth;			/* parts it is nested in (0: none) */
+	__u64 duration_ns;		/* entry to return */
+	__u64 self_ns;			/* duration less the parts nested in it */
+	__u64 call_ts;			/* hdr.ts_ns of the DMA call it is in;
+					 * 0: in none (a flush from the timer)
+					 */
+	__u32 domain;			/* as in IOMMU records; 0: unknown */
+	__u32 arg;			/* IOVA: pages; INVALIDATE: descriptors;
+					 * PGTABLE: pages of pgsize
+					 */
+};
 
 /*
  * Where on KVM's way from a host interrupt to a guest interrupt a record

@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The IOMMU part accounting (analysis/iommu_parts.c) on a hand-made trace:
+ * four DMA calls of one target, their parts written on other CPUs before
+ * and after them (records out of time order, as the module writes them),
+ * a lazy unmap whose deferral holds nested parts, a flush-queue timer
+ * outside any call, a part whose call is not in the trace, and a call
+ * whose parts add up to more than it.  Every expectation is worked by hand
+ * in the comments.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agg.h"
+#include "report.h"
+#include "testlib.h"
+#include "tests.h"
+
+#define EDU	GPUPROBE_BDF(0, 0, 0x08)	/* 0000:00:01.0 */
+
+static void put_dma(struct agg *a, uint16_t op, uint64_t ts, uint64_t dur, uint16_t flags)
+{
+	struct gpuprobe_rec_dma r = {
+		.hdr = { .type = GPUPROBE_EV_DMA, .size = sizeof(r), .cpu = 0, .flags = flags,
+			 .ts_ns = ts },
+		.bdf = EDU, .op = op, .bytes = 4096, .nents = 1, .duration_ns = dur,
+	};
+
+	agg_add(a, &r.hdr);
+}
+
+static void put_part(struct agg *a, uint16_t part, uint64_t call_ts, uint64_t self,
+		     uint16_t depth, uint16_t flags)
+{
+	struct gpuprobe_rec_iommu_part r = {
+		.hdr = { .type = GPUPROBE_EV_IOMMU_PART, .size = sizeof(r), .cpu = 1,
+			 .flags = flags, .ts_ns = call_ts + 1 },
+		.bdf = EDU, .part = part, .depth = depth, .duration_ns = self, .self_ns = self,
+		.call_ts = call_ts, .domain = 7, .arg = 1,
+	};
+
+	agg_add(a, &r.hdr);
+}
+
+static void put_trace(struct agg *a)
+{
+	/* map 1 at 1000 (1000 ns): IOVA 100 (rcache missed), page table 300 */
+	put_part(a, GPUPROBE_PART_IOVA_ALLOC, 1000, 100, 0, GPUPROBE_PART_SLOW);
+	put_part(a, GPUPROBE_PART_PGTABLE_MAP, 1000, 300, 0, 0);
+	put_dma(a, GPUPROBE_DMA_MAP_PAGE, 1000, 1000, 0);
+	/* strict unmap 2 at 3000 (2000 ns): its record first, parts after */
+	put_dma(a, GPUPROBE_DMA_UNMAP_PAGE, 3000, 2000, 0);
+	put_part(a, GPUPROBE_PART_PGTABLE_UNMAP, 3000, 200, 0, 0);
+	put_part(a, GPUPROBE_PART_INVALIDATE, 3000, 1200, 0, 0);
+	put_part(a, GPUPROBE_PART_IOVA_FREE, 3000, 50, 0, 0);
+	/*
+	 * lazy unmap 3 at 6000 (1000 ns): deferral 530 of which 250 its own;
+	 * in it a full queue's flush (30 own) and its invalidation (200)
+	 */
+	put_part(a, GPUPROBE_PART_INVALIDATE, 6000, 200, 2, 0);
+	put_part(a, GPUPROBE_PART_FLUSH, 6000, 30, 1, 0);
+	put_part(a, GPUPROBE_PART_IOVA_FREE, 6000, 50, 1, 0);
+	put_part(a, GPUPROBE_PART_DEFER, 6000, 250, 0, 0);
+	put_dma(a, GPUPROBE_DMA_UNMAP_PAGE, 6000, 1000, 0);
+	/* map 4 at 8000 (100 ns), whose IOVA part says 150: over */
+	put_dma(a, GPUPROBE_DMA_MAP_PAGE, 8000, 100, 0);
+	put_part(a, GPUPROBE_PART_IOVA_ALLOC, 8000, 150, 0, 0);
+	/* the flush-queue timer: 40 own, its flush 60 own, that flush's invalidation 300 */
+	put_part(a, GPUPROBE_PART_INVALIDATE, 0, 300, 2, 0);
+	put_part(a, GPUPROBE_PART_FLUSH, 0, 60, 1, 0);
+	put_part(a, GPUPROBE_PART_FQ_TIMER, 0, 40, 0, 0);
+	/* a part of a call the trace lost, and an untimed call: in no split */
+	put_part(a, GPUPROBE_PART_PGTABLE_MAP, 9999, 10, 0, 0);
+	put_dma(a, GPUPROBE_DMA_MAP_PAGE, 12000, 0, GPUPROBE_DMA_UNTIMED);
+}
+
+void test_iommu_parts_split(void)
+{
+	static struct trace_info info;
+	static struct trace_reader r;
+	const struct parts_target *t;
+	struct agg *a = agg_new(&info);
+
+	CHECK(a != NULL, "agg_new");
+	if (!a)
+		return;
+	put_trace(a);
+	agg_finish(a, &r);
+	/* 2 + 3 + 4 + 1 (the calls) + 3 (the timer) + 1 (orphan) */
+	CHECK_EQ_U64(a->parts->records, 14);
+	CHECK_EQ_U64(a->parts->ntargets, 1);
+	t = &a->parts->targets[0];
+	CHECK_EQ_U64(t->bdf, EDU);
+	/* maps 1000 + 100, unmaps 2000 + 1000; the untimed map in neither */
+	CHECK_EQ_U64(t->calls[PARTS_MAP], 2);
+	CHECK_EQ_U64(t->calls[PARTS_UNMAP], 2);
+	CHECK_EQ_U64(parts_call_ns(t), 4100);
+	/* invalidation 1200 + 200 + 30 (the flush); page tables 300 + 200; IOVA 100 + 50 + 50 + 150; deferral 250 */
+	CHECK_EQ_U64(parts_group_ns(t, PARTS_G_INVALIDATE), 1430);
+	CHECK_EQ_U64(parts_group_ns(t, PARTS_G_PGTABLE), 500);
+	CHECK_EQ_U64(parts_group_ns(t, PARTS_G_IOVA), 350);
+	CHECK_EQ_U64(parts_group_ns(t, PARTS_G_DEFER), 250);
+	/* 4100 - 1430 - 500 - 350 - 250 */
+	CHECK_EQ_U64(parts_group_ns(t, PARTS_G_OTHER), 1570);
+	CHECK_EQ_U64(t->group_ns[PARTS_UNMAP][PARTS_G_INVALIDATE], 1430);
+	CHECK_EQ_U64(t->calls_with_parts[PARTS_MAP], 2);
+	CHECK_EQ_U64(t->calls_with_parts[PARTS_UNMAP], 2);
+	CHECK_EQ_U64(t->over, 1);
+	CHECK_EQ_U64(t->orphans, 1);
+	/* timer 40 + flush 60 + invalidation 300 */
+	CHECK_EQ_U64(t->outside, 3);
+	CHECK_EQ_U64(t->outside_ns, 400);
+	CHECK_EQ_U64(t->part[GPUPROBE_PART_INVALIDATE].count, 3);
+	CHECK_EQ_U64(t->part[GPUPROBE_PART_INVALIDATE].in_call, 2);
+	CHECK_EQ_U64(t->part[GPUPROBE_PART_INVALIDATE].arg_sum, 3);
+	CHECK_EQ_U64(t->part[GPUPROBE_PART_IOVA_ALLOC].count, 2);
+	CHECK_EQ_U64(t->part[GPUPROBE_PART_IOVA_ALLOC].slow, 1);
+	CHECK_EQ_U64(t->part[GPUPROBE_PART_PGTABLE_MAP].count, 2);
+	CHECK_EQ_U64(t->part[GPUPROBE_PART_PGTABLE_MAP].in_call, 1);
+	CHECK_EQ_U64(t->part[GPUPROBE_PART_IOVA_FREE].count, 2);
+	CHECK_EQ_U64(t->part[GPUPROBE_PART_DEFER].count, 1);
+	CHECK_EQ_U64(t->part[GPUPROBE_PART_FQ_TIMER].count, 1);
+	CHECK_EQ_U64(t->part[GPUPROBE_PART_FLUSH].count, 2);
+	CHECK_EQ_U64(t->part[GPUPROBE_PART_FLUSH].in_call, 1);
+	agg_free(a);
+}
+
+/* The answer line: 4100 ns split 1430/500/350/250/1570 = 34.9/12.2/8.5/6.1/38.3 %. */
+void test_iommu_parts_text(void)
+{
+	static struct trace_info info;
+	static struct trace_reader r;
+	struct agg *a = agg_new(&info);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	CHECK(a != NULL, "agg_new");
+	if (!a)
+		return;
+	put_trace(a);
+	agg_finish(a, &r);
+	out = open_memstream(&buf, &len);
+	CHECK(out != NULL, "open_memstream");
+	if (out) {
+		iommu_parts_print_text(out, a);
+		fclose(out);
+		CHECK(buf && strstr(buf, ": invalidation 34.9 %, page tables 12.2 %, IOVA 8.5 %, "
+				    "deferral 6.1 %, other 38.3 %\n"), "answer line:\n%s", buf);
+		CHECK(buf && strstr(buf, "WRONG: 1 calls whose parts add up to more"), "over:\n%s", buf);
+		CHECK(buf && strstr(buf, "per unmap: 1.50us, of it invalidation 715ns"),
+		      "per unmap:\n%s", buf);
+	}
+	free(buf);
+	agg_free(a);
+}
+
+/* A trace without part records prints nothing and keeps no calls. */
+void test_iommu_parts_absent(void)
+{
+	static struct trace_info info;
+	static struct trace_reader r;
+	struct agg *a = agg_new(&info);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	CHECK(a != NULL, "agg_new");
+	if (!a)
+		return;
+	put_dma(a, GPUPROBE_DMA_MAP_PAGE, 1000, 1000, 0);
+	agg_finish(a, &r);
+	CHECK_EQ_U64(a->parts->ncalls, 0);
+	out = open_memstream(&buf, &len);
+	if (out) {
+		iommu_parts_print_text(out, a);
+		fclose(out);
+		CHECK_EQ_U64(len, 0);
+	}
+	free(buf);
+	agg_free(a);
+}
