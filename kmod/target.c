@@ -36,6 +36,15 @@ MODULE_PARM_DESC(max_targets,
 
 /* The last publish failed: the map is empty until a publish succeeds. */
 static bool gpuprobe_irqmap_stale;
+static atomic64_t gpuprobe_irqmap_failures;	/* STATS irqmap-failed */
+
+/*
+ * The targets' devices as the bus notifier filters them, without a lock:
+ * written under gpuprobe_lock, and for a device being added under its
+ * device lock too, which the notifier holds.  A bind of another device
+ * (64 SR-IOV VFs created during a STOP) never waits for gpuprobe_lock.
+ */
+static struct pci_dev *gpuprobe_target_devs[GPUPROBE_MAX_TARGETS];
 
 #ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
 /*
@@ -82,6 +91,36 @@ static void gpuprobe_fail_exit(void)
 static void *gpuprobe_kzalloc(size_t size)
 {
 	return gpuprobe_alloc_fails() ? NULL : kzalloc(size, GFP_KERNEL);
+}
+
+/* Set (pdev) or clear (NULL, old) a target's entry; under gpuprobe_lock. */
+static void gpuprobe_target_devs_set(struct pci_dev *old, struct pci_dev *pdev)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&gpuprobe_lock);
+	for (i = 0; i < GPUPROBE_MAX_TARGETS; i++)
+		if (READ_ONCE(gpuprobe_target_devs[i]) == old) {
+			WRITE_ONCE(gpuprobe_target_devs[i], pdev);
+			return;
+		}
+	/* TARGET_ADD keeps the targets within GPUPROBE_MAX_TARGETS */
+	WARN_ON_ONCE(pdev);
+}
+
+static bool gpuprobe_target_dev(const struct pci_dev *pdev)
+{
+	unsigned int i;
+
+	for (i = 0; i < GPUPROBE_MAX_TARGETS; i++)
+		if (READ_ONCE(gpuprobe_target_devs[i]) == pdev)
+			return true;
+	return false;
+}
+
+u64 gpuprobe_irqmap_failed(void)
+{
+	return atomic64_read(&gpuprobe_irqmap_failures);
 }
 
 static struct gpuprobe_vector *gpuprobe_vec_alloc(void)
@@ -196,9 +235,15 @@ void gpuprobe_irqmap_publish(void)
 		for (i = 0; i < t->nvec; i++)
 			nr = max(nr, t->vec[i].irq + 1);
 
-	map = gpuprobe_kzalloc(struct_size(map, ent, nr));
+	/* thousands of irqs: no high-order allocation needed */
+	map = gpuprobe_alloc_fails() ? NULL :
+	      kvzalloc(struct_size(map, ent, nr), GFP_KERNEL);
 	gpuprobe_irqmap_stale = !map;
-	if (map) {
+	if (!map) {
+		atomic64_inc(&gpuprobe_irqmap_failures);
+		pr_warn_ratelimited("no memory for the irq map (%u irqs): no target interrupt is recorded until a rescan succeeds\n",
+				    nr);
+	} else {
 		map->nr = nr;
 		list_for_each_entry(t, &gpuprobe_targets, node) {
 			/* TARGET_ADD keeps the list within the limit */
@@ -222,7 +267,7 @@ void gpuprobe_irqmap_publish(void)
 	old = rcu_replace_pointer(gpuprobe_irqmap, map,
 				  lockdep_is_held(&gpuprobe_lock));
 	if (old)
-		kfree_rcu(old, rcu);
+		kvfree_rcu(old, rcu);
 }
 
 static bool gpuprobe_vectors_equal(const struct gpuprobe_target *t,
@@ -338,6 +383,7 @@ int gpuprobe_target_add(u32 bdf)
 	if (!err) {
 		t->domain = gpuprobe_target_domain(t);
 		list_add_tail(&t->node, &gpuprobe_targets);
+		gpuprobe_target_devs_set(NULL, pdev);
 		gpuprobe_emit_target(bdf, GPUPROBE_TARGET_ADDED, t->nvec,
 				     t->domain);
 		gpuprobe_irqmap_publish();
@@ -354,6 +400,7 @@ int gpuprobe_target_add(u32 bdf)
 static void gpuprobe_target_unlink(struct gpuprobe_target *t)
 {
 	list_del(&t->node);
+	gpuprobe_target_devs_set(t->pdev, NULL);
 	gpuprobe_emit_target(t->bdf, GPUPROBE_TARGET_REMOVED, 0, t->domain);
 	gpuprobe_irqmap_publish();
 }
@@ -382,11 +429,13 @@ void gpuprobe_targets_free(void)
 
 	mutex_lock(&gpuprobe_lock);
 	list_splice_init(&gpuprobe_targets, &gone);
+	list_for_each_entry(t, &gone, node)
+		gpuprobe_target_devs_set(t->pdev, NULL);
 	map = rcu_replace_pointer(gpuprobe_irqmap, NULL,
 				  lockdep_is_held(&gpuprobe_lock));
 	mutex_unlock(&gpuprobe_lock);
 	synchronize_rcu();
-	kfree(map);
+	kvfree(map);
 	list_for_each_entry_safe(t, tmp, &gone, node) {
 		list_del(&t->node);
 		pci_dev_put(t->pdev);
@@ -530,6 +579,9 @@ static int gpuprobe_bus_notify(struct notifier_block *nb,
 	struct gpuprobe_target *t;
 	unsigned int nvec = 0;
 
+	/* another device: no allocation, no lock (a STOP may hold ours) */
+	if (likely(!gpuprobe_target_dev(pdev)))
+		return NOTIFY_DONE;
 	if (action == BUS_NOTIFY_BOUND_DRIVER) {
 		vec = gpuprobe_vec_alloc();
 		if (!vec)
