@@ -376,7 +376,13 @@ int gpuprobe_target_add(u32 bdf)
 	device_lock(&pdev->dev);
 	t->nvec = gpuprobe_read_vectors(pdev, t->vec);
 	mutex_lock(&gpuprobe_lock);
-	if (gpuprobe_target_find(bdf))
+	/*
+	 * Found just before its removal: its DEL_DEVICE notification may be
+	 * past, and a target on it would hold the BDF, never bound again.
+	 */
+	if (!device_is_registered(&pdev->dev))
+		err = -ENODEV;
+	else if (gpuprobe_target_find(bdf))
 		err = -EEXIST;
 	else if (gpuprobe_targets_count() >= gpuprobe_targets_max())
 		err = -ENOSPC;
@@ -603,6 +609,8 @@ static int gpuprobe_bus_notify(struct notifier_block *nb,
 						    GPUPROBE_TARGET_UNBOUND);
 			break;
 		case BUS_NOTIFY_DEL_DEVICE:
+		/* added between DEL_DEVICE and the end of device_del() */
+		case BUS_NOTIFY_REMOVED_DEVICE:
 			gpuprobe_target_unlink(t);
 			break;
 		default:
@@ -613,7 +621,8 @@ static int gpuprobe_bus_notify(struct notifier_block *nb,
 	}
 	mutex_unlock(&gpuprobe_lock);
 
-	if (t && action == BUS_NOTIFY_DEL_DEVICE)
+	if (t && (action == BUS_NOTIFY_DEL_DEVICE ||
+		  action == BUS_NOTIFY_REMOVED_DEVICE))
 		gpuprobe_target_release(t);
 	kfree(vec);
 	return NOTIFY_OK;

@@ -159,7 +159,7 @@ static int on_stats_msg(struct nl_msg *msg, void *arg)
 int summary_read(struct summary_session *s, summary_hist_fn fn, void *ctx, uint64_t *dropped,
 		 char *err, size_t errlen)
 {
-	struct hist_reader r = { fn, ctx };
+	struct hist_reader r = { fn, ctx, 0 };
 	struct request req = { .on_msg = on_summary_msg, .arg = &r };
 
 	drain_owner(s);
