@@ -27,7 +27,7 @@
 #define FAIL_RING	"/sys/kernel/debug/fail_gpuprobe_ring"
 #define CPU1_ONLINE	"/sys/devices/system/cpu/cpu1/online"
 
-static int rounds = 6;
+static int rounds = 3;
 
 FIXTURE(scale) {
 	int unused;
