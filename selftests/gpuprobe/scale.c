@@ -481,12 +481,12 @@ TEST_F_TIMEOUT(scale, cpu_without_ring_counts_its_records, 300)
 	struct genl_sock s;
 	int irq = -1;
 
+	ASSERT_EQ(0, gp_setup_edu(edu, sizeof(edu), NULL, &s));
 	if (access(FAIL_RING, F_OK))
 		SKIP(return, "no fail_gpuprobe_ring (needs CONFIG_FAULT_INJECTION_DEBUG_FS)");
 	if (access(CPU1_ONLINE, W_OK))
 		SKIP(return, "CPU 1 cannot be taken offline");
 	ASSERT_EQ(0, write_file(CPU1_ONLINE, "0"));
-	ASSERT_EQ(0, gp_setup_edu(edu, sizeof(edu), NULL, &s));
 	ASSERT_EQ(1, pci_msi_irqs(edu, &irq, 1));
 	ASSERT_EQ(0, gp_start(&s, GPUPROBE_EVMASK(GPUPROBE_EV_IRQ)));
 	ASSERT_EQ(0, write_file(FAIL_RING "/probability", "100"));
