@@ -227,7 +227,7 @@ static long long summary_round(struct __test_metadata *_metadata,
 	struct hist_sum h = { 0 };
 	long long drops[MAX_CPUS] = { 0 }, total = 0, dropped = 0;
 	char param[128], path[64];
-	int n, nedu, cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int n, nedu, pairs = 0, cpus = sysconf(_SC_NPROCESSORS_ONLN);
 
 	memset(&is, 0, sizeof(is));
 	snprintf(param, sizeof(param), "summary_slots=%d", slots);
@@ -260,6 +260,7 @@ static long long summary_round(struct __test_metadata *_metadata,
 
 		for (int k = 0; k < is.ncpu; k++)
 			sum += is.delta[i][k];
+		pairs += sum > 0;
 		if (sum)
 			TH_LOG("irq %d (%s): %lld", is.irq[i],
 			       i < nedu ? "edu" : "nvme", sum);
@@ -294,7 +295,11 @@ static long long summary_round(struct __test_metadata *_metadata,
 	       slots, total, (unsigned long long)h.count,
 	       (unsigned long long)h.dropped, dropped);
 	EXPECT_EQ(total, (long long)(h.count + h.dropped));
-	EXPECT_EQ(dropped, (long long)h.dropped);
+	/* the reply holds 32 pairs: more (64 CPUs, NVMe's 65) count there */
+	if (pairs <= 32)
+		EXPECT_EQ(dropped, (long long)h.dropped);
+	else
+		EXPECT_LE(dropped, (long long)h.dropped);
 	genl_close(&s);
 	return dropped;
 }
