@@ -296,10 +296,11 @@ static long long summary_round(struct __test_metadata *_metadata,
 	       (unsigned long long)h.dropped, dropped);
 	EXPECT_EQ(total, (long long)(h.count + h.dropped));
 	/* the reply holds 32 pairs: more (64 CPUs, NVMe's 65) count there */
-	if (pairs <= 32)
+	if (pairs <= 32) {
 		EXPECT_EQ(dropped, (long long)h.dropped);
-	else
+	} else {
 		EXPECT_LE(dropped, (long long)h.dropped);
+	}
 	genl_close(&s);
 	return dropped;
 }
