@@ -370,6 +370,25 @@ void gpuprobe_krps_unregister(struct kretprobe *krps, bool *registered,
 }
 
 /*
+ * At once: one grace period for the table, not one per kprobe.  STOP
+ * unregisters some twenty; each a grace period, they took seconds on a
+ * loaded host.
+ */
+void gpuprobe_kps_unregister(struct kprobe *kps, bool *registered, size_t n)
+{
+	struct kprobe *ptrs[GPUPROBE_KRP_TABLE_MAX];
+	size_t i, k = 0;
+
+	if (WARN_ON_ONCE(n > ARRAY_SIZE(ptrs)))
+		return;
+	for (i = 0; i < n; i++)
+		if (registered[i])
+			ptrs[k++] = &kps[i];
+	unregister_kprobes(ptrs, k);
+	memset(registered, 0, n * sizeof(*registered));
+}
+
+/*
  * DMA calls: the dma: tracepoints where the kernel has them (6.12+), timed
  * from a kprobe at the call's entry (dma_tp.c); else kretprobes.  IOMMU
  * calls: kretprobes either way (no IOMMU tracepoint carries a duration or
@@ -428,13 +447,8 @@ void gpuprobe_krp_count_attach(struct gpuprobe_krp_counter *c,
 
 void gpuprobe_krp_count_detach(struct gpuprobe_krp_counter *c, size_t n)
 {
-	size_t i;
-
-	for (i = 0; i < n && i < GPUPROBE_KRP_TABLE_MAX; i++) {
-		if (c->registered[i])
-			unregister_kprobe(&c->kps[i]);
-		c->registered[i] = false;
-	}
+	gpuprobe_kps_unregister(c->kps, c->registered,
+				min_t(size_t, n, GPUPROBE_KRP_TABLE_MAX));
 }
 
 /*

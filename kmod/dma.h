@@ -82,6 +82,7 @@ int gpuprobe_krps_register(struct kretprobe *krps, bool *registered,
 			   size_t n);
 void gpuprobe_krps_unregister(struct kretprobe *krps, bool *registered,
 			      size_t n);
+void gpuprobe_kps_unregister(struct kprobe *kps, bool *registered, size_t n);
 
 /*
  * Beside a kretprobe table, a kprobe at each address that counts the

@@ -345,16 +345,10 @@ void gpuprobe_dma_tp_detach(void)
 {
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(gpuprobe_dma_entry_kps); i++) {
-		if (gpuprobe_dma_entry_on[i])
-			unregister_kprobe(&gpuprobe_dma_entry_kps[i]);
-		gpuprobe_dma_entry_on[i] = false;
-	}
-	for (i = 0; i < ARRAY_SIZE(gpuprobe_sg_entry_kps); i++) {
-		if (gpuprobe_sg_entry_on[i])
-			unregister_kprobe(&gpuprobe_sg_entry_kps[i]);
-		gpuprobe_sg_entry_on[i] = false;
-	}
+	gpuprobe_kps_unregister(gpuprobe_dma_entry_kps, gpuprobe_dma_entry_on,
+				ARRAY_SIZE(gpuprobe_dma_entry_kps));
+	gpuprobe_kps_unregister(gpuprobe_sg_entry_kps, gpuprobe_sg_entry_on,
+				ARRAY_SIZE(gpuprobe_sg_entry_kps));
 	if (gpuprobe_dma_sg_timed)
 		gpuprobe_krps_unregister(gpuprobe_sg_krps, gpuprobe_sg_krp_on,
 					 ARRAY_SIZE(gpuprobe_sg_krps));

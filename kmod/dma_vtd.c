@@ -21,6 +21,7 @@
 #include <linux/acpi.h>
 #include <linux/io.h>
 #include <linux/kprobes.h>
+#include <linux/slab.h>
 #include <linux/uaccess.h>
 
 #include "dma.h"
@@ -34,7 +35,6 @@
 #define GPUPROBE_VTD_CAP_FRO(c)		((((c) >> 24) & 0x3ff) * 16)
 #define GPUPROBE_VTD_CAP_NFR(c)		((((c) >> 40) & 0xff) + 1)
 #define GPUPROBE_VTD_FRCD_F		BIT(31)
-#define GPUPROBE_VTD_MAX_UNITS		16
 
 /* The start of struct intel_iommu as the driver has laid it out. */
 struct gpuprobe_vtd_head {
@@ -52,7 +52,8 @@ struct gpuprobe_vtd_unit {
 	u16 segment;
 };
 
-static struct gpuprobe_vtd_unit gpuprobe_vtd_units[GPUPROBE_VTD_MAX_UNITS];
+/* every DRHD of the DMAR table, however many: a large host has dozens */
+static struct gpuprobe_vtd_unit *gpuprobe_vtd_units;
 static unsigned int gpuprobe_vtd_nunits;
 static bool gpuprobe_vtd_on;
 static const char *gpuprobe_vtd_reason;
@@ -164,19 +165,19 @@ static void gpuprobe_vtd_unmap(void)
 	for (i = 0; i < gpuprobe_vtd_nunits; i++)
 		iounmap(gpuprobe_vtd_units[i].regs);
 	gpuprobe_vtd_nunits = 0;
+	kfree(gpuprobe_vtd_units);
+	gpuprobe_vtd_units = NULL;
 }
 
 #ifdef CONFIG_ACPI
-/* The DMAR table's hardware units (DRHD): their segment and register base. */
-static int gpuprobe_vtd_find_units(void)
+/* The table's DRHDs in turn (max 0: count them), or a negative errno. */
+static int gpuprobe_vtd_walk(struct acpi_table_header *hdr, unsigned int max)
 {
-	struct acpi_table_header *hdr;
 	struct acpi_dmar_header *e;
+	unsigned int n = 0;
 	void *p, *end;
 	int err = 0;
 
-	if (ACPI_FAILURE(acpi_get_table(ACPI_SIG_DMAR, 0, &hdr)))
-		return -ENODEV;
 	p = (void *)hdr + sizeof(struct acpi_table_dmar);
 	end = (void *)hdr + hdr->length;
 	for (; p + sizeof(*e) <= end; p += e->length) {
@@ -189,8 +190,12 @@ static int gpuprobe_vtd_find_units(void)
 		if (e->type != ACPI_DMAR_TYPE_HARDWARE_UNIT ||
 		    e->length < sizeof(*drhd))
 			continue;
-		if (gpuprobe_vtd_nunits == GPUPROBE_VTD_MAX_UNITS)
-			break;
+		if (!max) {
+			n++;
+			continue;
+		}
+		if (WARN_ON_ONCE(gpuprobe_vtd_nunits == max))
+			break;	/* the table changed between the walks */
 		u = &gpuprobe_vtd_units[gpuprobe_vtd_nunits];
 		u->phys = drhd->address;
 		u->segment = drhd->segment;
@@ -202,6 +207,26 @@ static int gpuprobe_vtd_find_units(void)
 		if (err)
 			break;
 		gpuprobe_vtd_nunits++;
+	}
+	return err ? err : n;
+}
+
+/* The DMAR table's hardware units (DRHD): their segment and register base. */
+static int gpuprobe_vtd_find_units(void)
+{
+	struct acpi_table_header *hdr;
+	int n, err = -ENODEV;
+
+	if (ACPI_FAILURE(acpi_get_table(ACPI_SIG_DMAR, 0, &hdr)))
+		return -ENODEV;
+	n = gpuprobe_vtd_walk(hdr, 0);
+	if (n > 0) {
+		gpuprobe_vtd_units = kcalloc(n, sizeof(*gpuprobe_vtd_units),
+					     GFP_KERNEL);
+		err = gpuprobe_vtd_units ? gpuprobe_vtd_walk(hdr, n) : -ENOMEM;
+		if (err == -ENOMEM)
+			pr_warn("no memory for %d VT-d units: IOMMU faults are not read\n",
+				n);
 	}
 	acpi_put_table(hdr);
 	if (!err && !gpuprobe_vtd_nunits)
@@ -246,6 +271,12 @@ void gpuprobe_vtd_detach(void)
 bool gpuprobe_vtd_attached(void)
 {
 	return gpuprobe_vtd_on;
+}
+
+/* The units whose faults are read while attached (STATS dmar-units). */
+u32 gpuprobe_dmar_units(void)
+{
+	return gpuprobe_vtd_on ? gpuprobe_vtd_nunits : 0;
 }
 
 /* Why faults are not read, once an attach was tried; else NULL. */

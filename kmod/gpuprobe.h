@@ -84,6 +84,7 @@ void gpuprobe_targets_free(void);
 int gpuprobe_targets_from_param(const char *param);
 void gpuprobe_targets_rescan(void);
 void gpuprobe_irqmap_publish(void);
+u64 gpuprobe_irqmap_failed(void);
 int gpuprobe_notifier_init(void);
 void gpuprobe_notifier_exit(void);
 
@@ -98,6 +99,8 @@ struct gpuprobe_cpu_stats {
 	u64 high_water;		/* most records a drain found in the ring */
 	u64 wait_max_ns;	/* longest the oldest record waited for a drain */
 	u32 slots;		/* the ring's size in records */
+	u64 no_ring;		/* records lost: the CPU had no ring */
+	u64 summary_dropped;	/* summary samples its full slot table lost */
 };
 
 int gpuprobe_rings_init(void);
@@ -124,6 +127,7 @@ int gpuprobe_tgid_add(u32 tgid);
 int gpuprobe_tgid_del(u32 tgid);
 void gpuprobe_tgid_clear(void);
 int gpuprobe_summary_fill(struct sk_buff *skb);
+u64 gpuprobe_summary_dropped(int cpu);
 unsigned int gpuprobe_irq_in_handler(u32 *bdf);
 bool gpuprobe_tgid_follows(pid_t tgid);
 
@@ -144,6 +148,7 @@ void gpuprobe_dma_detach(void);
 u64 gpuprobe_dma_missed(void);
 u64 gpuprobe_iommu_unattributed_count(void);
 u64 gpuprobe_probe_recursion(void);
+u32 gpuprobe_dmar_units(void);
 int gpuprobe_dma_hooks_fill(struct sk_buff *skb,
 			    int (*fill)(struct sk_buff *, const char *, bool,
 					const char *));

@@ -59,14 +59,29 @@ static DEFINE_PER_CPU(struct gpuprobe_irq_pending, gpuprobe_pending) = {
 static atomic_t gpuprobe_tgids[GPUPROBE_MAX_TGIDS];
 static bool gpuprobe_summary;
 
-/* Summary mode: log2(ns) histograms of handler time per CPU and slot. */
+/*
+ * Summary mode: log2(ns) histograms of handler time per CPU and slot.  A
+ * CPU sees the vectors whose affinity includes it, seldom 32; a sample
+ * that finds the table full is counted in dropped (STATS summary-dropped).
+ */
 #define GPUPROBE_HIST_SLOTS	32	/* 16 KiB per CPU: per-CPU areas are small */
 #define GPUPROBE_HIST_BUCKETS	64
 struct gpuprobe_hist {
 	u32 bdf[GPUPROBE_HIST_SLOTS];
 	u32 vector[GPUPROBE_HIST_SLOTS];
 	u64 count[GPUPROBE_HIST_SLOTS][GPUPROBE_HIST_BUCKETS];
+	u64 dropped;
 };
+
+static unsigned int summary_slots = GPUPROBE_HIST_SLOTS;
+module_param(summary_slots, uint, 0444);
+MODULE_PARM_DESC(summary_slots,
+		 "(bdf, vector) pairs each CPU's summary holds (1-32, default 32; fewer to test the drop count)");
+
+static unsigned int gpuprobe_hist_slots(void)
+{
+	return clamp(summary_slots, 1U, (unsigned int)GPUPROBE_HIST_SLOTS);
+}
 
 static struct gpuprobe_hist __percpu *gpuprobe_hists;
 
@@ -164,10 +179,11 @@ static void gpuprobe_irq_entry(void *data, int irq, struct irqaction *action)
 static void gpuprobe_hist_add(const struct gpuprobe_irq_pending *e, u64 ns)
 {
 	struct gpuprobe_hist *h = this_cpu_ptr(gpuprobe_hists);
-	unsigned int slot, bucket = ns ? fls64(ns) : 0;
+	unsigned int slot, nslots = gpuprobe_hist_slots();
+	unsigned int bucket = ns ? fls64(ns) : 0;
 
-	/* slots are claimed per CPU; a full table loses the sample */
-	for (slot = 0; slot < GPUPROBE_HIST_SLOTS; slot++) {
+	/* slots are claimed per CPU; a full table counts the sample dropped */
+	for (slot = 0; slot < nslots; slot++) {
 		if (h->bdf[slot] == e->bdf && h->vector[slot] == e->vector)
 			break;
 		if (h->bdf[slot] == GPUPROBE_BDF_NONE) {
@@ -176,8 +192,18 @@ static void gpuprobe_hist_add(const struct gpuprobe_irq_pending *e, u64 ns)
 			break;
 		}
 	}
-	if (slot < GPUPROBE_HIST_SLOTS)
+	if (slot < nslots)
 		h->count[slot][min(bucket, GPUPROBE_HIST_BUCKETS - 1U)]++;
+	else
+		WRITE_ONCE(h->dropped, h->dropped + 1);
+}
+
+/* This CPU's samples a full table lost; caller holds gpuprobe_lock. */
+u64 gpuprobe_summary_dropped(int cpu)
+{
+	lockdep_assert_held(&gpuprobe_lock);
+	return gpuprobe_hists ?
+	       READ_ONCE(per_cpu_ptr(gpuprobe_hists, cpu)->dropped) : 0;
 }
 
 /* The exit of the handler whose entry was a target's (or attached after it). */
@@ -639,6 +665,7 @@ int gpuprobe_summary_fill(struct sk_buff *skb)
 {
 	struct gpuprobe_hist *sum;
 	int cpu, s, t, b, err = 0;
+	u64 n;
 
 	if (!gpuprobe_hists)
 		return -ENODATA;
@@ -649,6 +676,7 @@ int gpuprobe_summary_fill(struct sk_buff *skb)
 	for_each_possible_cpu(cpu) {
 		const struct gpuprobe_hist *h = per_cpu_ptr(gpuprobe_hists, cpu);
 
+		sum->dropped += READ_ONCE(h->dropped);
 		for (s = 0; s < GPUPROBE_HIST_SLOTS; s++) {
 			if (READ_ONCE(h->bdf[s]) == GPUPROBE_BDF_NONE)
 				break;
@@ -661,10 +689,14 @@ int gpuprobe_summary_fill(struct sk_buff *skb)
 				    sum->vector[t] == h->vector[s])
 					break;
 			}
-			if (t == GPUPROBE_HIST_SLOTS)
-				continue;
-			for (b = 0; b < GPUPROBE_HIST_BUCKETS; b++)
-				sum->count[t][b] += READ_ONCE(h->count[s][b]);
+			for (b = 0; b < GPUPROBE_HIST_BUCKETS; b++) {
+				n = READ_ONCE(h->count[s][b]);
+				/* CPUs with different pairs: the reply is full */
+				if (t == GPUPROBE_HIST_SLOTS)
+					sum->dropped += n;
+				else
+					sum->count[t][b] += n;
+			}
 		}
 	}
 	for (t = 0; t < GPUPROBE_HIST_SLOTS && !err; t++) {
@@ -673,6 +705,9 @@ int gpuprobe_summary_fill(struct sk_buff *skb)
 		err = gpuprobe_hist_fill_slot(skb, sum->bdf[t], sum->vector[t],
 					      sum->count[t]);
 	}
+	if (!err && nla_put_u64_64bit(skb, GPUPROBE_A_SUMMARY_DROPPED,
+				      sum->dropped, GPUPROBE_A_PAD))
+		err = -EMSGSIZE;
 	kfree(sum);
 	return err;
 }

@@ -303,6 +303,7 @@ static int gpuprobe_fill_stats_cpu(struct sk_buff *skb, int cpu)
 	struct nlattr *nest;
 
 	gpuprobe_stats(cpu, &st);
+	st.summary_dropped = gpuprobe_summary_dropped(cpu);
 	nest = nla_nest_start(skb, GPUPROBE_A_STATS);
 	if (!nest ||
 	    nla_put_u32(skb, GPUPROBE_A_STATS_CPU, cpu) ||
@@ -322,7 +323,11 @@ static int gpuprobe_fill_stats_cpu(struct sk_buff *skb, int cpu)
 			      st.high_water, GPUPROBE_A_STATS_PAD) ||
 	    nla_put_u64_64bit(skb, GPUPROBE_A_STATS_WAIT_MAX,
 			      st.wait_max_ns, GPUPROBE_A_STATS_PAD) ||
-	    nla_put_u32(skb, GPUPROBE_A_STATS_SLOTS, st.slots)) {
+	    nla_put_u32(skb, GPUPROBE_A_STATS_SLOTS, st.slots) ||
+	    nla_put_u64_64bit(skb, GPUPROBE_A_STATS_SUMMARY_DROPPED,
+			      st.summary_dropped, GPUPROBE_A_STATS_PAD) ||
+	    nla_put_u64_64bit(skb, GPUPROBE_A_STATS_NO_RING,
+			      st.no_ring, GPUPROBE_A_STATS_PAD)) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}
@@ -339,6 +344,9 @@ static int gpuprobe_fill_stats_totals(struct sk_buff *skb)
 			      GPUPROBE_A_PAD) ||
 	    nla_put_u64_64bit(skb, GPUPROBE_A_PROBE_RECURSION,
 			      gpuprobe_probe_recursion(), GPUPROBE_A_PAD) ||
+	    nla_put_u64_64bit(skb, GPUPROBE_A_IRQMAP_FAILED,
+			      gpuprobe_irqmap_failed(), GPUPROBE_A_PAD) ||
+	    nla_put_u32(skb, GPUPROBE_A_DMAR_UNITS, gpuprobe_dmar_units()) ||
 	    nla_put_u8(skb, GPUPROBE_A_RUNNING, gpuprobe_running))
 		return -EMSGSIZE;
 	return 0;
@@ -348,11 +356,11 @@ static int gpuprobe_fill_stats_totals(struct sk_buff *skb)
 static size_t gpuprobe_stats_size(void)
 {
 	size_t cpu = nla_total_size(0) + 2 * nla_total_size(sizeof(u32)) +
-		     8 * nla_total_size_64bit(sizeof(u64));
+		     10 * nla_total_size_64bit(sizeof(u64));
 
 	return num_possible_cpus() * cpu +
-	       3 * nla_total_size_64bit(sizeof(u64)) +
-	       nla_total_size(sizeof(u8));
+	       4 * nla_total_size_64bit(sizeof(u64)) +
+	       nla_total_size(sizeof(u32)) + nla_total_size(sizeof(u8));
 }
 
 /*

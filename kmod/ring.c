@@ -35,6 +35,8 @@
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
 #include <linux/cpumask.h>
+#include <linux/debugfs.h>
+#include <linux/fault-inject.h>
 #include <linux/irq_work.h>
 #include <linux/mm.h>
 #include <linux/percpu.h>
@@ -105,6 +107,7 @@ struct gpuprobe_ring {
 	u64 overrun;		/* consumer: undelivered, a listener's socket full */
 	u64 high_water;		/* consumer: most records a drain found */
 	u64 wait_max;		/* consumer: ns the oldest record waited, at most */
+	u64 no_ring;		/* producer: records a session lost, no slots */
 	bool hurried;		/* producer sets, consumer clears */
 };
 
@@ -170,14 +173,53 @@ static int gpuprobe_ring_alloc_cpu(unsigned int cpu)
 	return 0;
 }
 
+#ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
+/*
+ * debugfs fail_gpuprobe_ring: fails the ring of a CPU that comes online
+ * during a session, so that a test can see its records counted as lost.
+ * Apart from fail_gpuprobe (target.c), whose users count its calls.
+ */
+static DECLARE_FAULT_ATTR(gpuprobe_fail_ring);
+static struct dentry *gpuprobe_fail_ring_dir;
+
+static bool gpuprobe_ring_online_fails(void)
+{
+	return should_fail(&gpuprobe_fail_ring, 1);
+}
+
+static void gpuprobe_ring_fail_init(void)
+{
+	gpuprobe_fail_ring_dir = fault_create_debugfs_attr("fail_gpuprobe_ring",
+							   NULL, &gpuprobe_fail_ring);
+}
+
+static void gpuprobe_ring_fail_exit(void)
+{
+	debugfs_remove_recursive(gpuprobe_fail_ring_dir);
+}
+#else
+static bool gpuprobe_ring_online_fails(void)
+{
+	return false;
+}
+
+static void gpuprobe_ring_fail_init(void)
+{
+}
+
+static void gpuprobe_ring_fail_exit(void)
+{
+}
+#endif
+
 /* CPU hotplug: a CPU that comes online during a session gets its ring. */
 static int gpuprobe_ring_cpu_online(unsigned int cpu)
 {
 	if (!READ_ONCE(gpuprobe_rings_wanted))
 		return 0;
 	/* failing would stop the CPU coming up: count its records lost */
-	if (gpuprobe_ring_alloc_cpu(cpu))
-		pr_warn_ratelimited("no memory for CPU %u's ring: its records are lost\n",
+	if (gpuprobe_ring_online_fails() || gpuprobe_ring_alloc_cpu(cpu))
+		pr_warn_ratelimited("no memory for CPU %u's ring: its records are lost (STATS no-ring)\n",
 				    cpu);
 	return 0;
 }
@@ -193,10 +235,13 @@ int gpuprobe_rings_init(void)
 			  gpuprobe_drain_now_fn);
 	}
 
+	gpuprobe_ring_fail_init();
 	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "gpuprobe:ring",
 					gpuprobe_ring_cpu_online, NULL);
-	if (ret < 0)
+	if (ret < 0) {
+		gpuprobe_ring_fail_exit();
 		return ret;
+	}
 	gpuprobe_cpuhp_state = ret;
 	return 0;
 }
@@ -204,6 +249,7 @@ int gpuprobe_rings_init(void)
 void gpuprobe_rings_exit(void)
 {
 	cpuhp_remove_state_nocalls(gpuprobe_cpuhp_state);
+	gpuprobe_ring_fail_exit();
 }
 
 int gpuprobe_rings_alloc(void)
@@ -266,6 +312,7 @@ void gpuprobe_stats_reset(void)
 		r->overrun = 0;
 		r->high_water = 0;
 		r->wait_max = 0;
+		r->no_ring = 0;
 	}
 }
 
@@ -281,6 +328,7 @@ void gpuprobe_stats(int cpu, struct gpuprobe_cpu_stats *st)
 	st->overrun = READ_ONCE(r->overrun);
 	st->high_water = READ_ONCE(r->high_water);
 	st->wait_max_ns = READ_ONCE(r->wait_max);
+	st->no_ring = READ_ONCE(r->no_ring);
 	st->slots = roundup_pow_of_two(clamp(ring_slots, 64U, 1U << 20));
 }
 
@@ -293,8 +341,12 @@ void gpuprobe_emit(struct gpuprobe_rec_hdr *rec)
 
 	local_irq_save(flags);
 	r = this_cpu_ptr(&gpuprobe_rings);
-	if (unlikely(!r->slots))
-		goto out;	/* no session, or no memory when the CPU came up */
+	if (unlikely(!r->slots)) {
+		/* no memory when the CPU came up: lost, and counted so */
+		if (READ_ONCE(gpuprobe_rings_wanted))
+			WRITE_ONCE(r->no_ring, r->no_ring + 1);
+		goto out;	/* else no session */
+	}
 	rec->cpu = smp_processor_id();
 	head = r->head;
 	/* pairs with the drainer's release: the slot is free to reuse */

@@ -23,6 +23,7 @@
 #include <linux/pid_namespace.h>
 #include <linux/sched.h>
 #include <linux/spinlock.h>
+#include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <net/net_namespace.h>
 
@@ -31,6 +32,9 @@
 
 bool gpuprobe_running;
 static bool gpuprobe_dying;
+/* A STOP waits for grace periods without gpuprobe_lock; under the lock. */
+static bool gpuprobe_stopping;
+static DECLARE_WAIT_QUEUE_HEAD(gpuprobe_stop_wq);
 
 /* Vectors re-read this often while running (see gpuprobe_targets_rescan). */
 #define GPUPROBE_RESCAN_MS	500
@@ -158,13 +162,27 @@ err_free_rings:
 	return err;
 }
 
-/* Caller holds gpuprobe_lock. */
+/*
+ * Caller holds gpuprobe_lock, which is dropped while the probes go: their
+ * grace periods (one per kprobe table, the tracepoints', RCU's; seconds
+ * on a loaded or debug kernel) would stall every bind of a target in the
+ * bus notifier.  Meanwhile START is refused (still running), another STOP
+ * waits for this one, and the notifier's target records still go to the
+ * rings, which stay until the lock is taken again.
+ */
 int gpuprobe_stop(void)
 {
 	lockdep_assert_held(&gpuprobe_lock);
+	while (gpuprobe_stopping) {
+		mutex_unlock(&gpuprobe_lock);
+		wait_event(gpuprobe_stop_wq, !READ_ONCE(gpuprobe_stopping));
+		mutex_lock(&gpuprobe_lock);
+	}
 	if (!gpuprobe_running)
 		return -EALREADY;
 
+	gpuprobe_stopping = true;
+	mutex_unlock(&gpuprobe_lock);
 	gpuprobe_hooks_detach();
 	/*
 	 * The rescan work takes gpuprobe_lock: stop it without waiting here.
@@ -174,6 +192,7 @@ int gpuprobe_stop(void)
 	 */
 	WRITE_ONCE(gpuprobe_rescanning, false);
 	cancel_delayed_work(&gpuprobe_rescan_work);
+	mutex_lock(&gpuprobe_lock);
 	/* the last records still go to the owner, if it is there */
 	gpuprobe_drain_stop();
 	gpuprobe_set_owner(NULL, 0, NULL);
@@ -182,6 +201,8 @@ int gpuprobe_stop(void)
 	gpuprobe_running = false;
 	gpuprobe_rings_free();
 	gpuprobe_tgid_clear();
+	WRITE_ONCE(gpuprobe_stopping, false);
+	wake_up_all(&gpuprobe_stop_wq);
 	return 0;
 }
 

@@ -113,15 +113,18 @@ void gpuprobe_swiotlb_attach(void)
 	}
 }
 
+/* At once: one grace period, not one per kprobe (STOP's time). */
 void gpuprobe_swiotlb_detach(void)
 {
-	size_t i;
+	struct kprobe *ptrs[ARRAY_SIZE(gpuprobe_bounce_probes)];
+	size_t i, k = 0;
 
 	for (i = 0; i < ARRAY_SIZE(gpuprobe_bounce_probes); i++) {
 		if (gpuprobe_bounce_probes[i].on)
-			unregister_kprobe(&gpuprobe_bounce_probes[i].kp);
+			ptrs[k++] = &gpuprobe_bounce_probes[i].kp;
 		gpuprobe_bounce_probes[i].on = false;
 	}
+	unregister_kprobes(ptrs, k);
 }
 
 /* Hits skipped because another kprobe handler was running. */

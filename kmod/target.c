@@ -38,6 +38,15 @@ MODULE_PARM_DESC(max_targets,
 
 /* The last publish failed: the map is empty until a publish succeeds. */
 static bool gpuprobe_irqmap_stale;
+static atomic64_t gpuprobe_irqmap_failures;	/* STATS irqmap-failed */
+
+/*
+ * The targets' devices as the bus notifier filters them, without a lock:
+ * written under gpuprobe_lock, and for a device being added under its
+ * device lock too, which the notifier holds.  A bind of another device
+ * (64 SR-IOV VFs created during a STOP) never waits for gpuprobe_lock.
+ */
+static struct pci_dev *gpuprobe_target_devs[GPUPROBE_MAX_TARGETS];
 
 #ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
 /*
@@ -84,6 +93,36 @@ static void gpuprobe_fail_exit(void)
 static void *gpuprobe_kzalloc(size_t size)
 {
 	return gpuprobe_alloc_fails() ? NULL : kzalloc(size, GFP_KERNEL);
+}
+
+/* Set (pdev) or clear (NULL, old) a target's entry; under gpuprobe_lock. */
+static void gpuprobe_target_devs_set(struct pci_dev *old, struct pci_dev *pdev)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&gpuprobe_lock);
+	for (i = 0; i < GPUPROBE_MAX_TARGETS; i++)
+		if (READ_ONCE(gpuprobe_target_devs[i]) == old) {
+			WRITE_ONCE(gpuprobe_target_devs[i], pdev);
+			return;
+		}
+	/* TARGET_ADD keeps the targets within GPUPROBE_MAX_TARGETS */
+	WARN_ON_ONCE(pdev);
+}
+
+static bool gpuprobe_target_dev(const struct pci_dev *pdev)
+{
+	unsigned int i;
+
+	for (i = 0; i < GPUPROBE_MAX_TARGETS; i++)
+		if (READ_ONCE(gpuprobe_target_devs[i]) == pdev)
+			return true;
+	return false;
+}
+
+u64 gpuprobe_irqmap_failed(void)
+{
+	return atomic64_read(&gpuprobe_irqmap_failures);
 }
 
 static struct gpuprobe_vector *gpuprobe_vec_alloc(void)
@@ -198,9 +237,15 @@ void gpuprobe_irqmap_publish(void)
 		for (i = 0; i < t->nvec; i++)
 			nr = max(nr, t->vec[i].irq + 1);
 
-	map = gpuprobe_kzalloc(struct_size(map, ent, nr));
+	/* thousands of irqs: no high-order allocation needed */
+	map = gpuprobe_alloc_fails() ? NULL :
+	      kvzalloc(struct_size(map, ent, nr), GFP_KERNEL);
 	gpuprobe_irqmap_stale = !map;
-	if (map) {
+	if (!map) {
+		atomic64_inc(&gpuprobe_irqmap_failures);
+		pr_warn_ratelimited("no memory for the irq map (%u irqs): no target interrupt is recorded until a rescan succeeds\n",
+				    nr);
+	} else {
 		map->nr = nr;
 		list_for_each_entry(t, &gpuprobe_targets, node) {
 			/* TARGET_ADD keeps the list within the limit */
@@ -224,7 +269,7 @@ void gpuprobe_irqmap_publish(void)
 	old = rcu_replace_pointer(gpuprobe_irqmap, map,
 				  lockdep_is_held(&gpuprobe_lock));
 	if (old)
-		kfree_rcu(old, rcu);
+		kvfree_rcu(old, rcu);
 }
 
 static bool gpuprobe_vectors_equal(const struct gpuprobe_target *t,
@@ -333,7 +378,13 @@ int gpuprobe_target_add(u32 bdf)
 	device_lock(&pdev->dev);
 	t->nvec = gpuprobe_read_vectors(pdev, t->vec);
 	mutex_lock(&gpuprobe_lock);
-	if (gpuprobe_target_find(bdf))
+	/*
+	 * Found just before its removal: its DEL_DEVICE notification may be
+	 * past, and a target on it would hold the BDF, never bound again.
+	 */
+	if (!device_is_registered(&pdev->dev))
+		err = -ENODEV;
+	else if (gpuprobe_target_find(bdf))
 		err = -EEXIST;
 	else if (gpuprobe_targets_count() >= gpuprobe_targets_max())
 		err = -ENOSPC;
@@ -341,6 +392,7 @@ int gpuprobe_target_add(u32 bdf)
 		t->domain = gpuprobe_target_domain(t);
 		list_add_tail(&t->node, &gpuprobe_targets);
 		gpuprobe_targets_gen++;
+		gpuprobe_target_devs_set(NULL, pdev);
 		gpuprobe_emit_target(bdf, GPUPROBE_TARGET_ADDED, t->nvec,
 				     t->domain);
 		gpuprobe_irqmap_publish();
@@ -358,6 +410,7 @@ static void gpuprobe_target_unlink(struct gpuprobe_target *t)
 {
 	list_del(&t->node);
 	gpuprobe_targets_gen++;
+	gpuprobe_target_devs_set(t->pdev, NULL);
 	gpuprobe_emit_target(t->bdf, GPUPROBE_TARGET_REMOVED, 0, t->domain);
 	gpuprobe_irqmap_publish();
 }
@@ -386,11 +439,13 @@ void gpuprobe_targets_free(void)
 
 	mutex_lock(&gpuprobe_lock);
 	list_splice_init(&gpuprobe_targets, &gone);
+	list_for_each_entry(t, &gone, node)
+		gpuprobe_target_devs_set(t->pdev, NULL);
 	map = rcu_replace_pointer(gpuprobe_irqmap, NULL,
 				  lockdep_is_held(&gpuprobe_lock));
 	mutex_unlock(&gpuprobe_lock);
 	synchronize_rcu();
-	kfree(map);
+	kvfree(map);
 	list_for_each_entry_safe(t, tmp, &gone, node) {
 		list_del(&t->node);
 		pci_dev_put(t->pdev);
@@ -534,6 +589,9 @@ static int gpuprobe_bus_notify(struct notifier_block *nb,
 	struct gpuprobe_target *t;
 	unsigned int nvec = 0;
 
+	/* another device: no allocation, no lock (a STOP may hold ours) */
+	if (likely(!gpuprobe_target_dev(pdev)))
+		return NOTIFY_DONE;
 	if (action == BUS_NOTIFY_BOUND_DRIVER) {
 		vec = gpuprobe_vec_alloc();
 		if (!vec)
@@ -555,6 +613,8 @@ static int gpuprobe_bus_notify(struct notifier_block *nb,
 						    GPUPROBE_TARGET_UNBOUND);
 			break;
 		case BUS_NOTIFY_DEL_DEVICE:
+		/* added between DEL_DEVICE and the end of device_del() */
+		case BUS_NOTIFY_REMOVED_DEVICE:
 			gpuprobe_target_unlink(t);
 			break;
 		default:
@@ -565,7 +625,8 @@ static int gpuprobe_bus_notify(struct notifier_block *nb,
 	}
 	mutex_unlock(&gpuprobe_lock);
 
-	if (t && action == BUS_NOTIFY_DEL_DEVICE)
+	if (t && (action == BUS_NOTIFY_DEL_DEVICE ||
+		  action == BUS_NOTIFY_REMOVED_DEVICE))
 		gpuprobe_target_release(t);
 	kfree(vec);
 	return NOTIFY_OK;

@@ -615,9 +615,10 @@ static int finish_recording(struct recorder *r)
 			(double)(stop_ns - r->info.start_ns) / 1e9, r->src_ops->name,
 			r->opts.output);
 	if (!r->opts.quiet && c.have_delivery)
-		fprintf(stderr, "%s: module delivery: fullest ring %llu of %u records (CPU %u), longest wait for the drain %.1f ms, %llu records dropped by the rings, %llu undelivered (%llu by a full socket, %llu overflows read, receive buffer %d bytes)\n",
+		fprintf(stderr, "%s: module delivery: fullest ring %llu of %u records (CPU %u), longest wait for the drain %.1f ms, %llu records dropped by the rings (%llu on CPUs without a ring), %llu undelivered (%llu by a full socket, %llu overflows read, receive buffer %d bytes)\n",
 			progname, (unsigned long long)c.high_water, c.slots, c.high_water_cpu,
 			(double)c.wait_max_ns / 1e6, (unsigned long long)c.ring_dropped,
+			(unsigned long long)c.no_ring,
 			(unsigned long long)c.undelivered, (unsigned long long)c.overrun,
 			(unsigned long long)c.socket_overflows, c.rcvbuf);
 	return r->write_errno || r->guest_incomplete ? -1 : 0;

@@ -41,6 +41,7 @@ struct source_counters {
 	/* the module source's delivery, from STATS at the end (0: not known) */
 	bool have_delivery;
 	uint64_t ring_dropped;		/* records the per-CPU rings had no room for */
+	uint64_t no_ring;		/* of them, on CPUs that had no ring */
 	uint64_t undelivered;		/* records in messages no listener took */
 	uint64_t overrun;		/* of them, refused by the listener's full socket */
 	uint64_t socket_overflows;	/* ENOBUFS the listener read */

@@ -313,6 +313,9 @@ enum gpuprobe_attr {
 	GPUPROBE_A_MISSED,		/* u64: calls kretprobes missed */
 	GPUPROBE_A_IOMMU_UNATTRIBUTED,	/* u64: see the spec */
 	GPUPROBE_A_PROBE_RECURSION,	/* u64: see the spec */
+	GPUPROBE_A_SUMMARY_DROPPED,	/* u64: SUMMARY_GET: samples in no HIST */
+	GPUPROBE_A_IRQMAP_FAILED,	/* u64: irq map publishes without memory */
+	GPUPROBE_A_DMAR_UNITS,		/* u32: VT-d units whose faults are read */
 
 	__GPUPROBE_A_MAX,
 };
@@ -368,6 +371,8 @@ enum gpuprobe_stats_attr {
 	GPUPROBE_A_STATS_HIGH_WATER,	/* u64: most records a drain found */
 	GPUPROBE_A_STATS_WAIT_MAX,	/* u64: ns a record waited for a drain, at most */
 	GPUPROBE_A_STATS_SLOTS,		/* u32: the ring's size in records */
+	GPUPROBE_A_STATS_SUMMARY_DROPPED, /* u64: samples a full slot table lost */
+	GPUPROBE_A_STATS_NO_RING,	/* u64: records lost: the CPU had no ring */
 
 	__GPUPROBE_A_STATS_MAX,
 };

@@ -395,7 +395,10 @@ static void add_cpu_stats(struct source_counters *c, struct nlattr **tb)
 	uint64_t hw = stats_u64(tb, GPUPROBE_A_STATS_HIGH_WATER);
 	uint64_t wait = stats_u64(tb, GPUPROBE_A_STATS_WAIT_MAX);
 
-	c->ring_dropped += stats_u64(tb, GPUPROBE_A_STATS_DROPPED);
+	/* a CPU without a ring lost them as a full ring would: never in-band */
+	c->no_ring += stats_u64(tb, GPUPROBE_A_STATS_NO_RING);
+	c->ring_dropped += stats_u64(tb, GPUPROBE_A_STATS_DROPPED) +
+			   stats_u64(tb, GPUPROBE_A_STATS_NO_RING);
 	c->undelivered += stats_u64(tb, GPUPROBE_A_STATS_UNDELIVERED);
 	c->overrun += stats_u64(tb, GPUPROBE_A_STATS_OVERRUN);
 	if (tb[GPUPROBE_A_STATS_SLOTS] && nla_len(tb[GPUPROBE_A_STATS_SLOTS]) >= 4)
@@ -443,6 +446,7 @@ static int reconcile_drops(struct module_source *m)
 	}
 	m->counters.have_delivery = true;
 	m->counters.ring_dropped = st.ring_dropped;
+	m->counters.no_ring = st.no_ring;
 	m->counters.undelivered = st.undelivered;
 	m->counters.overrun = st.overrun;
 	m->counters.high_water = st.high_water;

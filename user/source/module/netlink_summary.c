@@ -104,6 +104,7 @@ err_close:
 struct hist_reader {
 	summary_hist_fn fn;
 	void *ctx;
+	uint64_t dropped;	/* samples in no HIST: a slot table was full */
 };
 
 static int on_summary_msg(struct nl_msg *msg, void *arg)
@@ -115,6 +116,8 @@ static int on_summary_msg(struct nl_msg *msg, void *arg)
 	int rem;
 
 	nla_for_each_attr(a, genlmsg_attrdata(gh, 0), genlmsg_attrlen(gh, 0), rem) {
+		if (nla_type(a) == GPUPROBE_A_SUMMARY_DROPPED && nla_len(a) >= 8)
+			r->dropped += nla_get_u64(a);
 		if (nla_type(a) != GPUPROBE_A_HIST ||
 		    nla_parse_nested(tb, GPUPROBE_A_HIST_MAX, a, NULL) < 0 ||
 		    !tb[GPUPROBE_A_HIST_BDF] || !tb[GPUPROBE_A_HIST_VECTOR] ||
@@ -147,7 +150,8 @@ static int on_stats_msg(struct nl_msg *msg, void *arg)
 		    nla_parse_nested(tb, GPUPROBE_A_STATS_MAX, a, NULL) < 0)
 			continue;
 		*dropped += attr_u64(tb, GPUPROBE_A_STATS_DROPPED) +
-			    attr_u64(tb, GPUPROBE_A_STATS_UNDELIVERED);
+			    attr_u64(tb, GPUPROBE_A_STATS_UNDELIVERED) +
+			    attr_u64(tb, GPUPROBE_A_STATS_NO_RING);
 	}
 	return NL_OK;
 }
@@ -155,13 +159,13 @@ static int on_stats_msg(struct nl_msg *msg, void *arg)
 int summary_read(struct summary_session *s, summary_hist_fn fn, void *ctx, uint64_t *dropped,
 		 char *err, size_t errlen)
 {
-	struct hist_reader r = { fn, ctx };
+	struct hist_reader r = { fn, ctx, 0 };
 	struct request req = { .on_msg = on_summary_msg, .arg = &r };
 
 	drain_owner(s);
 	if (nl_do(&s->ctl, GPUPROBE_CMD_SUMMARY_GET, NULL, NULL, &req, err, errlen))
 		return -1;
-	*dropped = 0;
+	*dropped = r.dropped;
 	memset(&req, 0, sizeof(req));
 	req.on_msg = on_stats_msg;
 	req.arg = dropped;
