@@ -27,8 +27,13 @@
 bool gpuprobe_running;
 static bool gpuprobe_dying;
 
-/* Vectors re-read this often while running (see gpuprobe_targets_rescan). */
+/*
+ * Vectors re-read this often while running (see gpuprobe_targets_rescan),
+ * and at once when a target's vectors change (vectors.c); a rescan that
+ * had to skip a busy device tries again after the short delay.
+ */
 #define GPUPROBE_RESCAN_MS	500
+#define GPUPROBE_RESCAN_RETRY_MS	10
 
 static void gpuprobe_rescan_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(gpuprobe_rescan_work, gpuprobe_rescan_fn);
@@ -48,10 +53,23 @@ static DECLARE_WORK(gpuprobe_orphan_work, gpuprobe_orphan_fn);
 
 static void gpuprobe_rescan_fn(struct work_struct *work)
 {
-	gpuprobe_targets_rescan();
+	unsigned int ms = gpuprobe_vectors_resolve() ? GPUPROBE_RESCAN_MS :
+			  GPUPROBE_RESCAN_RETRY_MS;
+
+	/* a rescan asked for meanwhile is already queued, and sooner */
 	if (READ_ONCE(gpuprobe_rescanning))
 		queue_delayed_work(system_unbound_wq, &gpuprobe_rescan_work,
-				   msecs_to_jiffies(GPUPROBE_RESCAN_MS));
+				   msecs_to_jiffies(ms));
+}
+
+/*
+ * From the vector kprobes (any context): the rescan runs now.  Only while
+ * a session runs; STOP detaches the kprobes before it cancels the work.
+ */
+void gpuprobe_rescan_now(void)
+{
+	if (READ_ONCE(gpuprobe_rescanning))
+		mod_delayed_work(system_unbound_wq, &gpuprobe_rescan_work, 0);
 }
 
 /*
@@ -109,8 +127,8 @@ int gpuprobe_start(u32 mask, bool summary, u32 owner_portid,
 	gpuprobe_targets_emit_domains(mask);
 	gpuprobe_drain_start();
 	WRITE_ONCE(gpuprobe_rescanning, true);
-	queue_delayed_work(system_unbound_wq, &gpuprobe_rescan_work,
-			   msecs_to_jiffies(GPUPROBE_RESCAN_MS));
+	/* now: what changed while no session ran (vectors_attach) */
+	queue_delayed_work(system_unbound_wq, &gpuprobe_rescan_work, 0);
 	return 0;
 
 err_free_rings:
