@@ -57,9 +57,11 @@ static int gpuprobe_vec_resolved;
 
 bool gpuprobe_vectors_unsettled(void)
 {
+	int resolved;
+
 	/* pairs with the release in resolve: closed means the map is new */
-	return atomic_read(&gpuprobe_vec_events) !=
-	       smp_load_acquire(&gpuprobe_vec_resolved);
+	resolved = smp_load_acquire(&gpuprobe_vec_resolved);
+	return atomic_read(&gpuprobe_vec_events) != resolved;
 }
 
 /*
