@@ -150,13 +150,15 @@ static void gpuprobe_irq_entry(void *data, int irq, struct irqaction *action)
 		    (likely(!gpuprobe_vectors_unsettled()) ||
 		     !gpuprobe_irq_owner(irq, &bdf, &vector)))
 			return;
-	} else if (e->intx) {
-		if (!gpuprobe_irq_action_ours(e, action))
-			return;
+	} else if (e->intx && gpuprobe_irq_action_ours(e, action)) {
 		bdf = e->bdf;
 		vector = e->vector;
 	} else if (!gpuprobe_irq_owner(irq, &bdf, &vector)) {
-		/* the number was freed and is another device's now */
+		/*
+		 * Not the entry's device: another handler on its INTx line,
+		 * or a number it freed that no target has now.  One that a
+		 * target has now went to that target just above.
+		 */
 		return;
 	}
 	p = this_cpu_ptr(&gpuprobe_pending);

@@ -17,6 +17,7 @@
  * the count.
  */
 #include <glob.h>
+#include <sys/wait.h>
 #include <sched.h>
 #include <time.h>
 
@@ -211,7 +212,8 @@ FIXTURE_SETUP(vec)
 		ASSERT_EQ(0, mod_load(EDU_KO, NULL));
 	if (mod_loaded("gpuprobe"))
 		ASSERT_EQ(0, mod_unload("gpuprobe"));
-	snprintf(param, sizeof(param), "target=%s,%s", self->edu, self->nvme);
+	/* the NVMe first: where both claim an irq, edu's claim is the map's */
+	snprintf(param, sizeof(param), "target=%s,%s", self->nvme, self->edu);
 	ASSERT_EQ(0, mod_load(GPUPROBE_KO, param));
 	ASSERT_EQ(0, genl_open(&self->s, GPUPROBE_FAMILY_NAME, NULL));
 	ASSERT_EQ(0, gp_listen(&self->l, 8 << 20));
@@ -313,8 +315,10 @@ TEST_F(vec, nvme_reset_every_interrupt_recorded)
 TEST_F(vec, reused_vector_never_charged_to_previous_owner)
 {
 	int nv0[MAX_IRQS], nv1[MAX_IRQS], nv2[MAX_IRQS], n0, n1, n2;
-	int edu_old, edu_new;
+	int edu_old, edu_new, status;
 	long long e0, e1, p0, p1, took0, took1;
+	bool locked;
+	pid_t holder;
 	char poll[16];
 	uint64_t t0, t1, t2, t3;
 
@@ -342,9 +346,17 @@ TEST_F(vec, reused_vector_never_charged_to_previous_owner)
 
 	/*
 	 * Past any rescan (the map knows edu's number), edu lets it go and
-	 * the NVMe's reset takes it for its second queue at once.
+	 * the NVMe's reset takes it for its second queue at once.  edu's
+	 * device lock is held meanwhile (as a driver probe or remove holds
+	 * it): no rescan can re-read edu, so the map still gives edu the
+	 * number the NVMe now has, and only ownership can tell.
 	 */
 	usleep(700000);
+	holder = fork();
+	ASSERT_GE(holder, 0);
+	if (!holder)
+		_exit(edu_ctl(self->edu, "hold_lock", "5000") ? 1 : 0);
+	usleep(200000);
 	ASSERT_EQ(0, edu_ctl(self->edu, "vectors", "free"));
 	n2 = nvme_reset(self, "0", nv2);
 	irqs_quiet(nv2, n2);
@@ -355,12 +367,16 @@ TEST_F(vec, reused_vector_never_charged_to_previous_owner)
 	p1 = irqs_sum(nv2, n2);
 	took1 = proc_irq_count(edu_new);
 	t3 = mono_ns();
+	locked = waitpid(holder, &status, WNOHANG) == 0;
+	waitpid(holder, &status, 0);
 	ASSERT_EQ(0, gp_stop(&self->s));
 	drain(self);
 
-	TH_LOG("nvme %d -> %d -> %d vectors; edu irq %d -> %d; the NVMe took %d back: %lld interrupts; %zu records",
+	TH_LOG("nvme %d -> %d -> %d vectors; edu irq %d -> %d; the NVMe took %d back: %lld interrupts%s; %zu records",
 	       n0, n1, n2, edu_old, edu_new, irq_in(edu_new, nv2, n2) ? edu_new : -1,
-	       took1 - took0, self->log.n);
+	       took1 - took0, locked ? " (edu's lock held throughout)" : "",
+	       self->log.n);
+	EXPECT_EQ(0, WEXITSTATUS(status));
 	if (!irq_in(edu_new, nv0, n0) || irq_in(edu_new, nv1, n1))
 		SKIP(return, "edu did not get a number the NVMe gave back");
 	EXPECT_EQ(0, self->log.lost);
