@@ -17,9 +17,6 @@ struct device;
 
 #define GPUPROBE_VERSION "0.2.0"
 
-/* Vectors one target can have resolved; MSI-X allows 2048, GPUs use few. */
-#define GPUPROBE_MAX_VECTORS	64
-
 struct gpuprobe_vector {
 	unsigned int irq;
 	u32 index;		/* MSI/MSI-X index; 0 for INTx */
@@ -33,7 +30,7 @@ struct gpuprobe_target {
 	u32 bdf;
 	u32 domain;			/* its IOMMU domain, as last recorded */
 	unsigned int nvec;
-	struct gpuprobe_vector vec[GPUPROBE_MAX_VECTORS];
+	struct gpuprobe_vector *vec;	/* nvec of them, as many as it has */
 };
 
 /* What the interrupt probes see of one Linux irq, indexed by irq number. */
@@ -82,11 +79,21 @@ int gpuprobe_target_del(u32 bdf);
 unsigned int gpuprobe_targets_max(void);
 void gpuprobe_targets_free(void);
 int gpuprobe_targets_from_param(const char *param);
-void gpuprobe_targets_rescan(void);
+bool gpuprobe_targets_rescan(void);
 void gpuprobe_irqmap_publish(void);
 u64 gpuprobe_irqmap_failed(void);
 int gpuprobe_notifier_init(void);
 void gpuprobe_notifier_exit(void);
+
+/* vectors.c: MSI ownership, vector changes without an unbind */
+bool gpuprobe_irq_owner(unsigned int irq, u32 *bdf, u32 *vector);
+bool gpuprobe_vectors_unsettled(void);
+void gpuprobe_vectors_attach(void);
+void gpuprobe_vectors_detach(void);
+bool gpuprobe_vectors_resolve(void);
+int gpuprobe_vectors_hooks_fill(struct sk_buff *skb,
+				int (*fill)(struct sk_buff *, const char *,
+					    bool, const char *));
 
 /* ring.c: per-CPU record buffers and their delivery */
 struct gpuprobe_cpu_stats {
@@ -171,6 +178,7 @@ u32 gpuprobe_view_tgid(struct task_struct *t);
 u32 gpuprobe_view_pid(struct task_struct *t);
 int gpuprobe_stop(void);
 int gpuprobe_session_init(void);
+void gpuprobe_rescan_now(void);
 void gpuprobe_shutdown(void);
 
 /* netlink.c */

@@ -160,12 +160,20 @@ static void gpuprobe_irq_entry(void *data, int irq, struct irqaction *action)
 	u32 bdf, vector;
 
 	if (likely(!e)) {
-		if (likely(!gpuprobe_vfio_vector(action, &bdf, &vector)))
+		/* a vector of a target not yet in the map (vectors.c) */
+		if (likely(!gpuprobe_vfio_vector(action, &bdf, &vector)) &&
+		    (likely(!gpuprobe_vectors_unsettled()) ||
+		     !gpuprobe_irq_owner(irq, &bdf, &vector)))
 			return;
-	} else if (gpuprobe_irq_action_ours(e, action)) {
+	} else if (e->intx && gpuprobe_irq_action_ours(e, action)) {
 		bdf = e->bdf;
 		vector = e->vector;
-	} else {
+	} else if (!gpuprobe_irq_owner(irq, &bdf, &vector)) {
+		/*
+		 * Not the entry's device: another handler on its INTx line,
+		 * or a number it freed that no target has now.  One that a
+		 * target has now went to that target just above.
+		 */
 		return;
 	}
 	p = this_cpu_ptr(&gpuprobe_pending);
@@ -490,6 +498,7 @@ static void gpuprobe_hooks_detach_locked(void)
 	gpuprobe_kvm_detach();
 	gpuprobe_dma_detach();
 	gpuprobe_swiotlb_detach();
+	gpuprobe_vectors_detach();
 	for (i = GPUPROBE_HOOK_COUNT - 1; i >= 0; i--) {
 		struct gpuprobe_hook *h = &gpuprobe_hooks[i];
 
@@ -549,6 +558,8 @@ int gpuprobe_hooks_attach(u32 mask, bool summary)
 		}
 		h->attached = true;
 	}
+	if (mask & GPUPROBE_EVMASK(GPUPROBE_EV_IRQ))
+		gpuprobe_vectors_attach();
 	if (mask & GPUPROBE_EVMASK(GPUPROBE_EV_SWIOTLB))
 		gpuprobe_swiotlb_attach();
 	err = gpuprobe_dma_attach(mask);
@@ -604,7 +615,8 @@ int gpuprobe_hooks_fill(struct sk_buff *skb)
 				   IS_ENABLED(CONFIG_KPROBES) ? NULL :
 				   "no kprobes: only the map-time bounce"))
 		return -EMSGSIZE;
-	if (gpuprobe_dma_hooks_fill(skb, gpuprobe_hook_fill_one))
+	if (gpuprobe_dma_hooks_fill(skb, gpuprobe_hook_fill_one) ||
+	    gpuprobe_vectors_hooks_fill(skb, gpuprobe_hook_fill_one))
 		return -EMSGSIZE;
 	return gpuprobe_kvm_hooks_fill(skb, gpuprobe_hook_fill_one);
 }

@@ -36,8 +36,13 @@ static bool gpuprobe_dying;
 static bool gpuprobe_stopping;
 static DECLARE_WAIT_QUEUE_HEAD(gpuprobe_stop_wq);
 
-/* Vectors re-read this often while running (see gpuprobe_targets_rescan). */
+/*
+ * Vectors re-read this often while running (see gpuprobe_targets_rescan),
+ * and at once when a target's vectors change (vectors.c); a rescan that
+ * had to skip a busy device tries again after the short delay.
+ */
 #define GPUPROBE_RESCAN_MS	500
+#define GPUPROBE_RESCAN_RETRY_MS	10
 
 static void gpuprobe_rescan_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(gpuprobe_rescan_work, gpuprobe_rescan_fn);
@@ -63,10 +68,23 @@ static DECLARE_WORK(gpuprobe_orphan_work, gpuprobe_orphan_fn);
 
 static void gpuprobe_rescan_fn(struct work_struct *work)
 {
-	gpuprobe_targets_rescan();
+	unsigned int ms = gpuprobe_vectors_resolve() ? GPUPROBE_RESCAN_MS :
+			  GPUPROBE_RESCAN_RETRY_MS;
+
+	/* a rescan asked for meanwhile is already queued, and sooner */
 	if (READ_ONCE(gpuprobe_rescanning))
 		queue_delayed_work(system_unbound_wq, &gpuprobe_rescan_work,
-				   msecs_to_jiffies(GPUPROBE_RESCAN_MS));
+				   msecs_to_jiffies(ms));
+}
+
+/*
+ * From the vector kprobes (any context): the rescan runs now.  Only while
+ * a session runs; STOP detaches the kprobes before it cancels the work.
+ */
+void gpuprobe_rescan_now(void)
+{
+	if (READ_ONCE(gpuprobe_rescanning))
+		mod_delayed_work(system_unbound_wq, &gpuprobe_rescan_work, 0);
 }
 
 /*
@@ -152,8 +170,8 @@ int gpuprobe_start(u32 mask, bool summary, struct sock *owner_sk,
 	gpuprobe_targets_emit_domains(mask);
 	gpuprobe_drain_start();
 	WRITE_ONCE(gpuprobe_rescanning, true);
-	queue_delayed_work(system_unbound_wq, &gpuprobe_rescan_work,
-			   msecs_to_jiffies(GPUPROBE_RESCAN_MS));
+	/* now: what changed while no session ran (vectors_attach) */
+	queue_delayed_work(system_unbound_wq, &gpuprobe_rescan_work, 0);
 	return 0;
 
 err_free_rings:

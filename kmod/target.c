@@ -125,11 +125,10 @@ u64 gpuprobe_irqmap_failed(void)
 	return atomic64_read(&gpuprobe_irqmap_failures);
 }
 
-static struct gpuprobe_vector *gpuprobe_vec_alloc(void)
+static struct gpuprobe_vector *gpuprobe_vec_alloc(unsigned int n)
 {
 	return gpuprobe_alloc_fails() ? NULL :
-	       kcalloc(GPUPROBE_MAX_VECTORS, sizeof(struct gpuprobe_vector),
-		       GFP_KERNEL);
+	       kcalloc(n, sizeof(struct gpuprobe_vector), GFP_KERNEL);
 }
 
 unsigned int gpuprobe_targets_max(void)
@@ -187,35 +186,55 @@ static struct gpuprobe_target *gpuprobe_target_find(u32 bdf)
 	return NULL;
 }
 
-/* The device's vectors while a driver is bound; caller holds device_lock. */
-static unsigned int gpuprobe_read_vectors(struct pci_dev *pdev,
-					  struct gpuprobe_vector *vec)
+/*
+ * The device's vectors while a driver is bound, every one of them (MSI-X
+ * allows 2048), in a new array: *vecp, NULL when there are none.  Returns
+ * their number or -ENOMEM.  Caller holds device_lock.
+ */
+static int gpuprobe_read_vectors(struct pci_dev *pdev,
+				 struct gpuprobe_vector **vecp)
 {
+	struct gpuprobe_vector *vec = NULL;
 	struct msi_desc *desc;
-	unsigned int n = 0, i;
+	unsigned int n = 0, total = 0, i;
 
 	device_lock_assert(&pdev->dev);
+	*vecp = NULL;
 	if (!pdev->dev.driver)
 		return 0;
 	if (!pdev->msi_enabled && !pdev->msix_enabled) {
 		if (!pdev->irq)
 			return 0;
-		vec[0] = (struct gpuprobe_vector){ .irq = pdev->irq };
+		vec = gpuprobe_vec_alloc(1);
+		if (!vec)
+			return -ENOMEM;
+		/* fields, not a struct copy: memcmp() compares the padding */
+		vec[0].irq = pdev->irq;
+		*vecp = vec;
 		return 1;
 	}
 	if (!pdev->dev.msi.data)
 		return 0;
 
+	/* counted and read under one hold: the set cannot change between */
 	msi_lock_descs(&pdev->dev);
-	msi_for_each_desc(desc, &pdev->dev, MSI_DESC_ASSOCIATED) {
-		for (i = 0; i < desc->nvec_used && n < GPUPROBE_MAX_VECTORS; i++) {
-			vec[n].irq = desc->irq + i;
-			vec[n].index = desc->msi_index + i;
-			vec[n].msix = pdev->msix_enabled;
-			n++;
+	msi_for_each_desc(desc, &pdev->dev, MSI_DESC_ASSOCIATED)
+		total += desc->nvec_used;
+	vec = total ? gpuprobe_vec_alloc(total) : NULL;
+	if (vec) {
+		msi_for_each_desc(desc, &pdev->dev, MSI_DESC_ASSOCIATED) {
+			for (i = 0; i < desc->nvec_used && n < total; i++) {
+				vec[n].irq = desc->irq + i;
+				vec[n].index = desc->msi_index + i;
+				vec[n].msix = pdev->msix_enabled;
+				n++;
+			}
 		}
 	}
 	msi_unlock_descs(&pdev->dev);
+	if (total && !vec)
+		return -ENOMEM;
+	*vecp = vec;
 	return n;
 }
 
@@ -277,18 +296,24 @@ static bool gpuprobe_vectors_equal(const struct gpuprobe_target *t,
 				   unsigned int nvec)
 {
 	return t->nvec == nvec &&
-	       !memcmp(t->vec, vec, nvec * sizeof(*vec));
+	       (!nvec || !memcmp(t->vec, vec, nvec * sizeof(*vec)));
 }
 
-/* Stores freshly read vectors; caller holds gpuprobe_lock. */
+/*
+ * Stores freshly read vectors, taking the array; caller holds gpuprobe_lock.
+ * The old array goes at once: the probes read the map, never t->vec.
+ */
 static void gpuprobe_target_set_vectors(struct gpuprobe_target *t,
-					const struct gpuprobe_vector *vec,
+					struct gpuprobe_vector *vec,
 					unsigned int nvec, u32 event)
 {
 	if (event == GPUPROBE_TARGET_VECTORS &&
-	    gpuprobe_vectors_equal(t, vec, nvec))
+	    gpuprobe_vectors_equal(t, vec, nvec)) {
+		kfree(vec);
 		return;
-	memcpy(t->vec, vec, nvec * sizeof(*vec));
+	}
+	kfree(t->vec);
+	t->vec = vec;
 	t->nvec = nvec;
 	gpuprobe_emit_target(t->bdf, event, nvec, t->domain);
 	gpuprobe_irqmap_publish();
@@ -338,6 +363,7 @@ static void gpuprobe_target_release(struct gpuprobe_target *t)
 {
 	synchronize_rcu();
 	pci_dev_put(t->pdev);
+	kfree(t->vec);
 	kfree(t);
 }
 
@@ -360,7 +386,7 @@ int gpuprobe_target_add(u32 bdf)
 {
 	struct gpuprobe_target *t;
 	struct pci_dev *pdev;
-	int err = 0;
+	int err = 0, nvec;
 
 	pdev = pci_get_domain_bus_and_slot(GPUPROBE_BDF_DOMAIN(bdf),
 					   GPUPROBE_BDF_BUS(bdf),
@@ -376,7 +402,7 @@ int gpuprobe_target_add(u32 bdf)
 	t->pdev = pdev;
 	t->bdf = bdf;
 	device_lock(&pdev->dev);
-	t->nvec = gpuprobe_read_vectors(pdev, t->vec);
+	nvec = gpuprobe_read_vectors(pdev, &t->vec);
 	mutex_lock(&gpuprobe_lock);
 	/*
 	 * Found just before its removal: its DEL_DEVICE notification may be
@@ -384,11 +410,14 @@ int gpuprobe_target_add(u32 bdf)
 	 */
 	if (!device_is_registered(&pdev->dev))
 		err = -ENODEV;
+	else if (nvec < 0)
+		err = nvec;
 	else if (gpuprobe_target_find(bdf))
 		err = -EEXIST;
 	else if (gpuprobe_targets_count() >= gpuprobe_targets_max())
 		err = -ENOSPC;
 	if (!err) {
+		t->nvec = nvec;
 		t->domain = gpuprobe_target_domain(t);
 		list_add_tail(&t->node, &gpuprobe_targets);
 		gpuprobe_targets_gen++;
@@ -401,6 +430,7 @@ int gpuprobe_target_add(u32 bdf)
 	device_unlock(&pdev->dev);
 	if (err) {
 		pci_dev_put(pdev);
+		kfree(t->vec);
 		kfree(t);
 	}
 	return err;
@@ -449,6 +479,7 @@ void gpuprobe_targets_free(void)
 	list_for_each_entry_safe(t, tmp, &gone, node) {
 		list_del(&t->node);
 		pci_dev_put(t->pdev);
+		kfree(t->vec);
 		kfree(t);
 	}
 }
@@ -527,19 +558,18 @@ out_free_targets:
 /*
  * Re-reads every target's vectors: catches drivers that free and request
  * vectors again without unbinding, and VFIO users enabling MSI at run time.
- * Skips a device whose lock is busy (it is mid-probe; the notifier follows).
+ * Skips a device whose lock is busy (it is mid-probe; the notifier follows)
+ * or whose vectors there is no memory for: false when it skipped one.
  */
-void gpuprobe_targets_rescan(void)
+bool gpuprobe_targets_rescan(void)
 {
 	struct gpuprobe_vector *vec;
 	struct gpuprobe_target *t;
 	struct pci_dev *pdev;
-	unsigned int nvec;
+	bool complete = true;
 	u32 bdf = 0;
+	int nvec;
 
-	vec = gpuprobe_vec_alloc();
-	if (!vec)
-		return;
 	for (;;) {
 		/* next target after bdf, by reference so the lock can drop */
 		pdev = NULL;
@@ -557,26 +587,33 @@ void gpuprobe_targets_rescan(void)
 		bdf = gpuprobe_pdev_bdf(pdev);
 
 		if (device_trylock(&pdev->dev)) {
-			nvec = gpuprobe_read_vectors(pdev, vec);
+			nvec = gpuprobe_read_vectors(pdev, &vec);
 			mutex_lock(&gpuprobe_lock);
 			t = gpuprobe_target_find(bdf);
-			if (t && t->pdev == pdev)
+			if (nvec >= 0 && t && t->pdev == pdev) {
 				gpuprobe_target_set_vectors(t, vec, nvec,
 							    GPUPROBE_TARGET_VECTORS);
+				vec = NULL;
+			}
 			mutex_unlock(&gpuprobe_lock);
 			device_unlock(&pdev->dev);
+			kfree(vec);
+			complete &= nvec >= 0;
+		} else {
+			complete = false;
 		}
 		pci_dev_put(pdev);
 		if (bdf == U32_MAX)
 			break;
 		bdf++;
 	}
-	kfree(vec);
 	mutex_lock(&gpuprobe_lock);
 	if (gpuprobe_irqmap_stale)
 		gpuprobe_irqmap_publish();
+	complete &= !gpuprobe_irqmap_stale;
 	gpuprobe_targets_domains(true);
 	mutex_unlock(&gpuprobe_lock);
+	return complete;
 }
 
 /* Driver core calls this with the device lock held for bind and unbind. */
@@ -587,16 +624,16 @@ static int gpuprobe_bus_notify(struct notifier_block *nb,
 	u32 bdf = gpuprobe_pdev_bdf(pdev);
 	struct gpuprobe_vector *vec = NULL;
 	struct gpuprobe_target *t;
-	unsigned int nvec = 0;
+	int nvec = 0;
 
 	/* another device: no allocation, no lock (a STOP may hold ours) */
 	if (likely(!gpuprobe_target_dev(pdev)))
 		return NOTIFY_DONE;
 	if (action == BUS_NOTIFY_BOUND_DRIVER) {
-		vec = gpuprobe_vec_alloc();
-		if (!vec)
+		/* no memory: the rescan (retrying soon) reads them */
+		nvec = gpuprobe_read_vectors(pdev, &vec);
+		if (nvec < 0)
 			return NOTIFY_DONE;
-		nvec = gpuprobe_read_vectors(pdev, vec);
 	}
 
 	mutex_lock(&gpuprobe_lock);
@@ -606,6 +643,7 @@ static int gpuprobe_bus_notify(struct notifier_block *nb,
 		case BUS_NOTIFY_BOUND_DRIVER:
 			gpuprobe_target_set_vectors(t, vec, nvec,
 						    GPUPROBE_TARGET_VECTORS);
+			vec = NULL;
 			break;
 		case BUS_NOTIFY_UNBIND_DRIVER:
 			/* before remove(): the vectors are about to be freed */

@@ -347,28 +347,23 @@ static void op_bind(struct op_result *r, struct genl_sock *l,
 }
 
 /*
- * The rescan work, a kworker every 500 ms while running (no per-task fault
- * reaches it, so the attribute counts every task here): after a bind whose
- * notifier lost the vectors (its first allocation failed), the next rescan
- * reads them into a buffer (allocation 1) and publishes the map
- * (allocation 2).  Each fails in turn; the rescan after it must repair.
+ * The rescan work, a kworker (no per-task fault reaches it, so the
+ * attribute counts every task here).  edu gives its MSI vector back while
+ * bound (its "vectors" file): the free_irq kprobe runs the rescan at once,
+ * which reads the device's vectors, now its INTx line (allocation 1), and
+ * publishes the map (allocation 2).  Each fails in turn; the retry after it
+ * must repair.  Then edu takes an MSI vector again, and its interrupts are
+ * recorded.
  */
 static void op_rescan(struct op_result *r, struct genl_sock *l,
 		      struct gp_tally *t)
 {
-	char path[256];
-
-	snprintf(path, sizeof(path), EDU_DRV "/%s", edu);
 	for (unsigned int k = 1; k <= 2; k++) {
 		bool fired = false;
 
-		if ((access(path, F_OK) == 0 &&
-		     write_file(EDU_DRV "/unbind", edu)) ||
-		    write_file("/proc/thread-self/make-it-fail", "1") ||
-		    !gp_fail_arm(1, true) ||
-		    write_file(EDU_DRV "/bind", edu) || !gp_fail_fired() ||
-		    !gp_fail_arm(k, false)) {
-			printf("# rescan k=%u: a bind whose notifier fails did not happen\n",
+		if (!gp_fail_arm(k, false) ||
+		    edu_ctl(edu, "vectors", "free")) {
+			printf("# rescan k=%u: cannot arm, or edu kept its vector\n",
 			       k);
 			r->bad++;
 			break;
@@ -384,13 +379,12 @@ static void op_rescan(struct op_result *r, struct genl_sock *l,
 		r->points += fired;
 		if (!fired)
 			printf("# rescan k=%u: no fault injected in 2 s\n", k);
-		if (!records_exact(l, t)) {
+		if (edu_ctl(edu, "vectors", "alloc") || !records_exact(l, t)) {
 			printf("# rescan k=%u: the device's interrupts unrecorded after the next rescan\n",
 			       k);
 			r->bad++;
 		}
 	}
-	write_file("/proc/thread-self/make-it-fail", "0");
 	r->completed = r->points == 2;
 }
 

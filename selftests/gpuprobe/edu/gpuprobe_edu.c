@@ -339,7 +339,8 @@ static ssize_t edu_irq_write(struct file *file, const char __user *ubuf,
 		return -EINVAL;
 
 	mutex_lock(&edu->lock);
-	err = edu_raise_irqs(edu, count, wait);
+	/* after "free" there is no vector to raise */
+	err = edu->irq ? edu_raise_irqs(edu, count, wait) : -ENODEV;
 	mutex_unlock(&edu->lock);
 	return err ? err : len;
 }
@@ -557,6 +558,81 @@ static const struct file_operations edu_stats_fops = {
 	.llseek = default_llseek,
 };
 
+/* The vector and its handler(s): at probe, and again after "free". */
+static int edu_irq_setup(struct edu_dev *edu)
+{
+	struct pci_dev *pdev = edu->pdev;
+	int err;
+
+	err = pci_alloc_irq_vectors(pdev, 1, 1,
+				    intx ? PCI_IRQ_INTX : PCI_IRQ_MSI);
+	if (err < 0)
+		return err;
+	edu->irq = pci_irq_vector(pdev, 0);
+	err = request_irq(edu->irq, edu_irq, intx ? IRQF_SHARED : 0,
+			  KBUILD_MODNAME, edu);
+	if (err)
+		goto err_free_vectors;
+	if (intx) {
+		err = request_irq(edu->irq, no_action, IRQF_SHARED,
+				  "gpuprobe_edu_neighbour", &edu_neighbour_cookie);
+		if (err)
+			goto err_free_irq;
+	}
+	return 0;
+
+err_free_irq:
+	free_irq(edu->irq, edu);
+err_free_vectors:
+	pci_free_irq_vectors(pdev);
+	edu->irq = 0;
+	return err;
+}
+
+static void edu_irq_release(struct edu_dev *edu)
+{
+	if (!edu->irq)
+		return;
+	if (intx)
+		free_irq(edu->irq, &edu_neighbour_cookie);
+	free_irq(edu->irq, edu);
+	pci_free_irq_vectors(edu->pdev);
+	edu->irq = 0;
+}
+
+/*
+ * "free" gives the vector back, "alloc" takes one again, the driver staying
+ * bound: what NVIDIA's driver does at last close and first open, and what
+ * a tracer must follow without an unbind (selftests irq_vectors.c).
+ */
+static ssize_t edu_vectors_write(struct file *file, const char __user *ubuf,
+				 size_t len, loff_t *ppos)
+{
+	struct edu_dev *edu = file->private_data;
+	char op[8] = {};
+	int err = 0;
+
+	if (len >= sizeof(op) || copy_from_user(op, ubuf, len))
+		return -EINVAL;
+	strim(op);
+	mutex_lock(&edu->lock);
+	if (!strcmp(op, "free"))
+		edu_irq_release(edu);
+	else if (!strcmp(op, "alloc"))
+		err = edu->irq ? -EBUSY : edu_irq_setup(edu);
+	else
+		err = -EINVAL;
+	mutex_unlock(&edu->lock);
+	return err ? err : len;
+}
+
+static const struct file_operations edu_vectors_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = edu_vectors_write,
+	.llseek = noop_llseek,
+};
+
 static int edu_setup_hw(struct edu_dev *edu)
 {
 	struct pci_dev *pdev = edu->pdev;
@@ -581,28 +657,7 @@ static int edu_setup_hw(struct edu_dev *edu)
 	if (err)
 		return err;
 
-	err = pci_alloc_irq_vectors(pdev, 1, 1,
-				    intx ? PCI_IRQ_INTX : PCI_IRQ_MSI);
-	if (err < 0)
-		return err;
-	edu->irq = pci_irq_vector(pdev, 0);
-	err = request_irq(edu->irq, edu_irq, intx ? IRQF_SHARED : 0,
-			  KBUILD_MODNAME, edu);
-	if (err)
-		goto err_free_vectors;
-	if (intx) {
-		err = request_irq(edu->irq, no_action, IRQF_SHARED,
-				  "gpuprobe_edu_neighbour", &edu_neighbour_cookie);
-		if (err)
-			goto err_free_irq;
-	}
-	return 0;
-
-err_free_irq:
-	free_irq(edu->irq, edu);
-err_free_vectors:
-	pci_free_irq_vectors(pdev);
-	return err;
+	return edu_irq_setup(edu);
 }
 
 static int edu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
@@ -632,6 +687,7 @@ static int edu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	debugfs_create_file("stats", 0400, edu->dir, edu, &edu_stats_fops);
 	debugfs_create_file("hold_lock", 0200, edu->dir, edu,
 			    &edu_hold_lock_fops);
+	debugfs_create_file("vectors", 0200, edu->dir, edu, &edu_vectors_fops);
 	dev_info(&pdev->dev, "edu test device ready, irq %d\n", edu->irq);
 	return 0;
 }
@@ -641,10 +697,7 @@ static void edu_remove(struct pci_dev *pdev)
 	struct edu_dev *edu = pci_get_drvdata(pdev);
 
 	debugfs_remove_recursive(edu->dir);
-	if (intx)
-		free_irq(edu->irq, &edu_neighbour_cookie);
-	free_irq(edu->irq, edu);
-	pci_free_irq_vectors(pdev);
+	edu_irq_release(edu);
 	mutex_destroy(&edu->lock);
 }
 
