@@ -1,0 +1,118 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make bench-nontarget: what gpuprobe costs another device's DMA -- the VM's
+# NVMe drive under O_DIRECT reads, gpuprobe loaded and recording DMA and
+# IOMMU events with edu as its target -- against neither module loaded and
+# against empty probes at the same addresses (gpuprobe_floor.ko: the probe
+# mechanism's own cost).  selftests/gpuprobe/nontarget_bench.c interleaves
+# the three configurations round by round in one VM.
+#
+# Kernels: Debian 12's 6.1 (gpuprobe's kretprobe path) and bookworm-
+# backports' 6.12 (its tracepoint path, the module of build/knext).  Clocks:
+# "icount", the guest clock counting executed instructions (QEMU -icount
+# shift=0,sleep=on, as make bench-icount), and "wall", TCG time.  Each pair
+# is a VM of its own, one after the other.  Results: Documentation/benchmarks.md.
+set -euo pipefail
+
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+STAT=$TOP/scripts/benchstat.py
+OUT=${BENCH_OUT:-$TOP/build/bench-nontarget}
+KERNELS="6.1 6.12"
+CLOCKS="icount wall"
+ARGS=
+
+usage() {
+	cat <<'USAGE'
+usage: scripts/bench-nontarget.sh [-k KERNELS] [-c CLOCKS] [-r ROUNDS] [-n READS]
+
+  -k KERNELS  6.1, 6.12 or both (default "6.1 6.12")
+  -c CLOCKS   icount, wall or both (default "icount wall")
+  -r ROUNDS   rounds of the three configurations (nontarget_bench's default 11)
+  -n READS    reads per sample (default 400)
+
+Needs `make` and `make modules-next` first, and bookworm-backports' QEMU
+(scripts/backports-qemu.sh unpacks it once).  Logs and samples:
+build/bench-nontarget/.
+USAGE
+}
+
+while getopts "k:c:r:n:h" opt; do
+	case $opt in
+	k) KERNELS=$OPTARG ;;
+	c) CLOCKS=$OPTARG ;;
+	r) ARGS="$ARGS -r $OPTARG" ;;
+	n) ARGS="$ARGS -n $OPTARG" ;;
+	h) usage; exit 0 ;;
+	*) usage >&2; exit 2 ;;
+	esac
+done
+
+VM_QEMU=$("$TOP/scripts/backports-qemu.sh" | tail -n1)
+export VM_QEMU
+mkdir -p "$OUT"
+runs=()
+
+for k in $KERNELS; do
+	case $k in
+	6.1) moddir=$TOP ;;
+	6.12) moddir=$TOP/build/knext ;;
+	*) echo "bench-nontarget: unknown kernel $k" >&2; exit 2 ;;
+	esac
+	floor=$moddir/selftests/gpuprobe/floor/gpuprobe_floor.ko
+	[ -f "$floor" ] || { echo "bench-nontarget: $floor missing: make${k#6.1}" \
+		"(6.12: make modules-next)" >&2; exit 2; }
+	for c in $CLOCKS; do
+		run=$k-$c
+		icount= spin=
+		# -s: a spinner takes the reads' waits (nontarget_bench.c says why)
+		[ "$c" = icount ] && icount=shift=0,sleep=on spin=-s
+		echo "== $run: nontarget_bench $spin$ARGS" >&2
+		t0=$(date +%s)
+		# single-threaded TCG for 6.12: scripts/test.sh says why
+		# shellcheck disable=SC2086
+		if ! VM_ICOUNT=$icount VM_TCG_THREAD=single VM_SMP=1 \
+			VM_EXTRA_FILES=$floor MODDIR=$moddir \
+			VMDIR=$TOP/build/vm-nontarget-$k \
+			"$TOP/scripts/vmtest.sh" -t 1800 -a tsc=reliable -- \
+			/gpuprobe/tests/nontarget_bench $spin $ARGS >"$OUT/$run.log" 2>&1; then
+			grep -v '^sample ' "$OUT/$run.log" | tail -n 20 >&2
+			echo "bench-nontarget: the $run run failed (log: $OUT/$run.log)" >&2
+			exit 1
+		fi
+		awk '$1 == "sample" { print $2, $3 }' "$OUT/$run.log" >"$OUT/$run.samples"
+		grep -a '^# ' "$OUT/$run.log" | grep -v '^# vm' >&2 || true
+		echo "   $(($(date +%s) - t0)) s" >&2
+		runs+=("$run")
+	done
+done
+
+row() {	# run label name
+	read -r m lo hi n < <(python3 "$STAT" "$OUT/$1.samples" stat "$3")
+	printf '  %-34s %10s  [%s, %s]  n=%s\n' "$2" "$m" "$lo" "$hi" "$n"
+}
+ratio() {	# run label A B
+	read -r m lo hi n < <(python3 "$STAT" "$OUT/$1.samples" ratio "$3" "$4")
+	printf '  %-34s %10s  [%s, %s]  n=%s\n' "$2" "$m" "$lo" "$hi" "$n"
+}
+
+echo
+echo "# per O_DIRECT read of the NVMe drive (a non-target): medians [bootstrap 95%]"
+echo "# icount runs: instructions (guest ns under -icount shift=0) less the spinner's; wall runs: ns"
+for run in "${runs[@]}"; do
+	echo "$run"
+	for s in 4k 64k; do
+		row "$run" "$s: base (no module)" "base_$s"
+		row "$run" "$s: probed calls per read" "calls_$s"
+		row "$run" "$s:   of them DMA-API" "calls_dma_$s"
+		row "$run" "$s:   of them IOMMU map/unmap" "calls_iommu_$s"
+		row "$run" "$s: + floor (empty probes)" "added_floor_$s"
+		row "$run" "$s: + gpuprobe (edu target)" "added_gpuprobe_$s"
+		row "$run" "$s: gpuprobe above the floor" "above_floor_$s"
+		ratio "$run" "$s: + floor per probed call" "added_floor_$s" "calls_$s"
+		ratio "$run" "$s: + gpuprobe per probed call" "added_gpuprobe_$s" "calls_$s"
+		ratio "$run" "$s: above floor per probed call" "above_floor_$s" "calls_$s"
+		ratio "$run" "$s: gpuprobe / base" "gpuprobe_$s" "base_$s"
+		ratio "$run" "$s: gpuprobe added / floor added" "added_gpuprobe_$s" "added_floor_$s"
+	done
+done
