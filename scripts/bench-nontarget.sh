@@ -5,8 +5,11 @@
 # NVMe drive under O_DIRECT reads, gpuprobe loaded and recording DMA and
 # IOMMU events with edu as its target -- against neither module loaded and
 # against empty probes at the same addresses (gpuprobe_floor.ko: the probe
-# mechanism's own cost).  selftests/gpuprobe/nontarget_bench.c interleaves
-# the three configurations round by round in one VM.
+# mechanism's own cost); and the same for a second edu device's maps from
+# its driver (4 KiB map+unmap pairs, 64-segment scatterlists), which wait
+# for no device and so count exactly under -icount, where the NVMe reads
+# do not (nontarget_bench.c says why).  selftests/gpuprobe/nontarget_bench.c
+# interleaves the three configurations round by round in one VM.
 #
 # Kernels: Debian 12's 6.1 (gpuprobe's kretprobe path) and bookworm-
 # backports' 6.12 (its tracepoint path, the module of build/knext).  Clocks:
@@ -54,9 +57,10 @@ mkdir -p "$OUT"
 runs=()
 
 for k in $KERNELS; do
+	# BENCH_MODDIR_61, BENCH_MODDIR_612: other builds (a "before")
 	case $k in
-	6.1) moddir=$TOP ;;
-	6.12) moddir=$TOP/build/knext ;;
+	6.1) moddir=${BENCH_MODDIR_61:-$TOP} ;;
+	6.12) moddir=${BENCH_MODDIR_612:-$TOP/build/knext} ;;
 	*) echo "bench-nontarget: unknown kernel $k" >&2; exit 2 ;;
 	esac
 	floor=$moddir/selftests/gpuprobe/floor/gpuprobe_floor.ko
@@ -64,18 +68,18 @@ for k in $KERNELS; do
 		"(6.12: make modules-next)" >&2; exit 2; }
 	for c in $CLOCKS; do
 		run=$k-$c
-		icount= spin=
+		icount='' spin=''
 		# -s: a spinner takes the reads' waits (nontarget_bench.c says why)
 		[ "$c" = icount ] && icount=shift=0,sleep=on spin=-s
-		echo "== $run: nontarget_bench $spin$ARGS" >&2
+		echo "== $run: nontarget_bench -e $spin$ARGS ($moddir)" >&2
 		t0=$(date +%s)
 		# single-threaded TCG for 6.12: scripts/test.sh says why
 		# shellcheck disable=SC2086
-		if ! VM_ICOUNT=$icount VM_TCG_THREAD=single VM_SMP=1 \
+		if ! VM_ICOUNT=$icount VM_TCG_THREAD=single VM_SMP=1 VM_EDUS=2 \
 			VM_EXTRA_FILES=$floor MODDIR=$moddir \
 			VMDIR=$TOP/build/vm-nontarget-$k \
 			"$TOP/scripts/vmtest.sh" -t 1800 -a tsc=reliable -- \
-			/gpuprobe/tests/nontarget_bench $spin $ARGS >"$OUT/$run.log" 2>&1; then
+			/gpuprobe/tests/nontarget_bench -e $spin $ARGS >"$OUT/$run.log" 2>&1; then
 			grep -v '^sample ' "$OUT/$run.log" | tail -n 20 >&2
 			echo "bench-nontarget: the $run run failed (log: $OUT/$run.log)" >&2
 			exit 1
@@ -97,11 +101,13 @@ ratio() {	# run label A B
 }
 
 echo
-echo "# per O_DIRECT read of the NVMe drive (a non-target): medians [bootstrap 95%]"
+echo "# per O_DIRECT read of the NVMe drive (4k, 64k) and per map+unmap of the"
+echo "# other edu (pair, sg64), neither gpuprobe's target: medians [bootstrap 95%]"
 echo "# icount runs: instructions (guest ns under -icount shift=0) less the spinner's; wall runs: ns"
 for run in "${runs[@]}"; do
 	echo "$run"
-	for s in 4k 64k; do
+	for s in 4k 64k pair sg64; do
+		[ -n "$(grep -m1 "^base_$s " "$OUT/$run.samples")" ] || continue
 		row "$run" "$s: base (no module)" "base_$s"
 		row "$run" "$s: probed calls per read" "calls_$s"
 		row "$run" "$s:   of them DMA-API" "calls_dma_$s"

@@ -10,7 +10,11 @@
  *             IOMMU events (STARTed)
  * Each at two read sizes: 4 KiB (one dma_map_page per I/O) and 64 KiB (a
  * scatterlist).  A sample is the time of N reads one after another (each
- * completes before the next), divided by N.
+ * completes before the next), divided by N.  With -e, a second edu device
+ * (VM_EDUS=2), not gpuprobe's target, also maps from its driver: "pair",
+ * N dma_map_single()+dma_unmap_single() of 4 KiB (mapbench); "sg64", N
+ * dma_map_sg()+dma_unmap_sg() of 64 segments (mapsg): no device to wait
+ * for, so under -icount their counts repeat exactly.
  *
  * With -s (the -icount runs), a spinner at SCHED_IDLE on the same CPU takes
  * the time the reads wait for the drive, and its share is taken off: under
@@ -46,9 +50,13 @@
 
 enum { BASE, FLOOR, GPUPROBE, NCONF };
 static const char *names[NCONF] = { "base", "floor", "gpuprobe" };
-static const unsigned int sizes[] = { 4096, 65536 };
-static const char *size_names[] = { "4k", "64k" };
-#define NSIZES	2
+/* the workloads: NVMe reads of these sizes, then (-e) the other edu's maps */
+static const unsigned int sizes[] = { 4096, 65536, 0, 0 };
+static const char *size_names[] = { "4k", "64k", "pair", "sg64" };
+#define NSIZES	4
+#define MAXREAD	65536
+static int nsizes = 2;
+static char edu2[32];
 
 static int rounds = 11, nreads = 400, spin;
 static volatile uint64_t spins;
@@ -168,12 +176,31 @@ static void spin_calibrate(void)
 	spin_ns = (double)(now_ns() - t0) / (double)(spins - s0 ? spins - s0 : 1);
 }
 
-/* n reads of size bytes, each at the next offset; ns per read */
-static uint64_t reads(int fd, void *buf, unsigned int size, int n, off_t *off)
+/* the other edu's maps: n pairs (w 2) or n scatterlists (w 3) */
+static void edu_maps(int w, int n)
 {
+	char cmd[32];
+	int err = 0;
+
+	if (w == 2) {
+		snprintf(cmd, sizeof(cmd), "%d 4096", n);
+		err = edu_ctl(edu2, "mapbench", cmd);
+	}
+	for (int i = 0; w == 3 && i < n && !err; i++)
+		err = edu_ctl(edu2, "mapsg", "64 256");
+	if (err)
+		die(edu2, err);
+}
+
+/* n of workload w (reads: each at the next offset); ns per one */
+static uint64_t reads(int fd, void *buf, int w, int n, off_t *off)
+{
+	unsigned int size = sizes[w];
 	uint64_t s0 = spins, t0 = now_ns(), t;
 
-	for (int i = 0; i < n; i++) {
+	if (!size)
+		edu_maps(w, n);
+	for (int i = 0; size && i < n; i++) {
 		if (pread(fd, buf, size, *off) != (ssize_t)size)
 			die("pread " NVME, -errno);
 		*off = (*off + size) % SPAN;
@@ -193,8 +220,10 @@ int main(int argc, char **argv)
 	void *buf;
 	int fd, opt;
 
-	while ((opt = getopt(argc, argv, "r:n:s")) != -1) {
-		if (opt == 'r')
+	while ((opt = getopt(argc, argv, "r:n:se")) != -1) {
+		if (opt == 'e')
+			nsizes = NSIZES;
+		else if (opt == 'r')
 			rounds = atoi(optarg);
 		else if (opt == 'n')
 			nreads = atoi(optarg);
@@ -205,12 +234,15 @@ int main(int argc, char **argv)
 	}
 	if (edu_find(edu, sizeof(edu)))
 		die("no edu device", -ENODEV);
+	if (nsizes > 2 && (pci_find_nth(0x1234, 0x11e8, 1, edu2, sizeof(edu2)) ||
+			   (!mod_loaded("gpuprobe_edu") && mod_load(EDU_KO, NULL))))
+		die("-e: a second edu device and its driver (VM_EDUS=2)", -ENODEV);
 	if (mod_loaded("gpuprobe"))
 		mod_unload("gpuprobe");
 	fd = open(NVME, O_RDONLY | O_DIRECT | O_CLOEXEC);
 	if (fd < 0)
 		die(NVME, -errno);
-	if (posix_memalign(&buf, 4096, sizes[NSIZES - 1]))
+	if (posix_memalign(&buf, 4096, MAXREAD))
 		die("buffer", -ENOMEM);
 	pin_cpu0();
 	if (spin) {
@@ -218,10 +250,13 @@ int main(int argc, char **argv)
 		pthread_create(&th, NULL, spinner, NULL);
 	}
 
-	printf("# nontarget_bench: %d rounds of %d O_DIRECT reads of %s per size%s\n",
-	       rounds, nreads, NVME, spin ? ", less a SCHED_IDLE spinner's time" : "");
-	for (int s = 0; s < NSIZES; s++)	/* warm up */
-		reads(fd, buf, sizes[s], nreads, &off);
+	printf("# nontarget_bench: %d rounds of %d O_DIRECT reads of %s per size%s%s\n",
+	       rounds, nreads, NVME, spin ? ", less a SCHED_IDLE spinner's time" : "",
+	       nsizes > 2 ? "; as many maps of the other edu, " : "");
+	if (nsizes > 2)
+		printf("# target %s, the other edu %s\n", edu, edu2);
+	for (int s = 0; s < nsizes; s++)	/* warm up */
+		reads(fd, buf, s, nreads, &off);
 	for (int r = 0; r < rounds; r++) {
 		if (spin) {
 			spin_calibrate();
@@ -231,13 +266,13 @@ int main(int argc, char **argv)
 			conf_set(c, 1);
 			if (c == FLOOR && r == 0)
 				floor_mode();
-			for (int s = 0; s < NSIZES; s++) {
-				reads(fd, buf, sizes[s], 4, &off);
+			for (int s = 0; s < nsizes; s++) {
+				reads(fd, buf, s, 4, &off);
 				if (c == FLOOR) {
 					dma0 = floor_count("dma_hits");
 					iommu0 = floor_count("iommu_hits");
 				}
-				t[c][s] = reads(fd, buf, sizes[s], nreads, &off);
+				t[c][s] = reads(fd, buf, s, nreads, &off);
 				if (c == FLOOR)
 					calls_print(size_names[s],
 						    floor_count("dma_hits") - dma0,
@@ -245,7 +280,7 @@ int main(int argc, char **argv)
 			}
 			conf_set(c, 0);
 		}
-		for (int s = 0; s < NSIZES; s++) {
+		for (int s = 0; s < nsizes; s++) {
 			const char *sn = size_names[s];
 
 			for (int c = 0; c < NCONF; c++)
@@ -259,7 +294,7 @@ int main(int argc, char **argv)
 		}
 		fflush(stdout);
 	}
-	printf("# gpuprobe recorded %llu DMA/IOMMU records (expected 0: edu made no DMA)\n",
+	printf("# gpuprobe recorded %llu DMA/IOMMU records (expected 0: its target made no DMA)\n",
 	       (unsigned long long)records);
 	spinning = 0;
 	if (spin)
