@@ -24,15 +24,18 @@ OUT=${BENCH_OUT:-$TOP/build/bench-nontarget}
 KERNELS="6.1 6.12"
 CLOCKS="icount wall"
 ARGS=
+PRINT_ONLY=
 
 usage() {
 	cat <<'USAGE'
-usage: scripts/bench-nontarget.sh [-k KERNELS] [-c CLOCKS] [-r ROUNDS] [-n READS]
+usage: scripts/bench-nontarget.sh [-k KERNELS] [-c CLOCKS] [-r ROUNDS] [-n READS] [-p]
 
   -k KERNELS  6.1, 6.12 or both (default "6.1 6.12")
   -c CLOCKS   icount, wall or both (default "icount wall")
   -r ROUNDS   rounds of the three configurations (nontarget_bench's default 11)
   -n READS    reads per sample (default 400)
+  -p          run nothing: print the tables of the samples already in
+              build/bench-nontarget/ (BENCH_OUT)
 
 Needs `make` and `make modules-next` first, and bookworm-backports' QEMU
 (scripts/backports-qemu.sh unpacks it once).  Logs and samples:
@@ -40,21 +43,29 @@ build/bench-nontarget/.
 USAGE
 }
 
-while getopts "k:c:r:n:h" opt; do
+while getopts "k:c:r:n:ph" opt; do
 	case $opt in
 	k) KERNELS=$OPTARG ;;
 	c) CLOCKS=$OPTARG ;;
 	r) ARGS="$ARGS -r $OPTARG" ;;
 	n) ARGS="$ARGS -n $OPTARG" ;;
+	p) PRINT_ONLY=1 ;;
 	h) usage; exit 0 ;;
 	*) usage >&2; exit 2 ;;
 	esac
 done
 
-VM_QEMU=$("$TOP/scripts/backports-qemu.sh" | tail -n1)
-export VM_QEMU
 mkdir -p "$OUT"
 runs=()
+if [ -n "$PRINT_ONLY" ]; then
+	for k in $KERNELS; do
+		for c in $CLOCKS; do runs+=("$k-$c"); done
+	done
+	KERNELS=
+else
+	VM_QEMU=$("$TOP/scripts/backports-qemu.sh" | tail -n1)
+	export VM_QEMU
+fi
 
 for k in $KERNELS; do
 	# BENCH_MODDIR_61, BENCH_MODDIR_612: other builds (a "before")
@@ -107,7 +118,7 @@ echo "# icount runs: instructions (guest ns under -icount shift=0) less the spin
 for run in "${runs[@]}"; do
 	echo "$run"
 	for s in 4k 64k pair sg64; do
-		[ -n "$(grep -m1 "^base_$s " "$OUT/$run.samples")" ] || continue
+		grep -q "^base_$s " "$OUT/$run.samples" || continue
 		row "$run" "$s: base (no module)" "base_$s"
 		row "$run" "$s: probed calls per read" "calls_$s"
 		row "$run" "$s:   of them DMA-API" "calls_dma_$s"
