@@ -6,6 +6,8 @@
  *   base      neither module loaded
  *   floor     gpuprobe_floor.ko: empty probes at the addresses gpuprobe
  *             probes on this kernel (the mechanism's own cost)
+ *   floorc    the same with counters=1: an empty kprobe beside each of its
+ *             kretprobes too, as gpuprobe has (its probe layout's cost)
  *   gpuprobe  gpuprobe.ko loaded with edu as its target, recording DMA and
  *             IOMMU events (STARTed)
  * Each at two read sizes: 4 KiB (one dma_map_page per I/O) and 64 KiB (a
@@ -48,8 +50,8 @@
 #define NVME		"/dev/nvme0n1"
 #define SPAN		(48ULL << 20)	/* of the 64 MiB drive */
 
-enum { BASE, FLOOR, GPUPROBE, NCONF };
-static const char *names[NCONF] = { "base", "floor", "gpuprobe" };
+enum { BASE, FLOOR, FLOORC, GPUPROBE, NCONF };
+static const char *names[NCONF] = { "base", "floor", "floorc", "gpuprobe" };
 /* the workloads: NVMe reads of these sizes, then (-e) the other edu's maps */
 static const unsigned int sizes[] = { 4096, 65536, 0, 0 };
 static const char *size_names[] = { "4k", "64k", "pair", "sg64" };
@@ -118,8 +120,9 @@ static void conf_set(int conf, int on)
 	char param[64];
 	int err = 0;
 
-	if (conf == FLOOR) {
-		err = on ? mod_load(FLOOR_KO, NULL) : mod_unload("gpuprobe_floor");
+	if (conf == FLOOR || conf == FLOORC) {
+		err = on ? mod_load(FLOOR_KO, conf == FLOORC ? "counters=1" : NULL) :
+			   mod_unload("gpuprobe_floor");
 	} else if (conf == GPUPROBE && on) {
 		snprintf(param, sizeof(param), "target=%s", edu);
 		err = mod_load(GPUPROBE_KO, param);
@@ -287,10 +290,13 @@ int main(int argc, char **argv)
 				printf("sample %s_%s %llu\n", names[c], sn,
 				       (unsigned long long)t[c][s]);
 			printf("sample added_floor_%s %lld\nsample added_gpuprobe_%s %lld\n"
-			       "sample above_floor_%s %lld\n",
+			       "sample above_floor_%s %lld\nsample added_floorc_%s %lld\n"
+			       "sample above_floorc_%s %lld\n",
 			       sn, (long long)(t[FLOOR][s] - t[BASE][s]),
 			       sn, (long long)(t[GPUPROBE][s] - t[BASE][s]),
-			       sn, (long long)(t[GPUPROBE][s] - t[FLOOR][s]));
+			       sn, (long long)(t[GPUPROBE][s] - t[FLOOR][s]),
+			       sn, (long long)(t[FLOORC][s] - t[BASE][s]),
+			       sn, (long long)(t[GPUPROBE][s] - t[FLOORC][s]));
 		}
 		fflush(stdout);
 	}

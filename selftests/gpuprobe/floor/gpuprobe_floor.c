@@ -9,6 +9,10 @@
  * empty probe.  What a non-target call costs with it loaded is the floor no
  * filter can go under; the count says how many probed calls an I/O made.
  *
+ * With counters=1, also an empty kprobe beside each kretprobe, as gpuprobe
+ * counts its targets' calls there (dma.h, struct gpuprobe_krp_counter):
+ * the mechanism of gpuprobe's own probe layout.
+ *
  * Not part of gpuprobe and never loaded by it: a benchmark's yardstick.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -43,6 +47,46 @@ static int floor_pre(struct kprobe *kp, struct pt_regs *regs)
 {
 	this_cpu_inc(floor_dma_hits);
 	return 0;
+}
+
+static int floor_count_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	return 0;
+}
+
+static bool counters;
+module_param(counters, bool, 0444);
+MODULE_PARM_DESC(counters, "an empty kprobe beside each kretprobe too");
+
+/* the counters beside the kretprobes of one table, at most 16 */
+struct floor_counter {
+	struct kprobe kps[16];
+	bool on[16];
+};
+
+static struct floor_counter floor_dma_cnt, floor_iommu_cnt;
+
+static void floor_count_on(struct floor_counter *c, struct kretprobe *krps,
+			   const bool *krp_on, size_t n)
+{
+	size_t i;
+
+	for (i = 0; counters && i < n && i < ARRAY_SIZE(c->kps); i++) {
+		if (!krp_on[i])
+			continue;
+		c->kps[i].symbol_name = krps[i].kp.symbol_name;
+		c->kps[i].pre_handler = floor_count_pre;
+		c->on[i] = !register_kprobe(&c->kps[i]);
+	}
+}
+
+static void floor_count_off(struct floor_counter *c)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(c->kps); i++)
+		if (c->on[i])
+			unregister_kprobe(&c->kps[i]);
 }
 
 /*
@@ -174,6 +218,8 @@ static void floor_off(void)
 {
 	size_t i;
 
+	floor_count_off(&floor_dma_cnt);
+	floor_count_off(&floor_iommu_cnt);
 	floor_krps_off(floor_iommu_krps, floor_iommu_on,
 		       ARRAY_SIZE(floor_iommu_krps));
 	floor_krps_off(floor_dma_krps, floor_dma_on, ARRAY_SIZE(floor_dma_krps));
@@ -211,9 +257,14 @@ static int __init floor_init(void)
 	} else {
 		n += floor_krps_on(floor_dma_krps, floor_dma_on,
 				   ARRAY_SIZE(floor_dma_krps));
+		/* gpuprobe's tracepoint path counts nothing beside its kretprobes */
+		floor_count_on(&floor_dma_cnt, floor_dma_krps, floor_dma_on,
+			       ARRAY_SIZE(floor_dma_krps));
 	}
 	n += floor_krps_on(floor_iommu_krps, floor_iommu_on,
 			   ARRAY_SIZE(floor_iommu_krps));
+	floor_count_on(&floor_iommu_cnt, floor_iommu_krps, floor_iommu_on,
+		       ARRAY_SIZE(floor_iommu_krps));
 	pr_info("%u probes (%s path)\n", n, floor_use_tp ? "tracepoint" : "kretprobe");
 	if (!n) {
 		floor_off();
