@@ -5,7 +5,8 @@
 # NVMe drive under O_DIRECT reads, gpuprobe loaded and recording DMA and
 # IOMMU events with edu as its target -- against neither module loaded and
 # against empty probes at the same addresses (gpuprobe_floor.ko: the probe
-# mechanism's own cost); and the same for a second edu device's maps from
+# mechanism's own cost; with counters=1 also gpuprobe's counting kprobes
+# beside its kretprobes); and the same for a second edu device's maps from
 # its driver (4 KiB map+unmap pairs, 64-segment scatterlists), which wait
 # for no device and so count exactly under -icount, where the NVMe reads
 # do not (nontarget_bench.c says why).  selftests/gpuprobe/nontarget_bench.c
@@ -124,11 +125,15 @@ for run in "${runs[@]}"; do
 		row "$run" "$s:   of them DMA-API" "calls_dma_$s"
 		row "$run" "$s:   of them IOMMU map/unmap" "calls_iommu_$s"
 		row "$run" "$s: + floor (empty probes)" "added_floor_$s"
+		grep -q "^added_floorc_$s " "$OUT/$run.samples" &&
+			row "$run" "$s: + floor, counting kprobes too" "added_floorc_$s"
 		row "$run" "$s: + gpuprobe (edu target)" "added_gpuprobe_$s"
 		row "$run" "$s: gpuprobe above the floor" "above_floor_$s"
 		ratio "$run" "$s: + floor per probed call" "added_floor_$s" "calls_$s"
 		ratio "$run" "$s: + gpuprobe per probed call" "added_gpuprobe_$s" "calls_$s"
 		ratio "$run" "$s: above floor per probed call" "above_floor_$s" "calls_$s"
+		grep -q "^above_floorc_$s " "$OUT/$run.samples" &&
+			ratio "$run" "$s: above floorc per probed call" "above_floorc_$s" "calls_$s"
 		ratio "$run" "$s: gpuprobe / base" "gpuprobe_$s" "base_$s"
 		ratio "$run" "$s: gpuprobe added / floor added" "added_gpuprobe_$s" "added_floor_$s"
 	done
