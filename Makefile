@@ -42,7 +42,7 @@ define build-module-copy
 		--exclude='Module.symvers' \
 		--include='/Kbuild' --include='/kmod/***' --include='/include/***' \
 		--include='/selftests/' --include='/selftests/gpuprobe/' \
-		--include='/selftests/gpuprobe/edu/***' --exclude='*' ./ $(1)/
+		--include='/selftests/gpuprobe/edu/***' --include='/selftests/gpuprobe/floor/***' --exclude='*' ./ $(1)/
 	$(MAKE) -C $(2) M=$(1) W=1 modules
 endef
 
@@ -114,7 +114,7 @@ selftests: $(KSRC)/.stamp
 
 checkpatch: $(KSRC)/.stamp
 	perl $(CHECKPATCH) --strict --no-tree --terse -f \
-		$(filter-out %.mod.c,$(wildcard kmod/*.c kmod/*.h selftests/gpuprobe/edu/*.c)) \
+		$(filter-out %.mod.c,$(wildcard kmod/*.c kmod/*.h selftests/gpuprobe/edu/*.c selftests/gpuprobe/floor/*.c)) \
 		include/uapi/linux/gpuprobe.h
 
 test: all
@@ -132,6 +132,11 @@ bench: all
 # the interrupt benchmark in instructions (QEMU -icount): Documentation/benchmarks.md
 bench-icount: all
 	scripts/bench-icount.sh
+
+# another device's DMA (NVMe O_DIRECT reads) with gpuprobe watching edu, on
+# 6.1 and 6.12, in instructions and wall time: Documentation/benchmarks.md
+bench-nontarget: all modules-next
+	scripts/bench-nontarget.sh
 
 # the tracefs source against trace-cmd record on interrupts + DMA in the test VM
 bench-tracefs-vm: all
@@ -169,4 +174,4 @@ clean:
 # make install, install-dkms, deb, package-test: Documentation/install.rst
 include $(TOP)/install.mk
 
-.PHONY: mutate mutate-kmod spec-schema all modules modules-w1 modules-next debug-kernel modules-debug modules-debug-build modules-sign-build modules-unicast modules-unicast-build user selftests checkpatch test vmtest demo bench bench-icount bench-tracefs-vm bench-burst bench-cuda clean
+.PHONY: mutate mutate-kmod spec-schema all modules modules-w1 modules-next debug-kernel modules-debug modules-debug-build modules-sign-build modules-unicast modules-unicast-build user selftests checkpatch test vmtest demo bench bench-icount bench-tracefs-vm bench-burst bench-cuda clean bench-nontarget

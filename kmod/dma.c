@@ -53,19 +53,6 @@ module_param_cb(krp_maxactive, &krp_maxactive_ops, &krp_maxactive, 0444);
 MODULE_PARM_DESC(krp_maxactive,
 		 "return-probe instances per DMA-API and IOMMU kretprobe (1-4096; default 0: max(64, 2 * possible CPUs)); raise it when STATS reports missed calls");
 
-u32 gpuprobe_dev_bdf(struct device *dev)
-{
-	const struct gpuprobe_irqmap *map = rcu_dereference_sched(gpuprobe_irqmap);
-	unsigned int i;
-
-	if (!map || !dev)
-		return GPUPROBE_BDF_NONE;
-	for (i = 0; i < map->ndev; i++)
-		if (map->devs[i].dev == dev)
-			return map->devs[i].bdf;
-	return GPUPROBE_BDF_NONE;
-}
-
 /* Common entry: filters on the device and fills the call in. */
 int gpuprobe_dma_begin(struct gpuprobe_dma_inst *in, struct device *dev,
 		       u16 op, u8 dir, u64 bytes, u32 nents)

@@ -105,13 +105,13 @@ u64 gpuprobe_krp_missed(const struct gpuprobe_krp_counter *c,
 			const struct kretprobe *krps, size_t n,
 			u64 __percpu *entries, u64 __percpu *timed);
 
-u32 gpuprobe_dev_bdf(struct device *dev);
 int gpuprobe_dma_begin(struct gpuprobe_dma_inst *in, struct device *dev,
 		       u16 op, u8 dir, u64 bytes, u32 nents);
 void gpuprobe_dma_end(struct gpuprobe_dma_inst *in, u16 flags);
 u64 gpuprobe_sg_bytes(struct scatterlist *sgl, int nents);
 
 /* dma_iommu.c */
+u32 gpuprobe_domain_bdf(struct iommu_domain *domain, bool *shared);
 int gpuprobe_iommu_attach(void);
 void gpuprobe_iommu_detach(void);
 u64 gpuprobe_iommu_missed(void);

@@ -66,21 +66,129 @@ u32 gpuprobe_dev_domain_id(struct device *dev)
 }
 
 /*
+ * The targets' domains are cached in the map when it is published, so that
+ * another device's IOMMU call is told apart by comparing pointers, with no
+ * iommu_get_domain_for_dev() per target (on 6.1 a reference taken and put
+ * on the target's group: two atomics on a line every CPU's IOMMU calls
+ * would share).  A cached domain is stale once a group moves to another
+ * one: kretprobes on the exported calls that move groups (VFIO's and
+ * iommufd's attach and detach, DMA ownership) say when.  From the entry of
+ * such a call until a publish after its return has read the domains again
+ * (the next rescan, or any target change), calls are matched against the
+ * live domains, as before the cache.
+ *
+ * unsettled: read by every IOMMU call, written by the rare calls above and
+ * by publish.  changing: those calls in progress; gen: those completed.
+ */
+static bool gpuprobe_domains_unsettled = true;
+static atomic_t gpuprobe_domains_changing = ATOMIC_INIT(0);
+static atomic_long_t gpuprobe_domains_changed = ATOMIC_LONG_INIT(0);
+/* every domain-change kretprobe is on, and none has missed a call */
+static bool gpuprobe_domain_hooks_ok;
+
+static int domain_change_entry(struct kretprobe_instance *ri,
+			       struct pt_regs *regs)
+{
+	atomic_inc(&gpuprobe_domains_changing);
+	smp_mb__after_atomic();		/* pairs with gpuprobe_domains_settle() */
+	WRITE_ONCE(gpuprobe_domains_unsettled, true);
+	return 0;
+}
+
+static int domain_change_ret(struct kretprobe_instance *ri,
+			     struct pt_regs *regs)
+{
+	/* after the call's own stores: a publish that sees gen moved re-reads */
+	smp_mb__before_atomic();
+	atomic_long_inc(&gpuprobe_domains_changed);
+	atomic_dec(&gpuprobe_domains_changing);
+	return 0;
+}
+
+/* local to the table below */
+#define KRP(sym) { .kp.symbol_name = sym, .entry_handler = domain_change_entry, \
+		   .handler = domain_change_ret }
+
+static struct kretprobe gpuprobe_domain_krps[] = {
+	KRP("iommu_attach_device"), KRP("iommu_detach_device"),
+	KRP("iommu_attach_group"), KRP("iommu_detach_group"),
+	KRP("iommu_group_replace_domain"),		/* 6.6+: iommufd */
+	KRP("iommu_group_claim_dma_owner"), KRP("iommu_group_release_dma_owner"),
+	KRP("iommu_device_claim_dma_owner"),		/* 6.2+ */
+	KRP("iommu_device_release_dma_owner"),
+};
+
+#undef KRP
+
+static bool gpuprobe_domain_krp_on[ARRAY_SIZE(gpuprobe_domain_krps)];
+
+/* Any call the domain-change probes could not see: the cache is not used. */
+static void gpuprobe_domain_hooks_check(void)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(gpuprobe_domain_krps); i++)
+		if (gpuprobe_domain_krp_on[i] && gpuprobe_domain_krps[i].nmissed)
+			WRITE_ONCE(gpuprobe_domain_hooks_ok, false);
+}
+
+/* Publish, before it reads the domains: what settle compares with. */
+unsigned long gpuprobe_domains_gen(void)
+{
+	unsigned long gen = atomic_long_read(&gpuprobe_domains_changed);
+
+	smp_mb();	/* the count before the domains read after it */
+	return gen;
+}
+
+/*
+ * Publish, after the new map (its domains read after gen) is in place:
+ * the cache may be used from now on unless a domain change ran meanwhile
+ * or is running.  A reader that sees unsettled cleared sees the new map
+ * (gpuprobe_domain_bdf reads them in that order).
+ */
+void gpuprobe_domains_settle(unsigned long gen)
+{
+	lockdep_assert_held(&gpuprobe_lock);
+	gpuprobe_domain_hooks_check();
+	smp_mb();	/* the map published before unsettled is cleared */
+	WRITE_ONCE(gpuprobe_domains_unsettled, false);
+	smp_mb();	/* pairs with domain_change_entry() */
+	if (!READ_ONCE(gpuprobe_domain_hooks_ok) ||
+	    atomic_read(&gpuprobe_domains_changing) ||
+	    atomic_long_read(&gpuprobe_domains_changed) != gen)
+		WRITE_ONCE(gpuprobe_domains_unsettled, true);
+}
+
+/* The rescan publishes again while the cache cannot be used. */
+bool gpuprobe_domains_stale(void)
+{
+	return READ_ONCE(gpuprobe_domains_unsettled) &&
+	       READ_ONCE(gpuprobe_domain_hooks_ok);
+}
+
+/*
  * The target whose IOMMU domain this is; with *shared set when more
  * targets are in it (a VFIO container): the record then names the domain,
  * and its bdf is only the first of them.
  */
 u32 gpuprobe_domain_bdf(struct iommu_domain *domain, bool *shared)
 {
-	const struct gpuprobe_irqmap *map = rcu_dereference_sched(gpuprobe_irqmap);
+	bool live = READ_ONCE(gpuprobe_domains_unsettled);
+	const struct gpuprobe_irqmap *map;
 	u32 bdf = GPUPROBE_BDF_NONE;
+	struct iommu_domain *d;
 	unsigned int i;
 
+	smp_rmb();	/* unsettled, then the map: gpuprobe_domains_settle() */
+	map = rcu_dereference_sched(gpuprobe_irqmap);
 	*shared = false;
 	if (!map || !domain)
 		return GPUPROBE_BDF_NONE;
 	for (i = 0; i < map->ndev; i++) {
-		if (iommu_get_domain_for_dev(map->devs[i].dev) != domain)
+		d = unlikely(live) ? iommu_get_domain_for_dev(map->devs[i].dev) :
+			map->devs[i].domain;
+		if (d != domain)
 			continue;
 		if (bdf != GPUPROBE_BDF_NONE) {
 			*shared = true;
@@ -259,6 +367,47 @@ static int gpuprobe_iommu_count_entry(struct kprobe *kp, struct pt_regs *regs)
 
 static struct gpuprobe_krp_counter gpuprobe_iommu_counter;
 
+/*
+ * Where a kernel lacks one of them (none is in every version) the others
+ * still cover their callers: the cache is used when every one this kernel
+ * has is on, else never (the live domains, as before it).  Until the first
+ * publish after this, the live domains are used.
+ */
+static void gpuprobe_domain_hooks_attach(void)
+{
+	struct kretprobe *krp;
+	bool any = false, ok = true;
+	size_t i;
+	int err;
+
+	BUILD_BUG_ON(ARRAY_SIZE(gpuprobe_domain_krps) > GPUPROBE_KRP_TABLE_MAX);
+	WRITE_ONCE(gpuprobe_domains_unsettled, true);
+	/* a call in flight at the last STOP never returns through its probe */
+	atomic_set(&gpuprobe_domains_changing, 0);
+	for (i = 0; i < ARRAY_SIZE(gpuprobe_domain_krps); i++) {
+		krp = &gpuprobe_domain_krps[i];
+		krp->kp.addr = NULL;
+		krp->kp.flags = 0;
+		krp->nmissed = 0;
+		krp->maxactive = max_t(int, GPUPROBE_KRP_MAXACTIVE,
+				       2 * num_possible_cpus());
+		err = register_kretprobe(krp);
+		gpuprobe_domain_krp_on[i] = !err;
+		any |= !err;
+		/* -ENOENT: not in this kernel, so none of its callers either */
+		ok &= !err || err == -ENOENT;
+	}
+	WRITE_ONCE(gpuprobe_domain_hooks_ok, any && ok);
+}
+
+static void gpuprobe_domain_hooks_detach(void)
+{
+	WRITE_ONCE(gpuprobe_domain_hooks_ok, false);
+	gpuprobe_krps_unregister(gpuprobe_domain_krps, gpuprobe_domain_krp_on,
+				 ARRAY_SIZE(gpuprobe_domain_krps));
+	WRITE_ONCE(gpuprobe_domains_unsettled, true);
+}
+
 /* Registers what this kernel has (iommu_map_atomic went in 6.3). */
 int gpuprobe_iommu_attach(void)
 {
@@ -271,19 +420,25 @@ int gpuprobe_iommu_attach(void)
 		per_cpu(gpuprobe_iommu_target_entries, cpu) = 0;
 		per_cpu(gpuprobe_iommu_target_timed, cpu) = 0;
 	}
+	gpuprobe_domain_hooks_attach();
 	err = gpuprobe_krps_register(gpuprobe_iommu_krps, gpuprobe_iommu_krp_on,
 				     ARRAY_SIZE(gpuprobe_iommu_krps));
-	if (!err)
-		gpuprobe_krp_count_attach(&gpuprobe_iommu_counter,
-					  gpuprobe_iommu_krps,
-					  gpuprobe_iommu_krp_on,
-					  ARRAY_SIZE(gpuprobe_iommu_krps),
-					  gpuprobe_iommu_count_entry);
-	return err;
+	if (err) {
+		gpuprobe_domain_hooks_detach();
+		return err;
+	}
+	gpuprobe_krp_count_attach(&gpuprobe_iommu_counter, gpuprobe_iommu_krps,
+				  gpuprobe_iommu_krp_on,
+				  ARRAY_SIZE(gpuprobe_iommu_krps),
+				  gpuprobe_iommu_count_entry);
+	/* the domains as they are now, read with the change probes on */
+	gpuprobe_irqmap_publish();
+	return 0;
 }
 
 void gpuprobe_iommu_detach(void)
 {
+	gpuprobe_domain_hooks_detach();
 	gpuprobe_krp_count_detach(&gpuprobe_iommu_counter,
 				  ARRAY_SIZE(gpuprobe_iommu_krps));
 	gpuprobe_krps_unregister(gpuprobe_iommu_krps, gpuprobe_iommu_krp_on,

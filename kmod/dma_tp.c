@@ -138,10 +138,13 @@ static void tp_unmap_resource(void *data, struct device *dev, dma_addr_t addr,
 	dma_tp_finish(dev, GPUPROBE_DMA_UNMAP_RESOURCE, dir, size, 1, addr);
 }
 
+/* The list is walked for a target's call only: another device's is not read. */
 static void tp_map_sg(void *data, struct device *dev, struct scatterlist *sgl,
 		      int nents, int ents, enum dma_data_direction dir,
 		      unsigned long attrs)
 {
+	if (likely(!gpuprobe_target_of(dev)))
+		return;
 	dma_tp_finish(dev, GPUPROBE_DMA_MAP_SG, dir,
 		      gpuprobe_sg_bytes(sgl, nents), nents,
 		      sg_dma_address(sgl));
@@ -153,6 +156,8 @@ static void tp_map_sg_err(void *data, struct device *dev,
 			  struct scatterlist *sgl, int nents, int err,
 			  enum dma_data_direction dir, unsigned long attrs)
 {
+	if (likely(!gpuprobe_target_of(dev)))
+		return;
 	dma_tp_finish(dev, GPUPROBE_DMA_MAP_SG, dir,
 		      gpuprobe_sg_bytes(sgl, nents), nents, 0);
 }
@@ -162,6 +167,8 @@ static void tp_unmap_sg(void *data, struct device *dev,
 			struct scatterlist *sgl, int nents,
 			enum dma_data_direction dir, unsigned long attrs)
 {
+	if (likely(!gpuprobe_target_of(dev)))
+		return;
 	dma_tp_finish(dev, GPUPROBE_DMA_UNMAP_SG, dir,
 		      gpuprobe_sg_bytes(sgl, nents), nents,
 		      sg_dma_address(sgl));

@@ -14,6 +14,7 @@
 #include <uapi/linux/gpuprobe.h>
 
 struct device;
+struct iommu_domain;
 
 #define GPUPROBE_VERSION "0.2.0"
 
@@ -48,13 +49,17 @@ struct gpuprobe_irq_entry {
  */
 #define GPUPROBE_MAX_TARGETS	64
 
+struct gpuprobe_map_dev {
+	struct device *dev;
+	/* its IOMMU domain when published (dma_iommu.c: when it may be stale) */
+	struct iommu_domain *domain;
+	u32 bdf;
+};
+
 struct gpuprobe_irqmap {
 	struct rcu_head rcu;
 	unsigned int ndev;
-	struct {
-		struct device *dev;
-		u32 bdf;
-	} devs[GPUPROBE_MAX_TARGETS];
+	struct gpuprobe_map_dev devs[GPUPROBE_MAX_TARGETS];
 	unsigned int nr;		/* entries: highest watched irq + 1 */
 	struct gpuprobe_irq_entry ent[];
 };
@@ -70,6 +75,34 @@ extern struct gpuprobe_irqmap __rcu *gpuprobe_irqmap;
 extern bool gpuprobe_running;	/* under gpuprobe_lock */
 /* changes with the target list, under gpuprobe_lock (TARGET_GET's cb->seq) */
 extern unsigned int gpuprobe_targets_gen;
+
+/*
+ * The first thing a DMA-API, IOMMU or swiotlb probe does: is the device a
+ * target?  Its entry in the current map, or NULL.  Nothing else is read
+ * before it (no scatterlist, no domain, no reference, no lock), so another
+ * device's call costs one load and a scan of at most max_targets pointers.
+ * Probe context (preemption off): the map stays valid until it returns.
+ */
+static __always_inline const struct gpuprobe_map_dev *
+gpuprobe_target_of(const struct device *dev)
+{
+	const struct gpuprobe_irqmap *map = rcu_dereference_sched(gpuprobe_irqmap);
+	unsigned int i;
+
+	if (!map || !dev)
+		return NULL;
+	for (i = 0; i < map->ndev; i++)
+		if (map->devs[i].dev == dev)
+			return &map->devs[i];
+	return NULL;
+}
+
+static __always_inline u32 gpuprobe_dev_bdf(const struct device *dev)
+{
+	const struct gpuprobe_map_dev *t = gpuprobe_target_of(dev);
+
+	return t ? t->bdf : GPUPROBE_BDF_NONE;
+}
 
 /* target.c */
 int gpuprobe_parse_bdf(const char *s, u32 *bdf);
@@ -121,6 +154,10 @@ void gpuprobe_stats(int cpu, struct gpuprobe_cpu_stats *st);
 void gpuprobe_stats_reset(void);
 void gpuprobe_emit_target(u32 bdf, u32 event, u32 nvec, u32 domain);
 u32 gpuprobe_dev_domain_id(struct device *dev);
+/* dma_iommu.c: when the domains the map caches may be used */
+unsigned long gpuprobe_domains_gen(void);
+void gpuprobe_domains_settle(unsigned long gen);
+bool gpuprobe_domains_stale(void);
 void gpuprobe_targets_emit_domains(u32 mask);
 
 /* hooks.c: tracepoints */

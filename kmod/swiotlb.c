@@ -54,16 +54,12 @@ static int gpuprobe_bounce_pre(struct kprobe *kp, struct pt_regs *regs)
 {
 	struct gpuprobe_bounce_probe *p =
 		container_of(kp, struct gpuprobe_bounce_probe, kp);
-	const struct gpuprobe_irqmap *map = rcu_dereference_sched(gpuprobe_irqmap);
-	struct device *dev = (void *)regs_get_kernel_argument(regs, 0);
+	const struct gpuprobe_map_dev *t =
+		gpuprobe_target_of((void *)regs_get_kernel_argument(regs, 0));
 	struct gpuprobe_rec_swiotlb rec;
 	enum dma_data_direction dir;
-	unsigned int i;
 
-	for (i = 0; map && i < map->ndev; i++)
-		if (map->devs[i].dev == dev)
-			break;
-	if (likely(!map || i == map->ndev))
+	if (likely(!t))
 		return 0;
 	dir = gpuprobe_bounce_dir(p->kind, regs_get_kernel_argument(regs, 3),
 				  p->kind == GPUPROBE_BOUNCE_UNMAP ?
@@ -74,7 +70,7 @@ static int gpuprobe_bounce_pre(struct kprobe *kp, struct pt_regs *regs)
 		.hdr.type = GPUPROBE_EV_SWIOTLB,
 		.hdr.size = sizeof(rec),
 		.hdr.ts_ns = ktime_get_mono_fast_ns(),
-		.bdf = map->devs[i].bdf,
+		.bdf = t->bdf,
 		.dir = dir,
 		.bytes = regs_get_kernel_argument(regs, 2),
 	};

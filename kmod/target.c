@@ -16,6 +16,7 @@
 #include <linux/debugfs.h>
 #include <linux/device.h>
 #include <linux/fault-inject.h>
+#include <linux/iommu.h>
 #include <linux/module.h>
 #include <linux/msi.h>
 #include <linux/pci.h>
@@ -247,6 +248,7 @@ static int gpuprobe_read_vectors(struct pci_dev *pdev,
  */
 void gpuprobe_irqmap_publish(void)
 {
+	unsigned long gen = gpuprobe_domains_gen();
 	struct gpuprobe_irqmap *map, *old;
 	struct gpuprobe_target *t;
 	unsigned int nr = 0, i;
@@ -272,6 +274,8 @@ void gpuprobe_irqmap_publish(void)
 				break;
 			map->devs[map->ndev].dev = &t->pdev->dev;
 			map->devs[map->ndev].bdf = t->bdf;
+			map->devs[map->ndev].domain =
+				iommu_get_domain_for_dev(&t->pdev->dev);
 			map->ndev++;
 			for (i = 0; i < t->nvec; i++) {
 				struct gpuprobe_irq_entry *e = &map->ent[t->vec[i].irq];
@@ -287,6 +291,7 @@ void gpuprobe_irqmap_publish(void)
 	}
 	old = rcu_replace_pointer(gpuprobe_irqmap, map,
 				  lockdep_is_held(&gpuprobe_lock));
+	gpuprobe_domains_settle(gen);
 	if (old)
 		kvfree_rcu(old, rcu);
 }
@@ -608,7 +613,8 @@ bool gpuprobe_targets_rescan(void)
 		bdf++;
 	}
 	mutex_lock(&gpuprobe_lock);
-	if (gpuprobe_irqmap_stale)
+	/* and the domains it caches, after a group moved to another one */
+	if (gpuprobe_irqmap_stale || gpuprobe_domains_stale())
 		gpuprobe_irqmap_publish();
 	complete &= !gpuprobe_irqmap_stale;
 	gpuprobe_targets_domains(true);

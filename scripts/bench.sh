@@ -22,6 +22,14 @@ echo
 echo "== DMA path: cost per DMA map+unmap pair in the test VM (TCG)"
 scripts/vmtest.sh -t 900 -- /gpuprobe/tests/dma_bench
 echo
+echo "== another device's DMA: NVMe reads and a second edu's maps with gpuprobe watching edu"
+# 6.12 too where make modules-next has built its modules (make bench-nontarget)
+if [ -f build/knext/selftests/gpuprobe/floor/gpuprobe_floor.ko ]; then
+	scripts/bench-nontarget.sh
+else
+	scripts/bench-nontarget.sh -k 6.1
+fi
+echo
 echo "== burst: DMA map/unmap records/s held with 0 lost, beside NVMe readers and not, module and ftrace"
 scripts/bench-burst.sh
 if grep -q '^bench:' user/Makefile 2>/dev/null; then

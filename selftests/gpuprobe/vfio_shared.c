@@ -299,4 +299,36 @@ TEST_F(shared, container_joined_while_recording)
 	EXPECT_EQ(1, self->t.shared[GPUPROBE_IOMMU_MAP]);
 }
 
+/*
+ * The second group joins after START and the container maps at once, with
+ * no rescan in between: the map is seen on both targets' domain (shared)
+ * because the join's iommu_attach_group() marks the domains the map caches
+ * stale until they are read again (kmod/dma_iommu.c).
+ */
+TEST_F(shared, container_joined_and_mapped_at_once)
+{
+	struct vfio_iommu_type1_dma_map map = { .argsz = sizeof(map) };
+	char targets[80];
+
+	ASSERT_EQ(0, join(self, 0, 0, true));
+	snprintf(targets, sizeof(targets), "%s,%s", self->edu[0], self->edu[1]);
+	ASSERT_EQ(0, probe_targets(self, targets));
+	ASSERT_EQ(0, gp_start(&self->s, DMA_EVENTS));
+	ASSERT_EQ(0, join(self, 1, 0, false));
+	map.flags = VFIO_DMA_MAP_FLAG_READ | VFIO_DMA_MAP_FLAG_WRITE;
+	map.size = 4096;
+	map.vaddr = (uintptr_t)self->buf;
+	map.iova = IOVA;
+	ASSERT_EQ(0, ioctl(self->container[0], VFIO_IOMMU_MAP_DMA, &map));
+	ASSERT_EQ(0, gp_stop(&self->s));
+	gp_recv_records(&self->l, domain_tally_cb, &self->t);
+	TH_LOG("%llu maps, %llu shared, on %08x",
+	       (unsigned long long)self->t.recs[GPUPROBE_IOMMU_MAP],
+	       (unsigned long long)self->t.shared[GPUPROBE_IOMMU_MAP],
+	       self->t.domain);
+	EXPECT_EQ(1, self->t.recs[GPUPROBE_IOMMU_MAP]);
+	EXPECT_EQ(1, self->t.shared[GPUPROBE_IOMMU_MAP]);
+	EXPECT_EQ(0, self->t.other_domain);
+}
+
 TEST_HARNESS_MAIN
