@@ -7,18 +7,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "clocksync.h"
 #include "hist.h"
 #include "json.h"
+#include "machine.h"
 #include "metrics.h"
 #include "prometheus.h"
 #include "stats.h"
+#include "synth.h"
 #include "testlib.h"
 #include "tgid_cache.h"
 #include "tests.h"
+#include "util.h"
 
 /*
  * Beyond the first and the last exchange the offset follows the fitted
@@ -339,4 +343,86 @@ void test_mutant_hist_stars(void)
 		 "1024", "2047", "1", "********************");
 	CHECK(strstr(text, want) != NULL, "histogram lines:\n%s\nexpected:\n%s", text, want);
 	free(text);
+}
+
+/*
+ * The header's record version (a u32 at offset 16, tracefile.h) names the
+ * layout of every record after it: this tool reads 1 to
+ * GPUPROBE_RECORD_VERSION, and refuses 0 and anything newer rather than
+ * misreading it.  (Killed: tracefile_read.c's `> GPUPROBE_RECORD_VERSION`
+ * turned into `<`.)
+ */
+void test_mutant_record_version_refused(void)
+{
+	const char *path = test_tmp_path("recver");
+	const uint32_t versions[] = { 0, GPUPROBE_RECORD_VERSION + 1, 7, GPUPROBE_RECORD_VERSION };
+	struct trace_info *info = malloc(sizeof(*info));
+	struct trace_reader r;
+
+	CHECK(info && !synth_write_known(path), "write the known trace");
+	for (size_t i = 0; info && i < sizeof(versions) / sizeof(versions[0]); i++) {
+		uint32_t v = versions[i];
+		int fd = open(path, O_WRONLY);
+		bool ok = v >= 1 && v <= GPUPROBE_RECORD_VERSION;
+		char want[64];
+		int rc;
+
+		CHECK(fd >= 0 && pwrite(fd, &v, sizeof(v), 16) == sizeof(v), "patch the record version");
+		if (fd >= 0)
+			close(fd);
+		rc = trace_reader_open(&r, path, info);
+		snprintf(want, sizeof(want), "record version %u at offset 16", v);
+		if (ok)
+			CHECK(rc == 0 && info->record_version == v, "record version %u refused: %s", v, r.error);
+		else
+			CHECK(rc != 0 && strstr(r.error, want), "record version %u: rc %d, error '%s'", v, rc,
+			      r.error);
+		trace_reader_close(&r);
+	}
+	free(info);
+	unlink(path);
+}
+
+/*
+ * A machine record (merged traces) carries each target's vectors as
+ * struct tracefile_vector after its struct tracefile_target: three vectors
+ * make it sizeof(rec) + sizeof(target) + 3 * sizeof(vector) bytes, and each
+ * comes back as written, the first (index 0) too.  (Killed: machine.c's
+ * vector loop started at 1.)
+ */
+void test_mutant_machine_vectors(void)
+{
+	struct machine_desc *m = calloc(1, sizeof(*m)), *back = calloc(1, sizeof(*back));
+	static unsigned char buf[TRACEFILE_REC_MAX_SIZE];
+	const struct target_vector vec[3] = { { 0, 40, VECTOR_MSIX }, { 1, 41, VECTOR_MSIX }, { 5, 57, 0 } };
+	struct target *t;
+	char err[256] = "";
+	size_t len;
+
+	if (!m || !back) {
+		CHECK(0, "out of memory");
+		goto out;
+	}
+	m->machine = 1;
+	m->info.targets.count = 1;
+	t = &m->info.targets.t[0];
+	*t = (struct target){ .bdf = SYNTH_GPU_BDF, .vendor = 0x10de, .device = 0x2335, .class = 0x030200,
+			      .nvec = 3 };
+	memcpy(t->vec, vec, sizeof(vec));
+	copy_string(t->driver, sizeof(t->driver), "vfio-pci");
+	len = machine_record_build(m, buf, sizeof(buf));
+	CHECK_EQ_U64(len, sizeof(struct tracefile_rec_machine) + sizeof(struct tracefile_target) +
+		     3 * sizeof(struct tracefile_vector));
+	CHECK(machine_record_decode((const void *)buf, back, err, sizeof(err)) == 0, "decode: %s", err);
+	CHECK_EQ_U64(back->info.targets.count, 1);
+	CHECK_EQ_U64(back->info.targets.t[0].nvec, 3);
+	for (unsigned int v = 0; v < 3; v++) {
+		const struct target_vector *g = &back->info.targets.t[0].vec[v];
+
+		CHECK(g->index == vec[v].index && g->irq == vec[v].irq && g->flags == vec[v].flags,
+		      "vector %u: index %u irq %u flags %u", v, g->index, g->irq, g->flags);
+	}
+out:
+	free(m);
+	free(back);
 }

@@ -544,6 +544,13 @@ int main(void)
 		{ "json: a lone continuation byte (0x80) is U+FFFD", test_mutant_json_lone_continuation },
 		{ "hist: the log2 histogram's stars, 40 columns, as bcc", test_mutant_hist_stars },
 		{ "serve: an interrupt at the cut's time counts in that cut", test_mutant_metrics_at_the_cut },
+		{ "attribution: 300 interrupts out of order, more than one prefix block: every window's count",
+		  test_attribution_many_events },
+		{ "report: the app's clock bound, devices and API calls with maps (JSON, text)",
+		  test_attribution_report_keys },
+		{ "reader: record versions 0 and newer than this tool's refused, 1 read", test_mutant_record_version_refused },
+		{ "merged traces: a machine record's vectors, the first too, come back as written",
+		  test_mutant_machine_vectors },
 	};
 	int passed = 0, failed;
 
