@@ -426,3 +426,39 @@ out:
 	free(m);
 	free(back);
 }
+
+/*
+ * DMA calls the source could not time (GPUPROBE_DMA_UNTIMED: no duration)
+ * have no latency: report says so and prints no histogram for them, where
+ * an empty one would read as calls of 0 ns.  Three untimed map_page calls.
+ * (Killed: report_text.c's histogram printed whatever the latency's max.)
+ */
+void test_mutant_untimed_dma_text(void)
+{
+	const char *path = test_tmp_path("untimed");
+	struct gpuprobe_rec_dma d;
+	struct trace_writer w;
+	struct trace_info info;
+	char *buf = NULL;
+	const char *at;
+
+	synth_info(&info);
+	CHECK(trace_writer_open(&w, path, &info) == 0, "open %s", path);
+	for (int i = 0; i < 3; i++) {
+		synth_dma(&d, 1000000000ull + 1000 * i, GPUPROBE_DMA_MAP_PAGE, 4096, 1, 0);
+		d.hdr.flags = GPUPROBE_DMA_UNTIMED;
+		trace_writer_put(&w, &d.hdr);
+	}
+	CHECK(trace_writer_finish(&w, 1000010000ull, 0) == 0, "finish %s", path);
+	buf = test_report(path, false);
+	at = buf ? strstr(buf, "map_page       3 calls, 12288 bytes") : NULL;
+	CHECK(at, "no map_page line: %s", buf ? buf : "");
+	if (at) {
+		at = strchr(at, '\n');
+		CHECK(at && !strncmp(at + 1, "      latency (0 of 3 calls timed) not measured\n", 48),
+		      "latency line: %.120s", at ? at + 1 : "");
+		CHECK(at && !strstr(at, "nsecs"), "a histogram of untimed calls: %s", at ? at : "");
+	}
+	free(buf);
+	unlink(path);
+}

@@ -213,7 +213,9 @@ void test_report_shared_domain(void)
 
 	buf = test_report(trace, false);
 	CHECK(buf && strstr(buf, "IOMMU domain 0x00000abc shared by 0000:01:00.0, 0000:02:00.0") &&
-	      strstr(buf, "IOMMU map   5 calls, 20480 bytes"), "text: %s", buf);
+	      strstr(buf, "IOMMU map   5 calls, 20480 bytes"), "text: %s", buf ? buf : "");
+	/* 0000:02:00.0's own domain 0xdef is nobody else's: no domain section */
+	CHECK(buf && !strstr(buf, "IOMMU domain 0x00000def"), "an unshared domain printed as shared");
 	free(buf);
 	out = fopen(json, "w");
 	CHECK(out && report_file(trace, true, out) == 0, "report --json failed");
