@@ -37,6 +37,7 @@ struct app {
 	const char *name;
 	uint32_t tid, device, stream, kind, flags;
 	uint64_t corr, start, end, extra;	/* extra: DEVICE bdf, CLOCK bound */
+	uint32_t pid;				/* 0: PID */
 };
 
 static void put_app(struct trace_writer *w, const struct app *a)
@@ -45,7 +46,7 @@ static void put_app(struct trace_writer *w, const struct app *a)
 		.hdr = { .type = TRACEFILE_REC_APP, .size = sizeof(r), .ts_ns = T0 + a->start },
 		.ev = { .magic = GPUPROBE_APP_MAGIC, .version = GPUPROBE_APP_VERSION,
 			.api = GPUPROBE_APP_CUDA, .size = sizeof(r.ev), .type = a->type,
-			.kind = a->kind, .flags = a->flags, .pid = PID, .tid = a->tid,
+			.kind = a->kind, .flags = a->flags, .pid = a->pid ? a->pid : PID, .tid = a->tid,
 			.device = a->device, .stream = a->stream, .correlation = a->corr,
 			.start_ns = T0 + a->start, .end_ns = T0 + a->end },
 	};
@@ -514,5 +515,43 @@ void test_attribution_report_keys(void)
 	CHECK(text && strstr(text, "no error bound measured for 1 ops' device times"),
 	      "text without the unmeasured bound: %s", text ? text : "(none)");
 	free(text);
+	attribution_free(at);
+}
+
+/*
+ * Two processes, each a launch, a kernel on its stream 7 and a blocking
+ * stream synchronize, the second process's kernel ending first:
+ *   pid 42: kA [1000, 2000], its sync [1500, 3000] -> kA returns at 3000
+ *   pid 43: kB [1000, 1500], its sync [1200, 2500] -> kB returns at 2500
+ * A wait is matched within its own process only (the same stream number
+ * in another process is another stream).
+ */
+static void no_kernel_events(struct trace_writer *w)
+{
+	(void)w;
+}
+
+static const struct app two_process_apps[] = {
+	{ GPUPROBE_APP_API, "cuLaunchKernel", .tid = 42, .corr = 1, .start = 800, .end = 820, .pid = 42 },
+	{ GPUPROBE_APP_KERNEL, "kA", .stream = 7, .corr = 1, .start = 1000, .end = 2000, .pid = 42 },
+	{ GPUPROBE_APP_SYNC, "stream_synchronize", .tid = 42, .stream = 7, .kind = GPUPROBE_SYNC_STREAM,
+	  .flags = GPUPROBE_APPF_BLOCKING, .corr = 2, .start = 1500, .end = 3000, .pid = 42 },
+	{ GPUPROBE_APP_API, "cuLaunchKernel", .tid = 43, .corr = 1, .start = 805, .end = 825, .pid = 43 },
+	{ GPUPROBE_APP_KERNEL, "kB", .stream = 7, .corr = 1, .start = 1000, .end = 1500, .pid = 43 },
+	{ GPUPROBE_APP_SYNC, "stream_synchronize", .tid = 43, .stream = 7, .kind = GPUPROBE_SYNC_STREAM,
+	  .flags = GPUPROBE_APPF_BLOCKING, .corr = 2, .start = 1200, .end = 2500, .pid = 43 },
+};
+
+void test_attribution_two_processes(void)
+{
+	struct attribution *at = attribute_apps("twoproc", no_kernel_events, two_process_apps, 6);
+	const struct attr_op *a = op_named(at, "kA"), *b = op_named(at, "kB");
+
+	if (a && b) {
+		CHECK_EQ_U64(a->return_ns, T0 + 3000);
+		CHECK_EQ_U64(b->return_ns, T0 + 2500);
+		CHECK_EQ_U64(a->issue_ns, T0 + 800);
+		CHECK_EQ_U64(b->issue_ns, T0 + 805);
+	}
 	attribution_free(at);
 }

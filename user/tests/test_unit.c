@@ -562,6 +562,9 @@ int main(void)
 		{ "merged traces: a machine record's vectors, the first too, come back as written",
 		  test_mutant_machine_vectors },
 		{ "report: DMA calls none of which was timed: no latency, no histogram", test_mutant_untimed_dma_text },
+		{ "attribution: two processes' waits each matched to their own process's kernel",
+		  test_attribution_two_processes },
+		{ "report: the passthrough text warns of pairs out of order, and only then", test_passthrough_text_note },
 	};
 	int passed = 0, failed;
 
