@@ -415,3 +415,28 @@ void test_passthrough_text_note(void)
 	free(text);
 	unlink(path);
 }
+
+/*
+ * No clock burst in the host's file: the guest's clock was never compared
+ * with the host's, so none of the 100 host and 100 guest interrupts is
+ * paired: all are unpaired, and the note says why.
+ */
+void test_passthrough_never_compared(void)
+{
+	struct synth_merged o;
+	struct passthrough *pt;
+
+	synth_merged_defaults(&o);
+	o.no_bursts = true;
+	pt = merged_trace(&o, NULL);
+	if (!pt)
+		return;
+	CHECK(!pt->have_fit, "a fit without a clock burst");
+	CHECK_EQ_U64(pt->host_irq.n, 100);
+	CHECK_EQ_U64(pt->guest_irq.n, 100);
+	CHECK_EQ_U64(pt->irq_paired, 0);
+	CHECK_EQ_U64(pt->irq_unpaired_host, 100);
+	CHECK_EQ_U64(pt->irq_unpaired_guest, 100);
+	CHECK(strstr(pt->note, "never compared"), "note: %s", pt->note);
+	passthrough_free(pt);
+}

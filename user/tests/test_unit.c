@@ -565,6 +565,8 @@ int main(void)
 		{ "attribution: two processes' waits each matched to their own process's kernel",
 		  test_attribution_two_processes },
 		{ "report: the passthrough text warns of pairs out of order, and only then", test_passthrough_text_note },
+		{ "passthrough: no clock burst, nothing paired: every host and guest interrupt unpaired",
+		  test_passthrough_never_compared },
 	};
 	int passed = 0, failed;
 

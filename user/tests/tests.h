@@ -53,6 +53,7 @@ void test_attribution_many_events(void);
 void test_attribution_report_keys(void);
 void test_attribution_two_processes(void);
 void test_passthrough_text_note(void);
+void test_passthrough_never_compared(void);
 void test_cudaclock_bracket(void);
 void test_cudaclock_pci_bus_id(void);
 void test_report_not_measured(void);
