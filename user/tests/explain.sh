@@ -20,6 +20,21 @@ check "explain with one file: exit 2" [ $? -eq 2 ]
 check "explain with a missing trace: exit 1, names it" sh -c \
 	'[ $1 -eq 1 ] && grep -q "none.trace" "$2"' _ $? "$T/err.txt"
 
+# a trace that cannot be read past a record: its sixth record's size made 3
+# (lib/tracefile.h: after the header, u16 type, u16 size per record)
+off=$(python3 -c "
+import struct, sys
+d = bytearray(open(sys.argv[1], 'rb').read())
+off = struct.unpack_from('<I', d, 12)[0]
+for _ in range(5):
+    off += struct.unpack_from('<H', d, off + 2)[0]
+struct.pack_into('<H', d, off + 2, 3)
+open(sys.argv[2], 'wb').write(d)
+print(off)" "$RUN/probe.trace" "$T/bad.trace")
+"$GPT" explain "$RUN/probe-traced.json" "$T/bad.trace" >/dev/null 2>"$T/err.txt"
+check "explain with a trace corrupt at offset $off: exit 1, says where and what" sh -c \
+	'[ $1 -eq 1 ] && grep -q "corrupt record at offset $2: size 3" "$3"' _ $? "$off" "$T/err.txt"
+
 # the expectations: the trace and the probe output read without the tool
 # (the probe's waits ran on its main thread, pid 520; 0000:00:06.0 is 0x30)
 python3 "$(dirname "$0")/explain_check.py" "$RUN/probe-traced.json" "$RUN/probe.trace" 520 0x30 >"$T/want.json"
