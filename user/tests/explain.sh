@@ -79,6 +79,16 @@ for name, w in f.items():
     assert 'closes' not in w and 'sum_p50' not in w, 'the tautological closure is gone'
 " "$T/explain.json" "$T/want.json" "$RUN/probe-traced.json"
 
+check "H200 (a probe output without windows): its pin and copy_sweep phases, each one window of the phase's length" python3 -c "
+import json, sys
+a, p = json.load(open(sys.argv[1]))['apis'][0], json.load(open(sys.argv[2]))['apis'][0]
+ph = {x['name']: x['end_ns'] - x['start_ns'] for x in p['phases']}
+assert a['windows'] == [], a['windows']
+for key, name in (('pin_phase', 'pin'), ('copy_phase', 'copy_sweep')):
+    l = a[key]
+    assert l['probe'] == name and l['windows'] == 1 and l['window_ns'] == ph[name], (key, l, ph[name])
+" "$T/explain.json" "$RUN/probe-traced.json"
+
 (cd "$RUN" && "$GPT" explain probe-traced.json probe.trace -o "$T/merged.json") >/dev/null
 check "-o: the probe output with an explain member, probes unchanged" python3 -c "
 import json, sys
