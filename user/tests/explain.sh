@@ -59,7 +59,7 @@ assert not missing, missing
 " "$T/want.json" "$T/explain.txt"
 
 (cd "$RUN" && "$GPT" explain probe-traced.json probe.trace --json) >"$T/explain.json"
-check "H200: classes, causality, entries within the bound and the first step's p50 are explain_check.py's" python3 -c "
+check "H200: classes, causality, entries within the bound and the first step's and handler's p50 (and its component) are explain_check.py's" python3 -c "
 import json, sys
 d, want = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 assert d['target'] == '0000:00:06.0' and d['tid'] == 520, d['target']
@@ -76,6 +76,9 @@ for name, w in f.items():
     c = w['causality']
     assert c['violations'] == o['violations'] and c['irq_entry_within_bound'] == o['irq_entry_within_bound'], (name, c, o)
     assert w['steps']['gpu_end_to_irq_entry']['p50'] == o['end_to_entry_p50'], (name, w['steps'], o)
+    assert w['handler']['p50'] == o['handler_p50'], (name, w['handler'], o)
+    comp = {c['name']: c['value'] for c in d['components']}
+    assert comp[name + '.handler.p50'] == o['handler_p50'], (name, o['handler_p50'])
     assert 'closes' not in w and 'sum_p50' not in w, 'the tautological closure is gone'
 " "$T/explain.json" "$T/want.json" "$RUN/probe-traced.json"
 
