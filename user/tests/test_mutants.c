@@ -464,3 +464,34 @@ void test_mutant_untimed_dma_text(void)
 	free(buf);
 	unlink(path);
 }
+
+/*
+ * A header whose size (u32 at offset 12) leaves no room for the target it
+ * counts: the known trace's one target with its header cut to the fixed
+ * part alone.  The reader refuses it at the first target's offset rather
+ * than read a target out of nothing.  (For tracefile_read.c's dropped
+ * "truncated target" return.)
+ */
+void test_mutant_truncated_target(void)
+{
+	const char *path = test_tmp_path("shorthdr");
+	const uint32_t fixed = sizeof(struct tracefile_header_fixed);
+	struct trace_info *info = malloc(sizeof(*info));
+	struct trace_reader r;
+	char want[96];
+	int fd, rc;
+
+	memset(&r, 0, sizeof(r));
+	CHECK(info && !synth_write_known(path), "write the known trace");
+	fd = open(path, O_WRONLY);
+	CHECK(fd >= 0 && pwrite(fd, &fixed, sizeof(fixed), 12) == sizeof(fixed), "patch the header size");
+	if (fd >= 0)
+		close(fd);
+	rc = info ? trace_reader_open(&r, path, info) : -1;
+	snprintf(want, sizeof(want), "truncated target at offset %u (header too small)", fixed);
+	CHECK(rc != 0 && strstr(r.error, want), "rc %d, error '%s', expected '%s'", rc, r.error, want);
+	if (info)
+		trace_reader_close(&r);
+	free(info);
+	unlink(path);
+}

@@ -567,6 +567,8 @@ int main(void)
 		{ "report: the passthrough text warns of pairs out of order, and only then", test_passthrough_text_note },
 		{ "passthrough: no clock burst, nothing paired: every host and guest interrupt unpaired",
 		  test_passthrough_never_compared },
+		{ "reader: a header too small for the targets it counts is refused at the first one",
+		  test_mutant_truncated_target },
 	};
 	int passed = 0, failed;
 

@@ -87,6 +87,7 @@ void test_mutant_metrics_at_the_cut(void);
 void test_mutant_record_version_refused(void);
 void test_mutant_machine_vectors(void);
 void test_mutant_untimed_dma_text(void);
+void test_mutant_truncated_target(void);
 void test_metrics_rebind_same_irq(void);
 void test_metrics_late_vector(void);
 void test_metrics_exposition(void);
