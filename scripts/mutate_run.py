@@ -2,6 +2,7 @@
 """The scratch trees of scripts/mutate.py and one mutant's run in one of
 them: write the mutant, rebuild incrementally, compare the objects with the
 pristine ones, run the suites fastest first, put the tree back."""
+import errno
 import filecmp
 import os
 import re
@@ -64,7 +65,13 @@ class Tree:
         for p in diff + missing:
             dst = os.path.join(self.root, p)
             if p in self.pman:
-                shutil.copy2(os.path.join(self.pristine, p), dst)
+                try:
+                    shutil.copy2(os.path.join(self.pristine, p), dst)
+                except OSError as e:	# a binary a dying suite still runs: a new inode
+                    if e.errno != errno.ETXTBSY:
+                        raise
+                    os.unlink(dst)
+                    shutil.copy2(os.path.join(self.pristine, p), dst)
             else:
                 os.unlink(dst)
 

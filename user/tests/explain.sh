@@ -20,6 +20,21 @@ check "explain with one file: exit 2" [ $? -eq 2 ]
 check "explain with a missing trace: exit 1, names it" sh -c \
 	'[ $1 -eq 1 ] && grep -q "none.trace" "$2"' _ $? "$T/err.txt"
 
+# a trace that cannot be read past a record: its sixth record's size made 3
+# (lib/tracefile.h: after the header, u16 type, u16 size per record)
+off=$(python3 -c "
+import struct, sys
+d = bytearray(open(sys.argv[1], 'rb').read())
+off = struct.unpack_from('<I', d, 12)[0]
+for _ in range(5):
+    off += struct.unpack_from('<H', d, off + 2)[0]
+struct.pack_into('<H', d, off + 2, 3)
+open(sys.argv[2], 'wb').write(d)
+print(off)" "$RUN/probe.trace" "$T/bad.trace")
+"$GPT" explain "$RUN/probe-traced.json" "$T/bad.trace" >/dev/null 2>"$T/err.txt"
+check "explain with a trace corrupt at offset $off: exit 1, says where and what" sh -c \
+	'[ $1 -eq 1 ] && grep -q "corrupt record at offset $2: size 3" "$3"' _ $? "$off" "$T/err.txt"
+
 # the expectations: the trace and the probe output read without the tool
 # (the probe's waits ran on its main thread, pid 520; 0000:00:06.0 is 0x30)
 python3 "$(dirname "$0")/explain_check.py" "$RUN/probe-traced.json" "$RUN/probe.trace" 520 0x30 >"$T/want.json"
@@ -44,7 +59,7 @@ assert not missing, missing
 " "$T/want.json" "$T/explain.txt"
 
 (cd "$RUN" && "$GPT" explain probe-traced.json probe.trace --json) >"$T/explain.json"
-check "H200: classes, causality, entries within the bound and the first step's p50 are explain_check.py's" python3 -c "
+check "H200: classes, causality, entries within the bound and the first step's and handler's p50 (and its component) are explain_check.py's" python3 -c "
 import json, sys
 d, want = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 assert d['target'] == '0000:00:06.0' and d['tid'] == 520, d['target']
@@ -61,8 +76,21 @@ for name, w in f.items():
     c = w['causality']
     assert c['violations'] == o['violations'] and c['irq_entry_within_bound'] == o['irq_entry_within_bound'], (name, c, o)
     assert w['steps']['gpu_end_to_irq_entry']['p50'] == o['end_to_entry_p50'], (name, w['steps'], o)
+    assert w['handler']['p50'] == o['handler_p50'], (name, w['handler'], o)
+    comp = {c['name']: c['value'] for c in d['components']}
+    assert comp[name + '.handler.p50'] == o['handler_p50'], (name, o['handler_p50'])
     assert 'closes' not in w and 'sum_p50' not in w, 'the tautological closure is gone'
 " "$T/explain.json" "$T/want.json" "$RUN/probe-traced.json"
+
+check "H200 (a probe output without windows): its pin and copy_sweep phases, each one window of the phase's length" python3 -c "
+import json, sys
+a, p = json.load(open(sys.argv[1]))['apis'][0], json.load(open(sys.argv[2]))['apis'][0]
+ph = {x['name']: x['end_ns'] - x['start_ns'] for x in p['phases']}
+assert a['windows'] == [], a['windows']
+for key, name in (('pin_phase', 'pin'), ('copy_phase', 'copy_sweep')):
+    l = a[key]
+    assert l['probe'] == name and l['windows'] == 1 and l['window_ns'] == ph[name], (key, l, ph[name])
+" "$T/explain.json" "$RUN/probe-traced.json"
 
 (cd "$RUN" && "$GPT" explain probe-traced.json probe.trace -o "$T/merged.json") >/dev/null
 check "-o: the probe output with an explain member, probes unchanged" python3 -c "

@@ -87,7 +87,8 @@ def main(argv):
         spin = w.get("kernel_spin_ns", 0)
         name = "sync_wake" if not spin else f"sync_wake_{spin // 1000}us"
         o = out.setdefault(name, {"samples": 0, "classes": {}, "woken_inside_handler": 0,
-                                  "irq_entry_within_bound": 0, "violations": 0, "end_to_entry": []})
+                                  "irq_entry_within_bound": 0, "violations": 0, "end_to_entry": [],
+                                  "handler": []})
         cls, woke_inside, h, wake = classify(w, irqs, wakes, bound)
         end = w["gpu_end_ns"]
         o["samples"] += 1
@@ -96,10 +97,12 @@ def main(argv):
         if cls == "interrupt":
             o["irq_entry_within_bound"] += h[0] < end
             o["end_to_entry"].append(h[0] - end)
+            o["handler"].append(h[1] - h[0])
         # causality: no return, wake-up (or path entry) before GPU end beyond the bound
         o["violations"] += w["return_ns"] + bound < end or (wake is not None and wake + bound < end)
     for o in out.values():
         o["end_to_entry_p50"] = nearest_rank(o.pop("end_to_entry"), 50)
+        o["handler_p50"] = nearest_rank(o.pop("handler"), 50)
     out["handlers"] = len(irqs)
     out["wakeups"] = len(wakes)
     print(json.dumps(out, sort_keys=True))

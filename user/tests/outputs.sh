@@ -119,6 +119,40 @@ rc=$?
 check "explain -o onto its probe file: exit 2, probe file unchanged" \
 	sh -c '[ "$1" -eq 2 ] && [ "$(sha256sum <"$2")" = "$3" ]' _ "$rc" "$T/p.json" "$psum"
 
+# "-" is standard output: the same CSV as written to a file, and no file made
+"$GPT" export "$T/t.trace" --csv "$T/file.csv" >/dev/null 2>&1
+mkdir "$T/cwd"
+(cd "$T/cwd" && "$GPT" export "$T/t.trace" --csv - >"$T/stdout.csv" 2>"$T/err")
+rc=$?
+check "export --csv -: exit 0, the CSV on standard output, nothing left in the directory" \
+	sh -c '[ "$1" -eq 0 ] && cmp -s "$2" "$3" && [ -z "$(ls -A "$4")" ]' \
+	_ "$rc" "$T/file.csv" "$T/stdout.csv" "$T/cwd"
+
+# a device is written in place and its write errors count: /dev/full fails every write (ENOSPC)
+if [ -c /dev/full ]; then
+	"$GPT" export "$T/t.trace" --csv /dev/full >/dev/null 2>"$T/err"
+	rc=$?
+	check "export --csv /dev/full: exit 1, says the device is full" \
+		sh -c '[ "$1" -eq 1 ] && grep -q "cannot write /dev/full: No space left on device" "$2"' _ "$rc" "$T/err"
+else
+	skip "export to /dev/full fails" "no /dev/full"
+fi
+
+# an output that is a symlink loop cannot be resolved: refused, both links kept
+ln -s loop-b "$T/loop-a"
+ln -s loop-a "$T/loop-b"
+"$GPT" export "$T/t.trace" --csv "$T/loop-a" >/dev/null 2>"$T/err"
+rc=$?
+check "export onto a symlink loop: exit 1, says why, both links stay links" \
+	sh -c '[ "$1" -eq 1 ] && grep -q "Too many levels of symbolic links" "$2" && [ -L "$3" ] && [ -L "$4" ]' \
+	_ "$rc" "$T/err" "$T/loop-a" "$T/loop-b"
+
+# with standard input closed, the output's descriptor may be 0: still a good descriptor
+"$GPT" export "$T/t.trace" --csv "$T/nostdin.csv" <&- >/dev/null 2>"$T/err"
+rc=$?
+check "export with standard input closed: exit 0, the same CSV" \
+	sh -c '[ "$1" -eq 0 ] && cmp -s "$2" "$3"' _ "$rc" "$T/file.csv" "$T/nostdin.csv"
+
 # record keeps an earlier trace as NAME.old (tracefs source: needs root and tracefs)
 if [ "$(id -u)" -eq 0 ] && [ -d /sys/kernel/tracing/events/irq ] && [ -e /sys/bus/pci/devices ]; then
 	bdf=$(basename "$(ls -d /sys/bus/pci/devices/* | head -n1)")

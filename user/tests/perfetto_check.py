@@ -248,6 +248,40 @@ def check_proto(path):
               got == sorted((n, t(a), t(b)) for n, a, b in calls), got)
 
     check_proto_flows(slices, instants, order)
+    check_proto_categories(packets, events, tracks)
+
+
+def want_category(track, name):
+    """What each event is, from the trace's construction: interrupts, DMA
+    calls and bounces, IOMMU maps, wake-ups; the application's events and
+    anything else: other."""
+    if name.startswith("irq "):
+        return "irq"
+    if track.startswith("DMA") or name == "swiotlb bounce":
+        return "dma"
+    if track.startswith("IOMMU"):
+        return "iommu"
+    return "sched" if name == "wakeup" else "other"
+
+
+def check_proto_categories(packets, events, tracks):
+    cats = {}
+    for p in packets:
+        for idata in p.get("interned_data", []):
+            for c in idata.get("event_categories", []):
+                cats[one(c, "iid")] = one(c, "name")
+    bad, kinds = [], set()
+    for ts, te, name in events:
+        if one(te, "type") == "TYPE_SLICE_END":
+            continue
+        track = tracks.get(one(te, "track_uuid"), "?")
+        got = [cats.get(i) for i in te.get("category_iids", [])]
+        want = want_category(track or "", name or "")
+        kinds.add(want)
+        if got != [want]:
+            bad.append((track, name, ts, got, want))
+    check("every slice's and instant's interned category names what it is (irq, dma, iommu, sched, other)",
+          not bad and kinds == {"irq", "dma", "iommu", "sched", "other"}, (bad[:4], sorted(kinds)))
 
 
 def check_proto_flows(slices, instants, order):

@@ -156,6 +156,27 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
 	else
 		skip "serve on a foreign address" "no tracefs irq events"
 	fi
+	# --listen's forms: [ADDR6]:PORT is IPv6 (a port held on ::1 is said as held), a
+	# bracket on one side only or no port is no address (refused at once: 5 s is ample)
+	for bad in 'x::1]:9477' '[::1:9477' '[::1]:' '127.0.0.1:65536'; do
+		timeout 5 "$GPT" serve -q --source tracefs -d 0000:00:00.0 --listen "$bad" >/dev/null 2>"$T/err"
+		check "serve --listen $bad: exit 1, expected ADDR:PORT" \
+			sh -c '[ "$1" -eq 1 ] && grep -q "expected ADDR:PORT" "$2"' _ $? "$T/err"
+	done
+	rm -f "$T/port6"
+	python3 -c 'import socket,sys,time; s=socket.socket(socket.AF_INET6); s.bind(("::1",0)); s.listen(); print(s.getsockname()[1], flush=True); time.sleep(30)' >"$T/port6" 2>/dev/null &
+	holder=$!
+	for _ in 1 2 3 4 5 6 7 8 9 10; do [ -s "$T/port6" ] && break; sleep 0.2; done
+	if [ -s "$T/port6" ] && [ -d /sys/kernel/tracing/events/irq ]; then
+		timeout 20 "$GPT" serve -q --source tracefs -d 0000:00:00.0 --listen "[::1]:$(cat "$T/port6")" \
+			>/dev/null 2>"$T/err"
+		check "serve --listen [::1]:PORT held by another program: exit 1, that port, IPv6" \
+			sh -c '[ "$1" -eq 1 ] && grep -q "cannot listen on \[::1\]:$2: .*another program has the port" "$3"' \
+			_ $? "$(cat "$T/port6")" "$T/err"
+	else
+		skip "serve on an IPv6 port in use" "no IPv6 loopback or no tracefs irq events"
+	fi
+	kill "$holder" 2>/dev/null
 else
 	skip "unprivileged read and bind messages" "needs root and setpriv"
 fi

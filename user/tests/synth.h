@@ -71,6 +71,7 @@ struct synth_merged {
 	/* the guest's workload (pid SYNTH_GUEST_PID, thread SYNTH_GUEST_TID): a
 	 * call, a CUPTI-style sync (tid 0) inside it, a kernel on stream 3 */
 	bool guest_app;
+	bool no_bursts;			/* no clock burst in the host's file: nothing can be paired */
 };
 #define SYNTH_GUEST_PID		300
 #define SYNTH_GUEST_TID		301

@@ -73,7 +73,7 @@ static int put_bursts(const struct synth_merged *o, struct trace_writer *w, stru
 		rec.offset_ns = p.offset_ns;
 		rec.guest_ns = p.guest_ns;
 		clock_fit_add(fit, &p);
-		if (trace_writer_put(w, &rec.hdr))
+		if (!o->no_bursts && trace_writer_put(w, &rec.hdr))
 			return -1;
 		if (h == end + 1000000)
 			return 0;

@@ -37,6 +37,7 @@ struct app {
 	const char *name;
 	uint32_t tid, device, stream, kind, flags;
 	uint64_t corr, start, end, extra;	/* extra: DEVICE bdf, CLOCK bound */
+	uint32_t pid;				/* 0: PID */
 };
 
 static void put_app(struct trace_writer *w, const struct app *a)
@@ -45,7 +46,7 @@ static void put_app(struct trace_writer *w, const struct app *a)
 		.hdr = { .type = TRACEFILE_REC_APP, .size = sizeof(r), .ts_ns = T0 + a->start },
 		.ev = { .magic = GPUPROBE_APP_MAGIC, .version = GPUPROBE_APP_VERSION,
 			.api = GPUPROBE_APP_CUDA, .size = sizeof(r.ev), .type = a->type,
-			.kind = a->kind, .flags = a->flags, .pid = PID, .tid = a->tid,
+			.kind = a->kind, .flags = a->flags, .pid = a->pid ? a->pid : PID, .tid = a->tid,
 			.device = a->device, .stream = a->stream, .correlation = a->corr,
 			.start_ns = T0 + a->start, .end_ns = T0 + a->end },
 	};
@@ -392,5 +393,165 @@ void test_attribution_clock_all_streams(void)
 	CHECK(!k->clock_bound_known && k->detail->margin.irqs == 0, "other device's bound used");
 	CHECK_EQ_U64(at->ops_without_clock_bound, 1);
 out:
+	attribution_free(at);
+}
+
+/*
+ * More kernel events than one prefix block (64) and than the sort's
+ * insertion cutoff (16), given out of time order: the interrupts of GPU A
+ * at 1000 + 10 k for k = 0..299, in the order k = 7 i mod 300 (7 is prime
+ * to 300: each k once), plus one at 500 and one at 9000, before and after
+ * every window.  No API call: the kernels' windows alone make the span.
+ *   a [1000, 3990]: run [1000, 3991): every k, 300 interrupts
+ *   b [1500, 2500]: run [1500, 2501): k = 50..150, 101
+ *   c [2005, 3333]: run [2005, 3334): k = 101..233, 133
+ * Each interrupt lasts 100 ns (put_irq).
+ */
+static void many_kernel_events(struct trace_writer *w)
+{
+	put_irq(w, GPU_A, 9000, 0);
+	for (uint64_t i = 0; i < 300; i++)
+		put_irq(w, GPU_A, 1000 + 10 * (7 * i % 300), 0);
+	put_irq(w, GPU_A, 500, 0);
+}
+
+static const struct app many_apps[] = {
+	{ GPUPROBE_APP_KERNEL, "a", .stream = 7, .corr = 1, .start = 1000, .end = 3990 },
+	{ GPUPROBE_APP_KERNEL, "b", .stream = 7, .corr = 2, .start = 1500, .end = 2500 },
+	{ GPUPROBE_APP_KERNEL, "c", .stream = 7, .corr = 3, .start = 2005, .end = 3333 },
+};
+
+void test_attribution_many_events(void)
+{
+	struct attribution *at = attribute_apps("many", many_kernel_events, many_apps, 3);
+	const struct attr_op *a = op_named(at, "a"), *b = op_named(at, "b"), *c = op_named(at, "c");
+
+	if (!a || !b || !c)
+		goto out;
+	CHECK_EQ_U64(at->kernel_events, 300);		/* the two outside every window left out */
+	CHECK_EQ_U64(a->detail->phase[ATTR_RUN].irqs, 300);
+	CHECK_EQ_U64(a->detail->phase[ATTR_RUN].irq_ns, 300 * 100);
+	CHECK_EQ_U64(b->detail->phase[ATTR_RUN].irqs, 101);
+	CHECK_EQ_U64(b->detail->phase[ATTR_RUN].irq_ns, 101 * 100);
+	CHECK_EQ_U64(c->detail->phase[ATTR_RUN].irqs, 133);
+out:
+	attribution_free(at);
+}
+
+/*
+ * report's clock, device and API-with-maps lines and keys.  A launch call
+ * [800, 820] with a DMA map at 810 inside it (so 1 call, 20 ns, with maps),
+ * the GPU's DEVICE record (CUDA device 0 of pid 42 is 0000:01:00.0), a CLOCK
+ * bound of 100 ns for every stream: clock_points 1, clock_error_max_ns 100.
+ */
+static void launch_map_kernel_events(struct trace_writer *w)
+{
+	put_map(w, GPU_A, 810);
+	margin_kernel_events(w);
+}
+
+static const struct app report_apps[] = {
+	{ GPUPROBE_APP_API, "cuLaunchKernel", .tid = PID, .corr = 1, .start = 800, .end = 820 },
+	{ GPUPROBE_APP_KERNEL, "k", .stream = 7, .corr = 1, .start = 1000, .end = 2000 },
+	{ GPUPROBE_APP_DEVICE, "NVIDIA H200", .device = 0, .flags = GPUPROBE_APPF_PCI_KNOWN, .extra = GPU_A },
+	{ GPUPROBE_APP_CLOCK, "CUPTI clock check", .stream = GPUPROBE_APP_ALL_STREAMS,
+	  .start = 100, .end = 100, .extra = 100 },
+};
+
+static int attribution_json_check(const struct attribution *at, const char *assertions)
+{
+	const char *path = test_tmp_path("attrjson");
+	struct json j;
+	FILE *f = test_json_begin(&j, path);
+	int rc;
+
+	if (!f)
+		return -1;
+	attribute_print_json(&j, at);
+	json_object_end(&j);
+	fclose(f);
+	rc = test_python_json(path, assertions);
+	unlink(path);
+	return rc;
+}
+
+static void attribution_text(const struct attribution *at, char **buf)
+{
+	size_t len = 0;
+	FILE *out = open_memstream(buf, &len);
+
+	*buf = NULL;
+	if (!out)
+		return;
+	attribute_print_text(out, at, false);
+	fclose(out);
+}
+
+void test_attribution_report_keys(void)
+{
+	struct attribution *at = attribute_apps("keys", launch_map_kernel_events, report_apps, 4);
+	char *text = NULL;
+
+	if (!at)
+		return;
+	CHECK(!attribution_json_check(at,
+		"a=d[\"app\"]\n"
+		"assert a[\"summary\"][\"api_calls_with_maps\"]==1, a[\"summary\"]\n"
+		"assert a[\"summary\"][\"api_ns_with_maps\"]==20, a[\"summary\"]\n"
+		"assert a[\"clock_points\"]==1 and a[\"clock_error_max_ns\"]==100, a\n"
+		"assert a[\"ops_without_clock_bound\"]==0, a\n"
+		"assert [(x[\"api\"],x[\"pid\"],x[\"device\"],x[\"name\"]) for x in a[\"devices\"]]=="
+		"[(\"cuda\",42,0,\"NVIDIA H200\")], a[\"devices\"]\n"), "report --json's app keys (above)");
+	attribution_free(at);
+	/* without the CLOCK record: the bound is null and the text says so */
+	at = attribute_apps("keys2", launch_map_kernel_events, report_apps, 3);
+	if (!at)
+		return;
+	CHECK(!attribution_json_check(at,
+		"a=d[\"app\"]\n"
+		"assert a[\"clock_points\"]==0 and a[\"clock_error_max_ns\"] is None, a\n"
+		"assert a[\"ops_without_clock_bound\"]==1, a\n"), "report --json without a clock bound (above)");
+	attribution_text(at, &text);
+	CHECK(text && strstr(text, "no error bound measured for 1 ops' device times"),
+	      "text without the unmeasured bound: %s", text ? text : "(none)");
+	free(text);
+	attribution_free(at);
+}
+
+/*
+ * Two processes, each a launch, a kernel on its stream 7 and a blocking
+ * stream synchronize, the second process's kernel ending first:
+ *   pid 42: kA [1000, 2000], its sync [1500, 3000] -> kA returns at 3000
+ *   pid 43: kB [1000, 1500], its sync [1200, 2500] -> kB returns at 2500
+ * A wait is matched within its own process only (the same stream number
+ * in another process is another stream).
+ */
+static void no_kernel_events(struct trace_writer *w)
+{
+	(void)w;
+}
+
+static const struct app two_process_apps[] = {
+	{ GPUPROBE_APP_API, "cuLaunchKernel", .tid = 42, .corr = 1, .start = 800, .end = 820, .pid = 42 },
+	{ GPUPROBE_APP_KERNEL, "kA", .stream = 7, .corr = 1, .start = 1000, .end = 2000, .pid = 42 },
+	{ GPUPROBE_APP_SYNC, "stream_synchronize", .tid = 42, .stream = 7, .kind = GPUPROBE_SYNC_STREAM,
+	  .flags = GPUPROBE_APPF_BLOCKING, .corr = 2, .start = 1500, .end = 3000, .pid = 42 },
+	{ GPUPROBE_APP_API, "cuLaunchKernel", .tid = 43, .corr = 1, .start = 805, .end = 825, .pid = 43 },
+	{ GPUPROBE_APP_KERNEL, "kB", .stream = 7, .corr = 1, .start = 1000, .end = 1500, .pid = 43 },
+	{ GPUPROBE_APP_SYNC, "stream_synchronize", .tid = 43, .stream = 7, .kind = GPUPROBE_SYNC_STREAM,
+	  .flags = GPUPROBE_APPF_BLOCKING, .corr = 2, .start = 1200, .end = 2500, .pid = 43 },
+};
+
+void test_attribution_two_processes(void)
+{
+	struct attribution *at = attribute_apps("twoproc", no_kernel_events, two_process_apps, 6);
+	const struct attr_op *a = op_named(at, "kA"), *b = op_named(at, "kB");
+
+	if (a && b) {
+		CHECK_EQ_U64(a->return_ns, T0 + 3000);
+		CHECK_EQ_U64(b->return_ns, T0 + 2500);
+		CHECK_EQ_U64(a->issue_ns, T0 + 800);
+		CHECK_EQ_U64(b->issue_ns, T0 + 805);
+	}
 	attribution_free(at);
 }

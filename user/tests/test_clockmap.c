@@ -72,4 +72,21 @@ void test_clockmap_drift(void)
 
 		CHECK(!clock_map_to_host(&none, 5, &h, &e), "mapped without calibration");
 	}
+	/*
+	 * Before the first point the bound grows with the drift too, by the
+	 * distance to that point: points (device 1000 -> host 5000, +-10) and
+	 * (2000 -> 6250, +-20): 1.25 host ns per device ns; device
+	 * 500, 500 before the first, maps to 5000 - 1.25 * 500 = 4375 within
+	 * 20 + 0.25 * 500 + 1 = 146 (binary-exact steps: no rounding).
+	 */
+	{
+		static struct clock_map two;
+		uint64_t h = 0, e = 0;
+
+		clock_map_add(&two, (struct clock_point){ 1000, 5000, 10 });
+		clock_map_add(&two, (struct clock_point){ 2000, 6250, 20 });
+		CHECK(clock_map_to_host(&two, 500, &h, &e) && h == 4375 && e == 146,
+		      "before the first point: host %llu within %llu, expected 4375 within 146",
+		      (unsigned long long)h, (unsigned long long)e);
+	}
 }

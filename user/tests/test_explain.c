@@ -175,6 +175,39 @@ static void test_stat_nearest_rank(void)
 	CHECK(s.n == 0 && s.p50 == 0, "empty");
 }
 
+/*
+ * explain --json's windows and components of the loads below: per probe its
+ * ops and calls, per op the maps and their bytes; the 1 MiB copy's one
+ * interrupt over 4 ops of 1 MiB is 0.25 per MiB.
+ */
+static void check_loads_json(struct explain_load *l, size_t n)
+{
+	static struct explain_result r;
+	const char *path = test_tmp_path("loads.json");
+	FILE *f = fopen(path, "w");
+
+	CHECK(f != NULL, "open %s", path);
+	if (!f)
+		return;
+	for (size_t i = 0; i < n; i++)
+		l[i].bytes_per_op = explain_size_of(l[i].probe);
+	snprintf(r.apis[0].api, sizeof(r.apis[0].api), "cuda");
+	r.apis[0].loads = l;
+	r.apis[0].nloads = n;
+	r.apis[0].have_windows = true;
+	r.napis = 1;
+	explain_print_json(f, &r);
+	fclose(f);
+	CHECK(test_python_json(path,
+		"w=[(x[\"probe\"],x[\"windows\"],x[\"ops\"],x[\"dma_map_calls\"],x[\"dma_unmap_calls\"]) for x in d[\"apis\"][0][\"windows\"]]\n"
+		"assert w==[(\"pin.first.4KiB\",2,2,2,2),(\"pin.repeat.4KiB\",1,1,1,0),(\"h2d.pageable.1MiB\",1,4,1,0)], w\n"
+		"c={x[\"name\"]:x[\"value\"] for x in d[\"components\"]}\n"
+		"assert c[\"pin.first.4KiB.dma_maps_per_op\"]==1 and c[\"pin.first.4KiB.dma_map_bytes_per_op\"]==6144, c\n"
+		"assert c[\"h2d.pageable.1MiB.dma_map_bytes_per_op\"]==16384 and c[\"h2d.pageable.1MiB.irqs_per_mib\"]==0.25, c\n") == 0,
+	      "explain --json's windows and components (above)");
+	unlink(path);
+}
+
 /* DMA maps, unmaps, interrupts and bounces counted per window, summed per probe. */
 static void test_window_loads(void)
 {
@@ -209,6 +242,8 @@ static void test_window_loads(void)
 	CHECK(l[1].map_calls == 1 && l[1].map_segments == 2 && l[1].irqs == 0, "pin.repeat load");
 	CHECK(l[2].ops == 4 && l[2].map_calls == 1 && l[2].irqs == 1 && l[2].bounces == 1 &&
 	      l[2].bounce_bytes == 4096, "copy load");
+	if (n == 3)
+		check_loads_json(l, n);
 	free(l);
 	CHECK(explain_size_of("pin.first.4KiB") == 4096 && explain_size_of("d2d.256MiB") == 256u << 20 &&
 	      explain_size_of("h2d.x.100B") == 100 && explain_size_of("launch_latency") == 0, "sizes");

@@ -5,8 +5,11 @@
  * sources write them; steps inside a handler written before its irq record.
  */
 #include <string.h>
+#include <unistd.h>
 
 #include "agg.h"
+#include "json.h"
+#include "report.h"
 #include "testlib.h"
 #include "tests.h"
 
@@ -42,6 +45,29 @@ static void put_irq(struct agg *a, uint16_t cpu, uint64_t entry)
 	};
 
 	agg_add(a, &r.hdr);
+}
+
+/*
+ * report --json's kvm section: all five injections are the VMM's (pid
+ * 77), two of them paired with a delivery of the target.
+ */
+static void check_kvm_json(const struct kvm_host *k)
+{
+	const char *path = test_tmp_path("kvm.json");
+	struct json j;
+	FILE *f = test_json_begin(&j, path);
+
+	if (!f)
+		return;
+	kvm_print_json(&j, k);
+	json_object_end(&j);
+	fclose(f);
+	CHECK(test_python_json(path,
+		"k=d[\"kvm\"]\n"
+		"assert k[\"injections_by_pid\"]==[{\"pid\":77,\"count\":5}], k\n"
+		"assert k[\"targets\"][0][\"injected_by\"]==[{\"pid\":77,\"count\":2}], k\n"
+		"assert k[\"inject\"]==5 and k[\"reinjected\"]==1, k\n") == 0, "report --json's kvm section (above)");
+	unlink(path);
 }
 
 void test_kvm_pairing(void)
@@ -94,5 +120,6 @@ void test_kvm_pairing(void)
 	CHECK_EQ_U64(t->to_inject_ns.min, 500);	/* 3500 - 3000 */
 	CHECK_EQ_U64(t->to_inject_ns.max, 1000);	/* 2000 - 1000 */
 	CHECK_EQ_U64(t->to_deliver_ns.min, 100);	/* 5100 - 5000 */
+	check_kvm_json(a->kvm);
 	agg_free(a);
 }

@@ -165,6 +165,15 @@ void test_metrics_summary_reload(void)
 	CHECK_EQ_U64(m.t[0].vec[0].interrupts, 29);
 	CHECK_EQ_U64(m.t[0].vec[0].handler.bucket[12], 29);
 	metrics_free(&m);
+	/* bucket 0 (0 -> 1 ns) counts in the total like any other: 3 + 10 */
+	CHECK(!metrics_init(&m, &set, "guest", "module"), "metrics_init");
+	memset(b, 0, sizeof(b));
+	b[0] = 3;
+	b[12] = 10;
+	metrics_add_summary(&m, set.t[0].bdf, 0, b);
+	CHECK_EQ_U64(m.t[0].vec[0].interrupts, 13);
+	CHECK_EQ_U64(m.t[0].vec[0].handler.count, 13);
+	metrics_free(&m);
 }
 
 /* The text exposition: families, cumulative buckets, escaped labels. */

@@ -196,6 +196,9 @@ void test_report_shared_domain(void)
 	trace_writer_put(&w, &tr.hdr);
 	tr.bdf = b;
 	trace_writer_put(&w, &tr.hdr);
+	/* b's own domain too, which no other target is in: not a shared one */
+	tr.domain = 0xdef;
+	trace_writer_put(&w, &tr.hdr);
 	for (int i = 0; i < 5; i++) {
 		synth_iommu(&io, 1000 + i, a, GPUPROBE_IOMMU_MAP, 4096, 100 + i);
 		io.hdr.flags = GPUPROBE_IOMMU_SHARED_DOMAIN;
@@ -213,7 +216,9 @@ void test_report_shared_domain(void)
 
 	buf = test_report(trace, false);
 	CHECK(buf && strstr(buf, "IOMMU domain 0x00000abc shared by 0000:01:00.0, 0000:02:00.0") &&
-	      strstr(buf, "IOMMU map   5 calls, 20480 bytes"), "text: %s", buf);
+	      strstr(buf, "IOMMU map   5 calls, 20480 bytes"), "text: %s", buf ? buf : "");
+	/* 0000:02:00.0's own domain 0xdef is nobody else's: no shared-domain section */
+	CHECK(buf && !strstr(buf, "IOMMU domain 0x00000def"), "an unshared domain printed as shared");
 	free(buf);
 	out = fopen(json, "w");
 	CHECK(out && report_file(trace, true, out) == 0, "report --json failed");

@@ -6,6 +6,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "clocksync.h"
 #include "machine.h"
@@ -415,4 +416,55 @@ void test_passthrough_json_shape(void)
 	CHECK(text && !strstr(text, "\"machines\"") && !strstr(text, "\"passthrough\""),
 	      "a single machine's JSON keeps today's shape");
 	free(text);
+}
+
+/*
+ * report's passthrough text: a WARNING line with the note where the fitted
+ * clock puts guest interrupts before their cause (a burst offset 300 us
+ * wrong, bound 5 us), none where every pair is in order.
+ */
+void test_passthrough_text_note(void)
+{
+	const char *path = test_tmp_path("pt-note");
+	struct synth_merged o;
+	char *text;
+
+	synth_merged_defaults(&o);
+	CHECK(!synth_write_merged(path, &o), "merged");
+	text = test_report(path, false);
+	CHECK(text && strstr(text, "100 paired, 0 host unpaired") && !strstr(text, "  note: ") &&
+	      !strstr(text, "WARNING"), "a note on a clean merge: %s", text ? text : "");
+	free(text);
+	o.offset_error_ns = 300000;
+	CHECK(!synth_write_merged(path, &o), "merged, offset wrong");
+	text = test_report(path, false);
+	CHECK(text && strstr(text, "\n  WARNING: ") && strstr(text, "do not trust these pairs"),
+	      "no warning of a wrong offset: %s", text ? text : "");
+	free(text);
+	unlink(path);
+}
+
+/*
+ * No clock burst in the host's file: the guest's clock was never compared
+ * with the host's, so none of the 100 host and 100 guest interrupts is
+ * paired: all are unpaired, and the note says why.
+ */
+void test_passthrough_never_compared(void)
+{
+	struct synth_merged o;
+	struct passthrough *pt;
+
+	synth_merged_defaults(&o);
+	o.no_bursts = true;
+	pt = merged_trace(&o, NULL);
+	if (!pt)
+		return;
+	CHECK(!pt->have_fit, "a fit without a clock burst");
+	CHECK_EQ_U64(pt->host_irq.n, 100);
+	CHECK_EQ_U64(pt->guest_irq.n, 100);
+	CHECK_EQ_U64(pt->irq_paired, 0);
+	CHECK_EQ_U64(pt->irq_unpaired_host, 100);
+	CHECK_EQ_U64(pt->irq_unpaired_guest, 100);
+	CHECK(strstr(pt->note, "never compared"), "note: %s", pt->note);
+	passthrough_free(pt);
 }

@@ -16,6 +16,7 @@
 #include <event-parse.h>
 
 #include "agg.h"
+#include "report.h"
 #include "synth.h"
 #include "testlib.h"
 #include "tracefs_decoder.h"
@@ -562,7 +563,12 @@ static void test_report_late_vector(void)
 	struct trace_reader r = { .seen_end = true };
 	struct agg *a;
 
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out;
+
 	synth_info(&info);
+	v.hdr.ts_ns = info.start_ns + 1500000000ull;	/* 1.5 s into the recording */
 	a = agg_new(&info);
 	if (!a)
 		return;
@@ -586,6 +592,14 @@ static void test_report_late_vector(void)
 			      a->vectors[i].in_window == 3 && a->vectors[i].kstop == 3,
 			      "late vector in the report");
 	CHECK_EQ_U64(a->targets[0].irq_count, 3);
+	out = open_memstream(&text, &len);
+	if (out) {
+		report_text_targets(out, a, false);
+		fclose(out);
+	}
+	CHECK(text && strstr(text, "vector 8 (irq 120, MSI-X, resolved while recording at +1.500 s): 3 irqs"),
+	      "the text's late vector line: %s", text ? text : "");
+	free(text);
 	agg_free(a);
 }
 

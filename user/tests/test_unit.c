@@ -392,6 +392,19 @@ static void test_report_text_runs(void)
 	CHECK(buf && strstr(buf, "kernel counted 10 (/proc/interrupts delta), trace holds 10 in the same window: match"),
 	      "kernel count line missing");
 	CHECK(buf && strstr(buf, "512 -> 1023"), "log2 histogram missing");
+	/*
+	 * synth.c's handler times: vector 0 runs 1..1000 ns (p50 500, max 1 us,
+	 * total 1000 * 1001 / 2 = 500500 ns), vector 1 twelve of 5000 ns (60 us);
+	 * 5 wake-ups and 6 switches of the workload.
+	 */
+	CHECK(strstr(buf, "handler time p50 500ns") && strstr(buf, "max 1.00us  total 500.50us"),
+	      "vector 0's handler time line missing:\n%s", buf);
+	CHECK(strstr(buf, "handler time p50 5.00us  p99 5.00us  max 5.00us  total 60.00us"),
+	      "vector 1's handler time line missing");
+	CHECK(strstr(buf, "scheduler: 5 wakeups, 6 switches of the workload"), "scheduler line missing");
+	/* one "DMA API:" heading, above the first operation (map_page; map_sg and unmap_sg follow) */
+	CHECK(strstr(buf, "  DMA API:\n    map_page ") &&
+	      !strstr(strstr(buf, "DMA API:") + 1, "DMA API:"), "the DMA API heading, once, above map_page");
 	free(buf);
 out:
 	unlink(trace);
@@ -570,6 +583,21 @@ int main(void)
 		{ "iommu parts: the answer line's shares, per unmap, and WRONG for a call its parts exceed",
 		  test_iommu_parts_text },
 		{ "iommu parts: a trace without part records prints nothing", test_iommu_parts_absent },
+		{ "attribution: 300 interrupts out of order, more than one prefix block: every window's count",
+		  test_attribution_many_events },
+		{ "report: the app's clock bound, devices and API calls with maps (JSON, text)",
+		  test_attribution_report_keys },
+		{ "reader: record versions 0 and newer than this tool's refused, 1 read", test_mutant_record_version_refused },
+		{ "merged traces: a machine record's vectors, the first too, come back as written",
+		  test_mutant_machine_vectors },
+		{ "report: DMA calls none of which was timed: no latency, no histogram", test_mutant_untimed_dma_text },
+		{ "attribution: two processes' waits each matched to their own process's kernel",
+		  test_attribution_two_processes },
+		{ "report: the passthrough text warns of pairs out of order, and only then", test_passthrough_text_note },
+		{ "passthrough: no clock burst, nothing paired: every host and guest interrupt unpaired",
+		  test_passthrough_never_compared },
+		{ "reader: a header too small for the targets it counts is refused at the first one",
+		  test_mutant_truncated_target },
 	};
 	int passed = 0, failed;
 
