@@ -25,7 +25,7 @@ while off < len(b):                    # version 1: records back to back
 assert struct.unpack_from("<I", b, 8)[0] == 1 and last is not None
 bdf = (0 << 16) | (0x21 << 8) | 0x00    # 0000:21:00.0
 # iommu_mode: hdr, bdf, flags (present | caching mode known), page sizes 4K|2M, vendor, type
-mode = struct.pack("<HHHHQIIQ16s16s", 0x800C, 64, 0, 0, 1000, bdf, 0x3,
+mode = struct.pack("<HHHHQIIQ16s16s", 0x800E, 64, 0, 0, 1000, bdf, 0x3,
                    (1 << 12) | (1 << 21), b"intel", b"DMA-FQ")
 # an unmap at 5000 of 10000 ns: hdr, bdf, op 2, dir, res, bytes, addr, nents,
 # iommu_calls, duration, iommu_ns
