@@ -62,11 +62,15 @@ static int load(const char *path, struct loaded *l)
 	return n < 0 ? -1 : 0;
 }
 
-static const char *mode_of(const struct iommu_parts *p, uint32_t bdf)
+/* The field is not NUL-terminated when full: copied into the caller's buffer. */
+static const char *mode_of(const struct iommu_parts *p, uint32_t bdf, char buf[17])
 {
 	for (unsigned int i = 0; i < p->nmodes; i++)
-		if (p->modes[i].bdf == bdf)
-			return p->modes[i].domain_type[0] ? p->modes[i].domain_type : "unknown";
+		if (p->modes[i].bdf == bdf) {
+			memcpy(buf, p->modes[i].domain_type, 16);
+			buf[16] = '\0';
+			return buf[0] ? buf : "unknown";
+		}
 	return "not recorded";
 }
 
@@ -91,14 +95,14 @@ static void compare_target(FILE *out, struct json *j, const struct parts_target 
 	double rm = per(r->call_ns[PARTS_MAP], r->calls[PARTS_MAP]);
 	double saved = (bu - ru) * (double)r->calls[PARTS_UNMAP] - (double)r->outside_ns;
 	char name[BDF_STRLEN], s1[FORMAT_NS_LEN], s2[FORMAT_NS_LEN], s3[FORMAT_NS_LEN],
-	     s4[FORMAT_NS_LEN], s5[FORMAT_NS_LEN];
+	     s4[FORMAT_NS_LEN], s5[FORMAT_NS_LEN], bt[17], rt[17];
 
 	bdf_format(b->bdf, name);
 	if (j) {
 		json_object_begin(j);
 		json_kv_string(j, "bdf", name);
-		json_kv_string(j, "base_domain_type", mode_of(bp, b->bdf));
-		json_kv_string(j, "run_domain_type", mode_of(rp, r->bdf));
+		json_kv_string(j, "base_domain_type", mode_of(bp, b->bdf, bt));
+		json_kv_string(j, "run_domain_type", mode_of(rp, r->bdf, rt));
 		json_kv_double(j, "base_unmap_ns", bu);
 		json_kv_double(j, "run_unmap_ns", ru);
 		json_kv_double(j, "saved_per_unmap_ns", bu - ru);
@@ -118,8 +122,8 @@ static void compare_target(FILE *out, struct json *j, const struct parts_target 
 		json_object_end(j);
 		return;
 	}
-	fprintf(out, "  %s (BASE domain %s, RUN domain %s):\n", name, mode_of(bp, b->bdf),
-		mode_of(rp, r->bdf));
+	fprintf(out, "  %s (BASE domain %s, RUN domain %s):\n", name, mode_of(bp, b->bdf, bt),
+		mode_of(rp, r->bdf, rt));
 	fprintf(out, "    per unmap %s -> %s: RUN saved %s per unmap, %s over its %" PRIu64
 		" unmaps less the %s its flush-queue timer spent\n",
 		format_ns(s1, sizeof(s1), bu), format_ns(s2, sizeof(s2), ru),

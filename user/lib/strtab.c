@@ -87,7 +87,13 @@ int strtab_add(struct strtab *t, const struct gpuprobe_rec_hdr *h)
 	const struct tracefile_rec_string *r = (const void *)h;
 	const char *text = (const char *)(r + 1);
 
-	if (r->len > TRACEFILE_STRING_MAX || r->len + 1 > h->size - sizeof(*r) || text[r->len] ||
+	/* a record inside a guest wrapper was checked for its outer size only */
+	if (h->size < sizeof(*r) + 8) {
+		t->malformed++;
+		return -1;
+	}
+	if (r->len > TRACEFILE_STRING_MAX || (size_t)r->len + 1 > h->size - sizeof(*r) ||
+	    text[r->len] ||
 	    memchr(text, '\0', r->len) ||
 	    (!(r->flags & STRING_CUT) && strtab_hash(text, r->len) != r->hash)) {
 		t->malformed++;

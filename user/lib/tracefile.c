@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "tracefile.h"
+#include "iommu_mode.h"
 #include "tracefile_chunk.h"
 #include "util.h"
 
@@ -442,3 +443,8 @@ int tracefile_target_decode(const unsigned char *p, size_t len, size_t *pos, str
 	}
 	return 0;
 }
+
+/* The sizes Documentation/trace-format.md and tests/tracedump.py give these records. */
+_Static_assert(sizeof(struct tracefile_rec_string) == 32, "string record: 32 bytes + the text");
+_Static_assert(sizeof(struct tracefile_rec_tsc) == 96, "TSC record: 96 bytes");
+_Static_assert(sizeof(struct tracefile_rec_iommu_mode) == 64, "IOMMU mode record: 64 bytes");

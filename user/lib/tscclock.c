@@ -186,7 +186,10 @@ static uint32_t vcpu_of(const struct tsc_clock *c, uint32_t guest_cpu)
 	if (guest_cpu < TSC_MAX_CPUS && c->apic_of_cpu[guest_cpu] != TSC_APIC_UNKNOWN &&
 	    in_effect(c, c->apic_of_cpu[guest_cpu], UINT64_MAX))
 		return c->apic_of_cpu[guest_cpu];
-	return c->nkvm ? c->kvm[0].vcpu : 0;
+	for (unsigned int i = 0; i < c->nkvm; i++)	/* the first vcpu with a relation */
+		if (!(c->kvm[i].flags & TSC_KVM_END))
+			return c->kvm[i].vcpu;
+	return 0;
 }
 
 static void kvm_solve(struct tsc_clock *c)
@@ -313,7 +316,7 @@ bool tsc_guest_to_host(struct tsc_clock *c, uint64_t guest_ns, uint32_t guest_cp
 		       uint64_t *host_ns)
 {
 	uint32_t vcpu;
-	bool sampled = false, found = false;
+	bool sampled = false, found = false, any = false;
 
 	if (!c->usable)
 		return false;
@@ -326,7 +329,10 @@ bool tsc_guest_to_host(struct tsc_clock *c, uint64_t guest_ns, uint32_t guest_cp
 			continue;
 		sampled = map_under(c, k, guest_ns, host_ns);
 		found = k->from_ns <= *host_ns;
+		any = true;
 	}
+	if (!any)	/* no relation of that vcpu: *host_ns untouched, the caller falls back */
+		return false;
 	c->unsampled += !sampled;
 	return true;
 }

@@ -232,3 +232,35 @@ void test_kvm_tsc_trace_line(void)
 	CHECK(kvm_tsc_parse_line(" qemu-150 [001] d..1. 1.000001: kvm_entry: vcpu 0, rip 0x0\n",
 				 &tid, &ts, &vcpu, &next) == 0, "another event");
 }
+
+/*
+ * A guest CPU of unknown APIC id takes the first vcpu that has a relation:
+ * an END-only record first in the file (another vcpu's, read at the end
+ * only) is no relation; taking its vcpu left the host time unwritten while
+ * saying it was mapped.
+ */
+void test_tscclock_unknown_cpu_skips_end_only(void)
+{
+	struct tsc_clock *c = malloc(sizeof(*c));
+	/* stamped 0 (a VMM read before the clock was up): sorted first */
+	struct tracefile_rec_tsc r = rec(TSC_REC_KVM, MACHINE_GUEST, 0);
+	uint64_t h = 0, truth = 2000000000ull;
+
+	tsc_clock_init(c);
+	r.cpu = 1;
+	r.flags = TSC_KVM_END;
+	r.tsc_offset = OFF1;
+	r.ratio = RATIO;
+	r.frac_bits = FRAC;
+	CHECK(tsc_clock_add(c, &r) == 0, "END-only record of vcpu 1");
+	add_kvm(c, 900000000ull, 0, OFF1);
+	add_kvm(c, CHANGE_NS, TSC_KVM_TRACED, OFF2);
+	add_kvm(c, 9900000000ull, TSC_KVM_END, OFF2);
+	add_samples(c);
+	tsc_clock_solve(c);
+	CHECK(c->usable, "usable: %s", c->why_not);
+	CHECK(tsc_guest_to_host(c, truth + D_NS, 77, &h), "guest CPU 77 mapped");
+	CHECK_EQ_U64(h, truth);
+	tsc_clock_free(c);
+	free(c);
+}

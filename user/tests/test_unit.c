@@ -522,6 +522,8 @@ int main(void)
 		  test_tscclock_refuses_what_it_cannot_know },
 		{ "exact clock: a write it was not told of moves times by the write / rate, and widens the bound",
 		  test_tscclock_write_untraced_is_wrong },
+		{ "exact clock: a guest CPU of unknown APIC id takes a vcpu with a relation, not an END-only one",
+		  test_tscclock_unknown_cpu_skips_end_only },
 		{ "exact clock: a kvm_write_tsc_offset line of the trace file parsed", test_kvm_tsc_trace_line },
 		{ "passthrough: N host and N guest interrupts at known offsets: N paired, 0 unpaired",
 		  test_passthrough_pairs_exact },

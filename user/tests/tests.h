@@ -69,6 +69,7 @@ void test_tscclock_known_offset_scaling_change(void);
 void test_tscclock_refuses_what_it_cannot_know(void);
 void test_tscclock_rebased_guest_clock(void);
 void test_tscclock_write_untraced_is_wrong(void);
+void test_tscclock_unknown_cpu_skips_end_only(void);
 void test_kvm_tsc_trace_line(void);
 void test_passthrough_pairs_exact(void);
 void test_passthrough_one_guest_irq_missing(void);
