@@ -117,7 +117,6 @@ void gpuprobe_iommu_detach(void);
 u64 gpuprobe_iommu_missed(void);
 u64 gpuprobe_iommu_recursion(void);
 u32 gpuprobe_domain_id(struct iommu_domain *domain);
-u32 gpuprobe_domain_bdf(struct iommu_domain *domain, bool *shared);
 
 /* dma_parts.c */
 void gpuprobe_parts_attach(void);

@@ -163,8 +163,16 @@ void gpuprobe_domains_settle(unsigned long gen)
 /* The rescan publishes again while the cache cannot be used. */
 bool gpuprobe_domains_stale(void)
 {
-	return READ_ONCE(gpuprobe_domains_unsettled) &&
-	       READ_ONCE(gpuprobe_domain_hooks_ok);
+	bool ok = READ_ONCE(gpuprobe_domain_hooks_ok);
+
+	/*
+	 * A call the probes missed since the last publish: publish once more,
+	 * so that settle turns the cache off (nothing else would notice).
+	 */
+	gpuprobe_domain_hooks_check();
+	if (ok && !READ_ONCE(gpuprobe_domain_hooks_ok))
+		return true;
+	return READ_ONCE(gpuprobe_domains_unsettled) && ok;
 }
 
 /*

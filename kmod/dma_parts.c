@@ -344,13 +344,8 @@ void gpuprobe_parts_attach(void)
 
 void gpuprobe_parts_detach(void)
 {
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(gpuprobe_part_kps); i++) {
-		if (gpuprobe_part_kp_on[i])
-			unregister_kprobe(&gpuprobe_part_kps[i]);
-		gpuprobe_part_kp_on[i] = false;
-	}
+	gpuprobe_kps_unregister(gpuprobe_part_kps, gpuprobe_part_kp_on,
+				ARRAY_SIZE(gpuprobe_part_kps));
 	gpuprobe_krps_unregister(gpuprobe_part_krps, gpuprobe_part_krp_on,
 				 ARRAY_SIZE(gpuprobe_part_krps));
 }

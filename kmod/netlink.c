@@ -22,6 +22,7 @@
 
 #include <linux/capability.h>
 #include <linux/pid.h>
+#include <linux/pid_namespace.h>
 #include <linux/sched.h>
 #include <linux/time64.h>
 #include <linux/utsname.h>
@@ -467,6 +468,13 @@ static int gpuprobe_nl_tgid(struct sk_buff *skb, struct genl_info *info)
 		return -EINVAL;
 	}
 	tgid = gpuprobe_tgid_of_caller(nla_get_u32(info->attrs[GPUPROBE_A_TGID]));
+	/*
+	 * DEL of a process that exited while no exit probe ran (no session,
+	 * or one without sched or DMA events) is still in the set: in the
+	 * initial namespace its number is the kernel's, so it can go.
+	 */
+	if (!tgid && !add && task_active_pid_ns(current) == &init_pid_ns)
+		tgid = nla_get_u32(info->attrs[GPUPROBE_A_TGID]);
 	if (!tgid) {
 		/* DEL: gone, so its exit took it out of the set */
 		err = add ? -ESRCH : -ENOENT;

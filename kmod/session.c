@@ -136,6 +136,12 @@ int gpuprobe_start(u32 mask, bool summary, struct sock *owner_sk,
 	int err;
 
 	lockdep_assert_held(&gpuprobe_lock);
+	/* a STOP detaching without the lock: its session ends, wait for it */
+	while (gpuprobe_stopping) {
+		mutex_unlock(&gpuprobe_lock);
+		wait_event(gpuprobe_stop_wq, !READ_ONCE(gpuprobe_stopping));
+		mutex_lock(&gpuprobe_lock);
+	}
 	if (gpuprobe_dying)
 		return -ESHUTDOWN;
 	if (gpuprobe_running) {
@@ -184,19 +190,24 @@ err_free_rings:
  * Caller holds gpuprobe_lock, which is dropped while the probes go: their
  * grace periods (one per kprobe table, the tracepoints', RCU's; seconds
  * on a loaded or debug kernel) would stall every bind of a target in the
- * bus notifier.  Meanwhile START is refused (still running), another STOP
- * waits for this one, and the notifier's target records still go to the
- * rings, which stay until the lock is taken again.
+ * bus notifier.  Meanwhile START and another STOP wait for this one, and
+ * the notifier's target records still go to the rings, which stay until
+ * the lock is taken again.  A STOP that waited finds its session stopped
+ * (-EALREADY): whatever runs once it has the lock again is a newer
+ * session, started in between, which is not the caller's to stop.
  */
 int gpuprobe_stop(void)
 {
+	bool waited = false;
+
 	lockdep_assert_held(&gpuprobe_lock);
 	while (gpuprobe_stopping) {
+		waited = true;
 		mutex_unlock(&gpuprobe_lock);
 		wait_event(gpuprobe_stop_wq, !READ_ONCE(gpuprobe_stopping));
 		mutex_lock(&gpuprobe_lock);
 	}
-	if (!gpuprobe_running)
+	if (waited || !gpuprobe_running)
 		return -EALREADY;
 
 	gpuprobe_stopping = true;

@@ -36,6 +36,7 @@
 #include <net/genetlink.h>
 
 #include "gpuprobe.h"
+#include "dma.h"
 
 /*
  * The probes read argument 0 as the irq number: a change of these
@@ -158,13 +159,9 @@ void gpuprobe_vectors_attach(void)
 
 void gpuprobe_vectors_detach(void)
 {
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(gpuprobe_vec_kps); i++) {
-		if (gpuprobe_vec_kp_on[i])
-			unregister_kprobe(&gpuprobe_vec_kps[i]);
-		gpuprobe_vec_kp_on[i] = false;
-	}
+	/* one grace period for the table, not one per probe (STOP's time) */
+	gpuprobe_kps_unregister(gpuprobe_vec_kps, gpuprobe_vec_kp_on,
+				ARRAY_SIZE(gpuprobe_vec_kps));
 }
 
 /*
