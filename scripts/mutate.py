@@ -73,6 +73,8 @@ USER_SUITES = [
     suite('delivery', ['./delivery.sh'], 1.0),
     suite('committed-traces', ['./traces.sh'], 2.0),
     suite('layers', ['./layers.sh'], 0.2),
+    suite('names', ['./names.sh'], 2.0),
+    suite('iommu-parts', ['./iommu_parts.sh'], 1.0),
 ]
 MEMCHECK = ['valgrind', '-q', '--error-exitcode=99', '--leak-check=full',
             '--errors-for-leak-kinds=definite']

@@ -447,6 +447,64 @@ TEST_F_TIMEOUT(scale, binds_during_stop_do_not_wait, 600)
 	mod_unload("gpuprobe");
 }
 
+struct stopper {
+	struct genl_sock *s;
+	int err;
+	double took;
+};
+
+static void *stop_thread(void *p)
+{
+	struct stopper *st = p;
+	double t0 = now_s();
+
+	st->err = gp_stop(st->s);
+	st->took = now_s() - t0;
+	return NULL;
+}
+
+/*
+ * STOP detaches without the lock (seconds under TCG): a START sent
+ * meanwhile from another socket waits and starts, instead of -EBUSY for a
+ * session that is ending; and the session it starts is its own: nothing
+ * queued behind the STOP may stop it.
+ */
+TEST_F_TIMEOUT(scale, start_during_stop_waits_for_it, 300)
+{
+	struct genl_sock a, b;
+	char edu[32];
+	int busy = 0, ok = 0;
+
+	ASSERT_EQ(0, gp_setup_edu(edu, sizeof(edu), NULL, &a));
+	ASSERT_EQ(0, genl_open(&b, GPUPROBE_FAMILY_NAME, NULL));
+	for (int i = 0; i < rounds; i++) {
+		struct stopper st = { .s = &a };
+		pthread_t th;
+		int err;
+
+		ASSERT_EQ(0, start_all(&a));
+		ASSERT_EQ(0, pthread_create(&th, NULL, stop_thread, &st));
+		usleep(20000);	/* STOP is in: its detach takes far longer */
+		err = start_all(&b);
+		pthread_join(th, NULL);
+		TH_LOG("round %d: STOP %d in %.3f s; START from another socket during it: %d",
+		       i, st.err, st.took, err);
+		EXPECT_EQ(0, st.err);
+		busy += err == -EBUSY;
+		ok += !err;
+		/* B's session runs: B stops it, A (no longer the owner) cannot have */
+		if (!err)
+			EXPECT_EQ(0, gp_stop(&b));
+		if (err)
+			gp_stop(&b);
+	}
+	EXPECT_EQ(0, busy);
+	EXPECT_EQ(rounds, ok);
+	genl_close(&b);
+	genl_close(&a);
+	mod_unload("gpuprobe");
+}
+
 /* Per CPU: the no-ring count of its STATS nest. */
 static void no_ring_cb(struct nlmsghdr *nlh, void *arg)
 {
