@@ -31,6 +31,7 @@
 #include <linux/atomic.h>
 #include <linux/interrupt.h>
 #include <linux/irq.h>
+#include <linux/irq_work.h>
 #include <linux/kprobes.h>
 #include <linux/msi.h>
 #include <net/genetlink.h>
@@ -93,11 +94,24 @@ bool gpuprobe_irq_owner(unsigned int irq, u32 *bdf, u32 *vector)
 	return false;
 }
 
+static void gpuprobe_vec_work_fn(struct irq_work *work)
+{
+	gpuprobe_rescan_now();
+}
+
+/*
+ * The rescan is asked for from an irq_work: a kprobe's pre-handler may run
+ * from int3, in NMI context, where mod_delayed_work()'s locks may not be
+ * taken (lockdep on the debug kernel: {INITIAL USE} -> {IN-NMI} on the
+ * timer's debug-object lock); irq_work_queue() is NMI-safe.
+ */
+static struct irq_work gpuprobe_vec_work = IRQ_WORK_INIT(gpuprobe_vec_work_fn);
+
 /* Opens the window before anything is installed, then asks for a rescan. */
 static void gpuprobe_vectors_changed(void)
 {
 	atomic_inc(&gpuprobe_vec_events);
-	gpuprobe_rescan_now();
+	irq_work_queue(&gpuprobe_vec_work);
 }
 
 static int gpuprobe_request_irq_pre(struct kprobe *kp, struct pt_regs *regs)
@@ -162,6 +176,8 @@ void gpuprobe_vectors_detach(void)
 	/* one grace period for the table, not one per probe (STOP's time) */
 	gpuprobe_kps_unregister(gpuprobe_vec_kps, gpuprobe_vec_kp_on,
 				ARRAY_SIZE(gpuprobe_vec_kps));
+	/* the probes are gone: no rescan asked for after this */
+	irq_work_sync(&gpuprobe_vec_work);
 }
 
 /*
