@@ -112,10 +112,15 @@ static void hist_cb(struct nlmsghdr *nlh, void *arg)
 	}
 }
 
-/* Per CPU: the summary-dropped count of its STATS nest. */
-static void drops_cb(struct nlmsghdr *nlh, void *arg)
+/* Per CPU: one u64 attribute (attr) of its STATS nest, into per_cpu[cpu]. */
+struct stat_per_cpu {
+	uint16_t attr;
+	long long *per_cpu;
+};
+
+static void stat_per_cpu_cb(struct nlmsghdr *nlh, void *arg)
 {
-	long long *drops = arg;
+	const struct stat_per_cpu *q = arg;
 	struct nlattr *nla, *a;
 	int rem, arem;
 
@@ -131,11 +136,11 @@ static void drops_cb(struct nlmsghdr *nlh, void *arg)
 		     a = GENL_ATTR_NEXT(a, arem)) {
 			if (a->nla_type == GPUPROBE_A_STATS_CPU)
 				memcpy(&cpu, GENL_ATTR_DATA(a), 4);
-			if (a->nla_type == GPUPROBE_A_STATS_SUMMARY_DROPPED)
+			if (a->nla_type == q->attr)
 				memcpy(&d, GENL_ATTR_DATA(a), 8);
 		}
 		if (cpu < MAX_CPUS)
-			drops[cpu] = d;
+			q->per_cpu[cpu] = d;
 	}
 }
 
@@ -266,8 +271,8 @@ static long long summary_round(struct __test_metadata *_metadata,
 			       i < nedu ? "edu" : "nvme", sum);
 	}
 	ASSERT_EQ(0, gp_genl(&s, GPUPROBE_CMD_SUMMARY_GET, 0, hist_cb, &h));
-	ASSERT_EQ(0, gp_genl(&s, GPUPROBE_CMD_STATS_GET, NLM_F_DUMP, drops_cb,
-			     drops));
+	ASSERT_EQ(0, gp_genl(&s, GPUPROBE_CMD_STATS_GET, NLM_F_DUMP, stat_per_cpu_cb,
+			     &(struct stat_per_cpu){ GPUPROBE_A_STATS_SUMMARY_DROPPED, drops }));
 
 	for (int cpu = 0; cpu < is.ncpu; cpu++) {
 		long long d[MAX_IRQS], cpu_total = 0, lo = 0, hi = 0;
@@ -505,33 +510,6 @@ TEST_F_TIMEOUT(scale, start_during_stop_waits_for_it, 300)
 	mod_unload("gpuprobe");
 }
 
-/* Per CPU: the no-ring count of its STATS nest. */
-static void no_ring_cb(struct nlmsghdr *nlh, void *arg)
-{
-	long long *lost = arg;
-	struct nlattr *nla, *a;
-	int rem, arem;
-
-	for (nla = genl_attrs(nlh, &rem); GENL_ATTR_OK(nla, rem);
-	     nla = GENL_ATTR_NEXT(nla, rem)) {
-		uint32_t cpu = UINT32_MAX;
-		uint64_t d = 0;
-
-		if ((nla->nla_type & NLA_TYPE_MASK) != GPUPROBE_A_STATS)
-			continue;
-		arem = nla->nla_len - NLA_HDRLEN;
-		for (a = GENL_ATTR_DATA(nla); GENL_ATTR_OK(a, arem);
-		     a = GENL_ATTR_NEXT(a, arem)) {
-			if (a->nla_type == GPUPROBE_A_STATS_CPU)
-				memcpy(&cpu, GENL_ATTR_DATA(a), 4);
-			if (a->nla_type == GPUPROBE_A_STATS_NO_RING)
-				memcpy(&d, GENL_ATTR_DATA(a), 8);
-		}
-		if (cpu < MAX_CPUS)
-			lost[cpu] = d;
-	}
-}
-
 /*
  * CPU 1 comes online during a session and its ring cannot be allocated
  * (fault injection: debug kernels): the edu interrupts handled there are
@@ -564,8 +542,8 @@ TEST_F_TIMEOUT(scale, cpu_without_ring_counts_its_records, 300)
 	usleep(100000);
 	ASSERT_LT(0, proc_irq_cpus(irq, after, MAX_CPUS));
 	ASSERT_EQ(0, gp_stop(&s));
-	ASSERT_EQ(0, gp_genl(&s, GPUPROBE_CMD_STATS_GET, NLM_F_DUMP, no_ring_cb,
-			     lost));
+	ASSERT_EQ(0, gp_genl(&s, GPUPROBE_CMD_STATS_GET, NLM_F_DUMP, stat_per_cpu_cb,
+			     &(struct stat_per_cpu){ GPUPROBE_A_STATS_NO_RING, lost }));
 	TH_LOG("CPU 1: %lld edu interrupts, %lld records counted lost without a ring",
 	       after[1] - before[1], lost[1]);
 	EXPECT_GE(after[1] - before[1], 100);
