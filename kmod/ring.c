@@ -77,7 +77,8 @@ MODULE_PARM_DESC(wake_ms,
 
 static bool hurry = true;
 module_param(hurry, bool, 0644);
-MODULE_PARM_DESC(hurry, "drain at once when a ring passes a quarter full (default Y)");
+MODULE_PARM_DESC(hurry,
+		 "drain at once when a ring passes a quarter full, from another CPU at half (default Y)");
 
 struct gpuprobe_slot {
 	u64 words[GPUPROBE_SLOT_SIZE / sizeof(u64)];
@@ -108,7 +109,7 @@ struct gpuprobe_ring {
 	u64 high_water;		/* consumer: most records a drain found */
 	u64 wait_max;		/* consumer: ns the oldest record waited, at most */
 	u64 no_ring;		/* producer: records a session lost, no slots */
-	bool hurried;		/* producer sets, consumer clears */
+	u8 hurried;		/* producer raises, consumer clears: enum gpuprobe_hurry */
 };
 
 struct gpuprobe_batch {
@@ -126,12 +127,23 @@ static DECLARE_DELAYED_WORK(gpuprobe_drain_work, gpuprobe_drain_fn);
 static int gpuprobe_drain_idle;
 static void gpuprobe_drain_kick_fn(struct irq_work *work);
 static DEFINE_IRQ_WORK(gpuprobe_drain_kick, gpuprobe_drain_kick_fn);
+/* How far a ring's drain has been hurried since the drain last went through it. */
+enum gpuprobe_hurry {
+	GPUPROBE_HURRY_NONE,
+	GPUPROBE_HURRY_HERE,		/* a quarter full: a drain asked on its CPU */
+	GPUPROBE_HURRY_ELSEWHERE,	/* half full, still not drained: on another */
+};
+
 /* a ring passed a quarter full: drain now, on its CPU */
 static void gpuprobe_drain_hurry_fn(struct irq_work *work);
 /* set up at load: a module's per-CPU initialisers are not relocated */
 static DEFINE_PER_CPU(struct irq_work, gpuprobe_drain_hurry);
 static void gpuprobe_drain_now_fn(struct work_struct *work);
 static DEFINE_PER_CPU(struct work_struct, gpuprobe_drain_now);
+/* half full and its CPU has not run the drain: the next online CPU does */
+static void gpuprobe_drain_elsewhere_fn(struct irq_work *work);
+static DEFINE_PER_CPU(struct irq_work, gpuprobe_drain_elsewhere);
+static DECLARE_WORK(gpuprobe_drain_elsewhere_work, gpuprobe_drain_now_fn);
 
 /*
  * Under cpus_read_lock() or from the hotplug callback (which runs with the
@@ -159,7 +171,7 @@ static int gpuprobe_ring_alloc_cpu(unsigned int cpu)
 	r->head = 0;
 	r->tail = 0;
 	r->dropped_reported = r->dropped;
-	r->hurried = false;
+	r->hurried = GPUPROBE_HURRY_NONE;
 	/*
 	 * In the drain's mask before the first record can be written: a
 	 * record's kick must find its ring (the drain skips a ring without
@@ -231,6 +243,8 @@ int gpuprobe_rings_init(void)
 	for_each_possible_cpu(cpu) {
 		init_irq_work(per_cpu_ptr(&gpuprobe_drain_hurry, cpu),
 			      gpuprobe_drain_hurry_fn);
+		init_irq_work(per_cpu_ptr(&gpuprobe_drain_elsewhere, cpu),
+			      gpuprobe_drain_elsewhere_fn);
 		INIT_WORK(per_cpu_ptr(&gpuprobe_drain_now, cpu),
 			  gpuprobe_drain_now_fn);
 	}
@@ -332,10 +346,34 @@ void gpuprobe_stats(int cpu, struct gpuprobe_cpu_stats *st)
 	st->slots = roundup_pow_of_two(clamp(ring_slots, 64U, 1U << 20));
 }
 
+/*
+ * This CPU's ring holds fill records the drain has not taken: a quarter
+ * full asks for a drain here, half full (still not drained) asks the next
+ * CPU.  Here is where the records were made and the drain costs that CPU,
+ * but a CPU that does not reach a scheduling point cannot run it: a driver
+ * looping in the kernel on a PREEMPT_NONE kernel, whose interrupts land on
+ * its own CPU (the debug kernel: edu's loop raising 5000 interrupts, each
+ * handled before the loop waits for it, lost 2952 of 5000 with a 2048-slot
+ * ring, as many as without the hurry).
+ */
+static void gpuprobe_hurry(struct gpuprobe_ring *r, u64 fill)
+{
+	u8 asked = READ_ONCE(r->hurried);
+
+	if (asked == GPUPROBE_HURRY_NONE) {
+		WRITE_ONCE(r->hurried, GPUPROBE_HURRY_HERE);
+		irq_work_queue(this_cpu_ptr(&gpuprobe_drain_hurry));
+	} else if (asked == GPUPROBE_HURRY_HERE && fill > r->mask / 2) {
+		WRITE_ONCE(r->hurried, GPUPROBE_HURRY_ELSEWHERE);
+		irq_work_queue(this_cpu_ptr(&gpuprobe_drain_elsewhere));
+	}
+}
+
 /* Probe context: any context but NMI.  rec->size must be <= 64. */
 void gpuprobe_emit(struct gpuprobe_rec_hdr *rec)
 {
 	struct gpuprobe_ring *r;
+	u64 tail;
 	unsigned long flags;
 	u64 head;
 
@@ -350,7 +388,8 @@ void gpuprobe_emit(struct gpuprobe_rec_hdr *rec)
 	rec->cpu = smp_processor_id();
 	head = r->head;
 	/* pairs with the drainer's release: the slot is free to reuse */
-	if (head - smp_load_acquire(&r->tail) > r->mask) {
+	tail = smp_load_acquire(&r->tail);
+	if (head - tail > r->mask) {
 		WRITE_ONCE(r->dropped, r->dropped + 1);
 		goto out;
 	}
@@ -362,12 +401,8 @@ void gpuprobe_emit(struct gpuprobe_rec_hdr *rec)
 	if (unlikely(READ_ONCE(gpuprobe_drain_idle)) &&
 	    cmpxchg(&gpuprobe_drain_idle, 1, 0) == 1)
 		irq_work_queue(&gpuprobe_drain_kick);
-	else if (unlikely(head + 1 - READ_ONCE(r->tail) > r->mask / 4) &&
-		 !READ_ONCE(r->hurried) && READ_ONCE(hurry)) {
-		/* once until the drain has been through this ring */
-		WRITE_ONCE(r->hurried, true);
-		irq_work_queue(this_cpu_ptr(&gpuprobe_drain_hurry));
-	}
+	else if (unlikely(head + 1 - tail > r->mask / 4) && READ_ONCE(hurry))
+		gpuprobe_hurry(r, head + 1 - tail);
 out:
 	local_irq_restore(flags);
 }
@@ -438,7 +473,7 @@ static enum gpuprobe_drained gpuprobe_drain_cpu(int cpu, struct gpuprobe_batch *
 
 	if (!r->slots)
 		return GPUPROBE_DRAINED_NOTHING;
-	WRITE_ONCE(r->hurried, false);
+	WRITE_ONCE(r->hurried, GPUPROBE_HURRY_NONE);
 	/* pairs with gpuprobe_emit()'s release: records up to head are whole */
 	head = smp_load_acquire(&r->head);
 	tail = r->tail;
@@ -553,14 +588,33 @@ static void gpuprobe_drain_kick_fn(struct irq_work *work)
  * worker woken on another CPU waits for that CPU, one woken on the busy
  * CPU waits behind its tasks.  A high-priority worker on the busy CPU
  * runs at that CPU's next scheduling point; the drain costs the CPU that
- * made the records, as it would with one CPU.  The timed drain keeps its
- * own schedule; the two share the drain lock.
+ * made the records, as it would with one CPU.  A CPU that reaches none
+ * soon gets another's help at half full (gpuprobe_hurry()).  The timed
+ * drain keeps its own schedule; all share the drain lock.
  */
 static void gpuprobe_drain_hurry_fn(struct irq_work *work)
 {
 	if (READ_ONCE(gpuprobe_draining))
 		queue_work_on(smp_processor_id(), system_highpri_wq,
 			      this_cpu_ptr(&gpuprobe_drain_now));
+}
+
+/*
+ * From hard-irq context on the CPU whose ring is half full: any other
+ * online CPU will do (the drain takes every ring); the next one spreads
+ * several stuck CPUs over several drainers.  One work item: while it is
+ * pending, it will drain this ring too.  With one CPU there is nowhere
+ * else, and the drain asked here waits for this CPU.
+ */
+static void gpuprobe_drain_elsewhere_fn(struct irq_work *work)
+{
+	unsigned int self = smp_processor_id();
+	unsigned int cpu = cpumask_next(self, cpu_online_mask);
+
+	if (cpu >= nr_cpu_ids)
+		cpu = cpumask_first(cpu_online_mask);
+	if (cpu != self && cpu < nr_cpu_ids && READ_ONCE(gpuprobe_draining))
+		queue_work_on(cpu, system_highpri_wq, &gpuprobe_drain_elsewhere_work);
 }
 
 static void gpuprobe_drain_now_fn(struct work_struct *work)
@@ -572,7 +626,7 @@ static void gpuprobe_drain_now_fn(struct work_struct *work)
  * Records coming fast (a ring an eighth full or more since the last drain)
  * bring the drain back drain_ms later (wake_ms if that is sooner); fewer,
  * wake_ms later, so that they share a message; none put it to sleep.  A
- * ring passing a quarter full hurries a drain either way.
+ * ring passing a quarter full hurries a drain either way (gpuprobe_hurry()).
  */
 static void gpuprobe_drain_fn(struct work_struct *work)
 {
@@ -600,8 +654,10 @@ void gpuprobe_drain_stop(void)
 	irq_work_sync(&gpuprobe_drain_kick);
 	for_each_possible_cpu(cpu) {
 		irq_work_sync(per_cpu_ptr(&gpuprobe_drain_hurry, cpu));
+		irq_work_sync(per_cpu_ptr(&gpuprobe_drain_elsewhere, cpu));
 		cancel_work_sync(per_cpu_ptr(&gpuprobe_drain_now, cpu));
 	}
+	cancel_work_sync(&gpuprobe_drain_elsewhere_work);
 	cancel_delayed_work_sync(&gpuprobe_drain_work);
 	WRITE_ONCE(gpuprobe_drain_idle, 0);
 	gpuprobe_drain_all();

@@ -142,7 +142,6 @@ static struct kprobe gpuprobe_vec_kps[] = {
 
 static bool gpuprobe_vec_kp_on[ARRAY_SIZE(gpuprobe_vec_kps)];
 static int gpuprobe_vec_kp_err;
-static bool gpuprobe_vec_int3;	/* not through ftrace: left off (attach) */
 
 /*
  * Best effort: without the kprobes (no CONFIG_KPROBES) vectors are
@@ -156,7 +155,6 @@ void gpuprobe_vectors_attach(void)
 
 	atomic_inc(&gpuprobe_vec_events);
 	gpuprobe_vec_kp_err = 0;
-	gpuprobe_vec_int3 = false;
 	for (i = 0; i < ARRAY_SIZE(gpuprobe_vec_kps); i++) {
 		/* a kprobe may be registered again only from a clean state */
 		gpuprobe_vec_kps[i] = (struct kprobe){
@@ -164,19 +162,6 @@ void gpuprobe_vectors_attach(void)
 			.pre_handler = gpuprobe_vec_kps[i].pre_handler,
 		};
 		err = register_kprobe(&gpuprobe_vec_kps[i]);
-		/*
-		 * Only through ftrace: on a kernel whose kprobes here are int3
-		 * (the debug kernel's allnoconfig has no ftrace), their mere
-		 * presence, even with empty handlers, kept the hurried drain
-		 * from running in a burst (irq.hurried_drain_keeps_up: 2952 of
-		 * 5000 lost, as without hurry; 0 without these probes).  Why is
-		 * not known yet; until it is, such a kernel has the timer only.
-		 */
-		if (!err && !kprobe_ftrace(&gpuprobe_vec_kps[i])) {
-			unregister_kprobe(&gpuprobe_vec_kps[i]);
-			gpuprobe_vec_int3 = true;
-			err = -EOPNOTSUPP;
-		}
 		gpuprobe_vec_kp_on[i] = !err;
 		if (err) {
 			pr_warn("kprobe %s: %d: vector changes found by the rescan timer only\n",
@@ -221,8 +206,6 @@ int gpuprobe_vectors_hooks_fill(struct sk_buff *skb,
 		on &= gpuprobe_vec_kp_on[i];
 	return fill(skb, "kprobe:request_threaded_irq/free_irq (vector changes)",
 		    on, !IS_ENABLED(CONFIG_KPROBES) ? "no kprobes: rescan timer only" :
-		    gpuprobe_vec_int3 ?
-		    "int3 kprobes only (no ftrace): left off, rescan timer only" :
 		    gpuprobe_vec_kp_err ? "kprobe refused: rescan timer only" :
 		    NULL);
 }

@@ -278,9 +278,6 @@ TEST_F(vec, nvme_reset_every_interrupt_recorded)
 	ASSERT_EQ(0, edu_ctl(self->edu, "vectors", "alloc"));
 	ASSERT_EQ(0, gp_start(&self->s, GPUPROBE_EVMASK(GPUPROBE_EV_IRQ)));
 	usleep(100000);		/* START's rescan has run: the map is settled */
-	/* without the vector kprobes only the 500 ms timer would catch it */
-	if (gp_hook_attached(&self->s, "kprobe:request_threaded_irq") == 0)
-		SKIP(return, "vector kprobes left off on this kernel (int3 only, no ftrace): GET_INFO says why");
 
 	na = nvme_reset(self, "0", after);
 	ASSERT_EQ(n0, na);
@@ -333,9 +330,6 @@ TEST_F(vec, reused_vector_never_charged_to_previous_owner)
 	edu_old = (int)edu_stat(self->edu, "irq");
 	ASSERT_GT(edu_old, 0);
 	ASSERT_EQ(0, gp_start(&self->s, GPUPROBE_EVMASK(GPUPROBE_EV_IRQ)));
-	/* edu's new vector, its lock held, is found only by the vector kprobes */
-	if (gp_hook_attached(&self->s, "kprobe:request_threaded_irq") == 0)
-		SKIP(return, "vector kprobes left off on this kernel (int3 only, no ftrace): GET_INFO says why");
 	usleep(100000);
 
 	/* the NVMe gives numbers back; edu, freeing its own, takes one */
