@@ -10,7 +10,7 @@
  *    waits past BIND_BOUND_S fails the test (a hang detector: STOP used to
  *    hold the lock every bind takes across some twenty grace periods).
  *
- *   scale [-r ROUNDS]
+ *   scale [-n ROUNDS] [harness options: -t TEST, -T TEST, -l ...]
  */
 #include <pthread.h>
 #include <time.h>
@@ -557,12 +557,12 @@ TEST_F_TIMEOUT(scale, cpu_without_ring_counts_its_records, 300)
 
 int main(int argc, char **argv)
 {
-	int opt;
-
-	while ((opt = getopt(argc, argv, "r:")) != -1)
-		if (opt == 'r')
-			rounds = atoi(optarg);
-	/* the harness parses no options of ours */
-	optind = 1;
-	return test_harness_run(1, argv);
+	/* ours first (the harness's own -r is "run this test"), then its filters */
+	if (argc >= 3 && !strcmp(argv[1], "-n")) {
+		rounds = atoi(argv[2]);
+		argv[2] = argv[0];
+		argv += 2;
+		argc -= 2;
+	}
+	return test_harness_run(argc, argv);
 }
