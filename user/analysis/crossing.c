@@ -144,7 +144,7 @@ static void clock_warnings(struct crossing *c, const struct passthrough *pt)
 			    t->unsampled);
 }
 
-static void write_verdict(struct crossing *c)
+static void write_verdict(struct crossing *c, uint64_t order_violations)
 {
 	const struct crossing_stage *st;
 	char p50[FORMAT_NS_LEN], bound[FORMAT_NS_LEN];
@@ -169,6 +169,13 @@ static void write_verdict(struct crossing *c)
 		 st->crosses ? " +-" : "", st->crosses ? bound : "",
 		 !st->crosses ? "" : st->p50 <= c->clock_error_ns ?
 		 ": the clock; its p50 is inside the bound, not resolved" : ": the clock");
+	if (order_violations) {
+		char said[sizeof(c->verdict)];
+
+		memcpy(said, c->verdict, sizeof(said));
+		snprintf(c->verdict, sizeof(c->verdict), "NOT TO BE TRUSTED (%" PRIu64 " order violations: the clock is wrong): %.230s",
+			 order_violations, said);
+	}
 }
 
 void crossing_compute(struct crossing *c, const struct passthrough *pt)
@@ -195,7 +202,7 @@ void crossing_compute(struct crossing *c, const struct passthrough *pt)
 	values = malloc((c->pairs ? c->pairs : 1) * sizeof(*values));
 	if (!values) {
 		c->pairs = 0;
-		write_verdict(c);
+		write_verdict(c, pt->order_violations);
 		return;
 	}
 	for (uint64_t i = 0; i < c->pairs; i++)
@@ -217,5 +224,5 @@ void crossing_compute(struct crossing *c, const struct passthrough *pt)
 			c->largest = (int)s;
 		}
 	}
-	write_verdict(c);
+	write_verdict(c, pt->order_violations);
 }

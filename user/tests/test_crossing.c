@@ -400,3 +400,24 @@ void test_crossing_documented(void)
 	free(json);
 	free(md);
 }
+
+/* Bursts 300 us off (bound 5 us): guest interrupts before their causes; the verdict says not to trust it, a clean one does not. */
+void test_crossing_untrusted_verdict(void)
+{
+	struct synth_merged o;
+	struct passthrough *pt;
+
+	synth_merged_defaults(&o);
+	o.offset_error_ns = 300000;
+	pt = crossing_trace(&o, "cross-untrusted");
+	if (pt) {
+		CHECK(pt->order_violations > 0, "no order violation with the offset 300 us wrong");
+		CHECK(!strncmp(pt->crossing.verdict, "NOT TO BE TRUSTED (", 19), "verdict: %s", pt->crossing.verdict);
+	}
+	passthrough_free(pt);
+	o.offset_error_ns = 0;
+	pt = crossing_trace(&o, "cross-trusted");
+	if (pt)
+		CHECK(!strstr(pt->crossing.verdict, "NOT TO BE TRUSTED"), "verdict: %s", pt->crossing.verdict);
+	passthrough_free(pt);
+}

@@ -609,6 +609,8 @@ int main(void)
 		{ "crossing: TSC samples beyond the 4096 cap counted and warned of, none at the cap",
 		  test_crossing_samples_capped },
 		{ "crossing: every key of passthrough.crossing named in report-json.md", test_crossing_documented },
+		{ "crossing: the verdict says not to trust it where guest interrupts precede their causes",
+		  test_crossing_untrusted_verdict },
 	};
 	int passed = 0, failed;
 

@@ -124,5 +124,6 @@ void test_crossing_json(void);
 void test_crossing_disagreement_warned(void);
 void test_crossing_samples_capped(void);
 void test_crossing_documented(void);
+void test_crossing_untrusted_verdict(void);
 
 #endif /* GPUPROBE_TESTS_H */
