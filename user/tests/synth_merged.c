@@ -135,7 +135,7 @@ static int put_tsc(const struct synth_merged *o, struct trace_writer *w)
 {
 	struct tracefile_rec_tsc k = tsc_rec(TSC_REC_KVM, MACHINE_GUEST, HOST_T0 - 2000000);
 	uint64_t from = HOST_T0 - 1000000, to = HOST_T0 + (uint64_t)o->n * o->spacing_ns + 1000000;
-	uint32_t nhost = o->tsc_host_samples ? o->tsc_host_samples : 2 + o->n / 100;
+	uint32_t nhost = o->tsc_host_samples > 1 ? o->tsc_host_samples : 2 + o->n / 100;
 	int err;
 
 	k.tsc_offset = TSC_OFFSET;
