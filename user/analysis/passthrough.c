@@ -111,9 +111,16 @@ static void add_guest(struct passthrough *pt, const struct tracefile_rec_guest *
 	case GPUPROBE_EV_LOST:
 		pt->lost_records++;
 		break;
-	case GPUPROBE_EV_WAKEUP:
-		push(pt, &pt->guest_wake, in->ts_ns, 0, 0, in->cpu);
+	case GPUPROBE_EV_WAKEUP: {
+		const struct gpuprobe_rec_sched *w = (const void *)in;
+		struct pt_event *e = push(pt, &pt->guest_wake, in->ts_ns, 0, 0, in->cpu);
+
+		if (e && in->size >= sizeof(*w)) {
+			e->pid = w->tgid;
+			e->tid = w->pid;
+		}
 		break;
+	}
 	case GPUPROBE_EV_DMA: {
 		const struct gpuprobe_rec_dma *d = (const void *)in;
 
@@ -171,8 +178,11 @@ void passthrough_add(struct passthrough *pt, const struct gpuprobe_rec_hdr *rec)
 		if (k->stage == GPUPROBE_KVM_INJECT && !(rec->flags & GPUPROBE_KVM_REINJECTED)) {
 			struct pt_event *e = push(pt, &pt->inject, rec->ts_ns, 0, k->host_irq, rec->cpu);
 
-			if (e)
+			if (e) {
 				e->vector = k->vector;
+				e->pid = k->pid;
+				e->tid = k->tid;
+			}
 		} else if ((k->stage == GPUPROBE_KVM_MSI || k->stage == GPUPROBE_KVM_ACCEPT) &&
 			   k->bdf != GPUPROBE_BDF_NONE) {
 			add_target_vector(pt, k->vector);
@@ -256,7 +266,8 @@ static void cross_check(struct passthrough *pt)
 
 	for (unsigned int i = 0; i < pt->fit.npoints; i++) {
 		const struct clock_point *p = &pt->fit.point[i];
-		uint64_t h, d;
+		/* what the exchanges map guest_ns to: by the burst's offset, as clock_guest_to_host does */
+		uint64_t h, d, theirs = p->guest_ns - (uint64_t)p->offset_ns;
 
 		if (!tsc_guest_to_host(pt->tsc, p->guest_ns, cpu, &h))
 			return;
@@ -264,7 +275,7 @@ static void cross_check(struct passthrough *pt)
 			pt->exact_offset_ns = (int64_t)(p->guest_ns - h);
 			pt->exact_at_ns = h;
 		}
-		d = h > p->host_ns ? h - p->host_ns : p->host_ns - h;
+		d = h > theirs ? h - theirs : theirs - h;
 		if (d > pt->cross_max_ns)
 			pt->cross_max_ns = d;
 		pt->cross_disagree += d > p->error_ns + pt->tsc->error_ns;

@@ -16,6 +16,7 @@
 
 #include "agg.h"
 #include "clocksync.h"
+#include "crossing.h"
 #include "hist.h"
 #include "machine.h"
 #include "tscclock.h"
@@ -40,6 +41,7 @@ struct pt_event {
 	int32_t pair;		/* host irq: its guest irq; guest irq, injection: its host irq; -1 none */
 	int32_t next;		/* injection: the guest irq it became; -1 none */
 	uint32_t vector;	/* injection: the guest vector */
+	uint32_t pid, tid;	/* injection: the VMM and its vCPU thread; wake-up: the woken task's tgid, pid */
 };
 
 struct pt_array {
@@ -55,6 +57,8 @@ struct pt_pair {
 	uint64_t guest_duration;
 	uint64_t wake_ts;		/* host clock; 0: no wake-up seen */
 	uint32_t host_cpu, guest_cpu;
+	uint32_t vmm_pid, vcpu_tid;	/* the injection's task (0: unknown) */
+	uint32_t wake_pid, wake_tid;	/* the woken task's tgid and pid (0: unknown) */
 };
 
 struct passthrough {
@@ -103,6 +107,7 @@ struct passthrough {
 	struct hist host_handler_ns, host_to_inject_ns, inject_to_guest_ns, host_to_guest_ns;
 	struct hist guest_handler_ns, guest_handler_to_wake_ns, vfio_map_ns;
 	struct pt_pair *pairs;		/* irq_paired of them, in host order */
+	struct crossing crossing;	/* the stages per interrupt, from pairs (crossing.h) */
 	char note[256];			/* why a number is missing, else empty */
 };
 

@@ -202,9 +202,9 @@ static void pair_guest(struct passthrough *pt, struct pt_array *causes)
 	pt->irq_unpaired_host = pt->host_irq.n - pt->irq_paired;
 }
 
-/* The handler's wake-up (PT_WAKE_SLACK_NS); 0 when none.  *wi: the first wake-up not before it. */
-static uint64_t wake_after(const struct pt_array *w, uint32_t *wi, const struct pt_event *irq,
-			   uint64_t next_raw)
+/* The handler's wake-up (PT_WAKE_SLACK_NS); NULL when none.  *wi: the first wake-up not before it. */
+static const struct pt_event *wake_after(const struct pt_array *w, uint32_t *wi,
+					 const struct pt_event *irq, uint64_t next_raw)
 {
 	uint64_t until = irq->raw + irq->duration + PT_WAKE_SLACK_NS;
 
@@ -212,7 +212,7 @@ static uint64_t wake_after(const struct pt_array *w, uint32_t *wi, const struct 
 		until = next_raw;
 	while (*wi < w->n && w->e[*wi].raw < irq->raw)
 		(*wi)++;
-	return *wi < w->n && w->e[*wi].raw < until ? w->e[*wi].raw : 0;
+	return *wi < w->n && w->e[*wi].raw < until ? &w->e[*wi] : NULL;
 }
 
 static void stage_pairs(struct passthrough *pt)
@@ -223,7 +223,8 @@ static void stage_pairs(struct passthrough *pt)
 	pt->pairs = calloc(pt->irq_paired ? pt->irq_paired : 1, sizeof(*pt->pairs));
 	for (uint32_t i = 0; i < g->n; i++) {
 		const struct pt_event *ge = &g->e[i], *he;
-		uint64_t next_raw = i + 1 < g->n ? g->e[i + 1].raw : 0, wake;
+		uint64_t next_raw = i + 1 < g->n ? g->e[i + 1].raw : 0;
+		const struct pt_event *wake;
 		struct pt_pair p = { 0 };
 
 		wake = wake_after(&pt->guest_wake, &wi, ge, next_raw);
@@ -243,13 +244,17 @@ static void stage_pairs(struct passthrough *pt)
 		hist_add(&pt->host_to_guest_ns, later_minus(ge->ts, he->ts));
 		if (ge->next >= 0) {	/* the injection it came through */
 			p.inject_ts = pt->inject.e[ge->next].ts;
+			p.vmm_pid = pt->inject.e[ge->next].pid;
+			p.vcpu_tid = pt->inject.e[ge->next].tid;
 			pt->pairs_injected++;
 			hist_add(&pt->host_to_inject_ns, later_minus(p.inject_ts, he->ts));
 			hist_add(&pt->inject_to_guest_ns, later_minus(ge->ts, p.inject_ts));
 		}
 		if (wake) {
-			p.wake_ts = ge->ts + (wake - ge->raw);
-			hist_add(&pt->guest_handler_to_wake_ns, wake - ge->raw);
+			p.wake_ts = ge->ts + (wake->raw - ge->raw);
+			p.wake_pid = wake->pid;
+			p.wake_tid = wake->tid;
+			hist_add(&pt->guest_handler_to_wake_ns, wake->raw - ge->raw);
 		}
 		if (pt->pairs)
 			pt->pairs[n++] = p;
@@ -292,6 +297,7 @@ void passthrough_pair_irqs(struct passthrough *pt)
 		pt->irq_unpaired_host = pt->host_irq.n;
 		pt->irq_unpaired_guest = pt->guest_irq.n;
 		pt->dma_unpaired_guest = pt->guest_map.n;
+		crossing_compute(&pt->crossing, pt);
 		return;
 	}
 	sort_events(&pt->host_irq);
@@ -305,6 +311,7 @@ void passthrough_pair_irqs(struct passthrough *pt)
 	pair_guest(pt, pt->inject.n ? &pt->inject : &pt->host_irq);
 	stage_pairs(pt);
 	pair_maps(pt);
+	crossing_compute(&pt->crossing, pt);
 	if (pt->order_violations)
 		snprintf(pt->note, sizeof(pt->note),
 			 "%llu guest interrupts came before any host interrupt that could have caused them: the clock offset is wrong by more than its bound, do not trust these pairs",

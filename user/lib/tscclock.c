@@ -54,9 +54,21 @@ int tsc_clock_add(struct tsc_clock *c, const struct tracefile_rec_tsc *r)
 		if (r->machine == MACHINE_GUEST && r->cpu < TSC_MAX_CPUS &&
 		    r->apic_id != TSC_APIC_UNKNOWN)
 			c->apic_of_cpu[r->cpu] = r->apic_id;
+		if ((r->machine == MACHINE_GUEST ? c->guest.n : c->host.n) >= TSC_MAX_SAMPLES) {
+			/* counted: the report says the clock is extrapolated past the last kept */
+			if (r->machine == MACHINE_GUEST)
+				c->guest_capped++;
+			else
+				c->host_capped++;
+			return -1;
+		}
 		return line_add(r->machine == MACHINE_GUEST ? &c->guest : &c->host, r);
 	}
-	if (r->kind != TSC_REC_KVM || c->nkvm >= TSC_MAX_KVM || r->frac_bits > 63)
+	if (r->kind == TSC_REC_KVM && c->nkvm >= TSC_MAX_KVM) {
+		c->kvm_capped++;
+		return -1;
+	}
+	if (r->kind != TSC_REC_KVM || r->frac_bits > 63)
 		return -1;
 	if (c->nkvm == c->kvm_cap) {
 		unsigned int cap = c->kvm_cap ? 2 * c->kvm_cap : 64;

@@ -78,6 +78,8 @@ struct tsc_clock {
 	unsigned int changes;	/* traced offset writes during the recording */
 	unsigned int vcpus;
 	unsigned int guest_dropped;	/* guest samples read across a write: not used */
+	/* tsc_clock_add: records beyond TSC_MAX_SAMPLES a side, TSC_MAX_KVM: not kept */
+	unsigned int host_capped, guest_capped, kvm_capped;
 	/* tsc_guest_to_host */
 	uint64_t unsampled;	/* guest times under a relation no guest sample was read under */
 };

@@ -13,34 +13,6 @@
 #include "passthrough.h"
 #include "report.h"
 
-struct stage {
-	const char *name;
-	const char *key;	/* its JSON member */
-	const struct hist *h;
-	bool in_chain;		/* adds up with the others to host entry -> guest wake */
-	bool crosses;		/* from a host time to a guest one: within the clock's bound */
-};
-
-static unsigned int stages_of(const struct passthrough *pt, struct stage *s)
-{
-	unsigned int n = 0;
-
-	s[n++] = (struct stage){ "host handler (vfio-msi)", "host_handler_ns", &pt->host_handler_ns, false, false };
-	if (pt->host_to_inject_ns.count) {
-		s[n++] = (struct stage){ "host handler -> KVM injection", "host_to_inject_ns",
-					 &pt->host_to_inject_ns, true, false };
-		s[n++] = (struct stage){ "KVM injection -> guest handler", "inject_to_guest_ns",
-					 &pt->inject_to_guest_ns, true, true };
-	} else {
-		s[n++] = (struct stage){ "host handler -> guest handler", "host_to_guest_ns",
-					 &pt->host_to_guest_ns, true, true };
-	}
-	s[n++] = (struct stage){ "guest handler", "guest_handler_ns", &pt->guest_handler_ns, false, false };
-	s[n++] = (struct stage){ "guest handler -> thread wake", "guest_handler_to_wake_ns",
-				 &pt->guest_handler_to_wake_ns, true, false };
-	return n;
-}
-
 static const char *yes_no_lost(const struct machine_desc *m)
 {
 	if (m->flags & MACHINE_COMPLETE)
@@ -72,9 +44,9 @@ static void print_exact_clock(FILE *out, const struct passthrough *pt)
 		pt->cross_disagree ? "DISAGREE with" : "agree with",
 		format_ns(a, sizeof(a), (double)pt->cross_max_ns), pt->fit.npoints,
 		pt->cross_disagree ? ", beyond both bounds at some: one of the clocks is wrong" : ", within their bounds");
-	if (c->unsampled)
-		fprintf(out, "  WARNING: %" PRIu64 " guest times fell under an offset no guest sample was read under: not exact\n",
-			c->unsampled);
+	if (c->host_capped || c->guest_capped || c->kvm_capped)
+		fprintf(out, "  TSC records not kept: %u host samples, %u guest samples (cap %u a side), %u KVM offsets (cap %u)\n",
+			c->host_capped, c->guest_capped, TSC_MAX_SAMPLES, c->kvm_capped, TSC_MAX_KVM);
 }
 
 static void print_clock(FILE *out, const struct passthrough *pt)
@@ -92,11 +64,56 @@ static void print_clock(FILE *out, const struct passthrough *pt)
 	print_exact_clock(out, pt);
 }
 
+/* One stage's row: count, p50, p99, max, total; share of the chain; the clock's bound where it crosses. */
+static void print_stage(FILE *out, const struct crossing *c, const struct crossing_stage *st)
+{
+	char p50[FORMAT_NS_LEN], p99[FORMAT_NS_LEN], max[FORMAT_NS_LEN], tot[FORMAT_NS_LEN];
+
+	if (!st->count) {
+		fprintf(out, "  %-32s %8s %10s\n", st->name, "0", "not measured");
+		return;
+	}
+	fprintf(out, "  %-32s %8" PRIu64 " %10s %10s %10s %10s", st->name, st->count,
+		format_ns(p50, sizeof(p50), (double)st->p50),
+		format_ns(p99, sizeof(p99), (double)st->p99),
+		format_ns(max, sizeof(max), (double)st->max),
+		format_ns(tot, sizeof(tot), (double)st->sum));
+	if (st->in_chain && c->complete_pairs)
+		fprintf(out, " %6.1f%%", st->share_pct);
+	else if (st->crosses)
+		fprintf(out, " %7s", "");
+	if (st->crosses)
+		fprintf(out, "  (+-%s: the clock)", format_ns(max, sizeof(max), (double)c->clock_error_ns));
+	fputc('\n', out);
+}
+
+/* The stages, the verdict, and what makes them doubtful. */
+static void print_crossing(FILE *out, const struct crossing *c)
+{
+	static const unsigned int order[] = {
+		CROSS_HOST_HANDLER, CROSS_HOST_TO_INJECT, CROSS_INJECT_TO_GUEST, CROSS_HOST_TO_GUEST,
+		CROSS_GUEST_HANDLER, CROSS_GUEST_TO_WAKE, CROSS_HOST_TO_WAKE,
+	};
+
+	fprintf(out, "  %-32s %8s %10s %10s %10s %10s %7s\n", "stage", "count", "p50", "p99", "max",
+		"total", "share");
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		const struct crossing_stage *st = &c->stage[order[i]];
+
+		/* without injection records the two halves of host -> guest are not there */
+		if (!c->through_injection && (order[i] == CROSS_HOST_TO_INJECT || order[i] == CROSS_INJECT_TO_GUEST))
+			continue;
+		print_stage(out, c, st);
+	}
+	fprintf(out, "  (per interrupt, exact; total: summed over the pairs; share: of host handler entry -> guest thread wake, over the %" PRIu64 " pairs with every stage)\n",
+		c->complete_pairs);
+	fprintf(out, "  verdict: %s\n", c->verdict);
+	for (unsigned int i = 0; i < c->nwarnings; i++)
+		fprintf(out, "  WARNING: %s\n", c->warning[i].text);
+}
+
 void passthrough_print_text(FILE *out, const struct passthrough *pt)
 {
-	struct stage s[6];
-	unsigned int n = stages_of(pt, s);
-	uint64_t chain = 0;
 	const struct machine_desc *g = pt->guest;
 
 	fprintf(out, "\npassthrough: guest %s at %s, kernel %s, source %s, %s\n", g->info.host,
@@ -118,31 +135,7 @@ void passthrough_print_text(FILE *out, const struct passthrough *pt)
 			"; the others came without an injection record (posted, or the record lost)");
 	if (pt->note[0] && pt->have_fit)
 		fprintf(out, "  %s: %s\n", pt->order_violations ? "WARNING" : "note", pt->note);
-	for (unsigned int i = 0; i < n; i++)
-		if (s[i].in_chain)
-			chain += s[i].h->sum;
-	fprintf(out, "  %-32s %8s %10s %10s %10s %10s %7s\n", "stage", "count", "p50", "p99", "max",
-		"total", "share");
-	for (unsigned int i = 0; i < n; i++) {
-		char p50[FORMAT_NS_LEN], p99[FORMAT_NS_LEN], max[FORMAT_NS_LEN], tot[FORMAT_NS_LEN];
-		const struct hist *h = s[i].h;
-
-		if (!h->count) {
-			fprintf(out, "  %-32s %8s %10s\n", s[i].name, "0", "not measured");
-			continue;
-		}
-		fprintf(out, "  %-32s %8" PRIu64 " %10s %10s %10s %10s", s[i].name, h->count,
-			format_ns(p50, sizeof(p50), (double)hist_percentile(h, 50)),
-			format_ns(p99, sizeof(p99), (double)hist_percentile(h, 99)),
-			format_ns(max, sizeof(max), (double)h->max),
-			format_ns(tot, sizeof(tot), (double)h->sum));
-		if (s[i].in_chain && chain)
-			fprintf(out, " %6.1f%%", 100.0 * (double)h->sum / (double)chain);
-		if (s[i].crosses)
-			fprintf(out, "  (+-%s: the clock)", format_ns(max, sizeof(max), (double)pt->clock_error_ns));
-		fputc('\n', out);
-	}
-	fprintf(out, "  (total: summed over the pairs; share: of host handler entry -> guest thread wake)\n");
+	print_crossing(out, &pt->crossing);
 	if (pt->guest_map.n || pt->vfio_map_ns.count) {
 		char p50[FORMAT_NS_LEN], p99[FORMAT_NS_LEN];
 
@@ -228,10 +221,85 @@ static void json_exact_clock(struct json *j, const struct passthrough *pt)
 	json_kv_bool(j, "guest_mode", c->guest_mode);
 	json_kv_bool(j, "test_offset", c->test_offset);
 	json_kv_u64(j, "unsampled", c->unsampled);
+	json_kv_u64(j, "sample_cap", TSC_MAX_SAMPLES);
+	json_kv_u64(j, "host_samples_capped", c->host_capped);
+	json_kv_u64(j, "guest_samples_capped", c->guest_capped);
+	json_kv_u64(j, "kvm_records_capped", c->kvm_capped);
 	json_kv_i64(j, "offset_ns", pt->exact_offset_ns);
 	json_kv_u64(j, "at_ns", pt->exact_at_ns);
 	json_kv_u64(j, "cross_check_max_ns", pt->cross_max_ns);
 	json_kv_u64(j, "cross_check_disagree", pt->cross_disagree);
+	json_object_end(j);
+}
+
+/* v, or null where there is none (0 is a value here) */
+static void kv_u64_if(struct json *j, const char *key, bool have, uint64_t v)
+{
+	json_key(j, key);
+	if (have)
+		json_u64(j, v);
+	else
+		json_put_null(j);
+}
+
+static void json_stage(struct json *j, const struct crossing *c, const struct crossing_stage *st)
+{
+	json_object_begin(j);
+	json_kv_string(j, "key", st->key);
+	json_kv_string(j, "name", st->name);
+	json_kv_u64(j, "count", st->count);
+	kv_u64_if(j, "min_ns", st->count > 0, st->min);
+	kv_u64_if(j, "p50_ns", st->count > 0, st->p50);
+	kv_u64_if(j, "p99_ns", st->count > 0, st->p99);
+	kv_u64_if(j, "max_ns", st->count > 0, st->max);
+	json_kv_u64(j, "sum_ns", st->sum);
+	json_kv_bool(j, "in_chain", st->in_chain);
+	json_key(j, "share_pct");
+	if (st->in_chain && c->complete_pairs)
+		json_double(j, st->share_pct);
+	else
+		json_put_null(j);
+	json_kv_bool(j, "crosses_clock", st->crosses);
+	kv_u64_if(j, "error_bound_ns", st->crosses, c->clock_error_ns);
+	json_object_end(j);
+}
+
+static void json_crossing(struct json *j, const struct crossing *c)
+{
+	json_key(j, "crossing");
+	json_object_begin(j);
+	json_kv_u64(j, "pairs", c->pairs);
+	json_kv_u64(j, "complete_pairs", c->complete_pairs);
+	json_kv_bool(j, "through_injection", c->through_injection);
+	json_kv_u64(j, "clock_error_ns", c->clock_error_ns);
+	json_key(j, "stages");
+	json_array_begin(j);
+	for (unsigned int s = 0; s < CROSS_STAGES; s++)
+		json_stage(j, c, &c->stage[s]);
+	json_array_end(j);
+	json_key(j, "verdict");
+	json_object_begin(j);
+	json_key(j, "stage");
+	if (c->largest >= 0)
+		json_put_string(j, c->stage[c->largest].key);
+	else
+		json_put_null(j);
+	json_key(j, "share_pct");
+	if (c->largest >= 0)
+		json_double(j, c->stage[c->largest].share_pct);
+	else
+		json_put_null(j);
+	json_kv_string(j, "text", c->verdict);
+	json_object_end(j);
+	json_key(j, "warnings");
+	json_array_begin(j);
+	for (unsigned int i = 0; i < c->nwarnings; i++) {
+		json_object_begin(j);
+		json_kv_string(j, "kind", c->warning[i].kind);
+		json_kv_string(j, "text", c->warning[i].text);
+		json_object_end(j);
+	}
+	json_array_end(j);
 	json_object_end(j);
 }
 
@@ -279,6 +347,7 @@ void passthrough_print_json(struct json *j, const struct passthrough *pt, const 
 	json_kv_u64(j, "dma_unpaired_guest", pt->dma_unpaired_guest);
 	json_kv_u64(j, "host_maps_unattributed", pt->host_maps_unattributed);
 	report_json_hist(j, "vfio_map_ns", &pt->vfio_map_ns);
+	json_crossing(j, &pt->crossing);
 	json_kv_u64(j, "events_dropped", pt->dropped);
 	json_kv_string(j, "note", pt->note);
 	json_object_end(j);

@@ -37,7 +37,7 @@
 
 /* made-up threads: what they are */
 enum track_kind { TK_CPU = 1, TK_VECTOR, TK_DMA, TK_IOMMU, TK_STREAM, TK_CALLS = TK_STREAM + 4,
-		  TK_FQ = TK_CALLS + 4 };
+		  TK_FQ = TK_CALLS + 4, TK_KVM };
 
 struct exporter {
 	FILE *out;
@@ -262,8 +262,15 @@ static const struct gpuprobe_rec_hdr *guest_copy(const struct exporter *e,
 
 	if (!e->pt || !e->pt->guest || g->machine != MACHINE_GUEST)
 		return NULL;
-	if (e->pt->have_fit)
-		clock_guest_to_host(&e->pt->fit, in->ts_ns, &host);
+	/*
+	 * The pairs' clock: the exact one where the report used it (its
+	 * counter of unsampled times is the only state it changes).
+	 */
+	if (!e->pt->clock_exact ||
+	    !tsc_guest_to_host((struct tsc_clock *)e->pt->tsc, in->ts_ns, in->cpu, &host)) {
+		if (e->pt->have_fit)
+			clock_guest_to_host(&e->pt->fit, in->ts_ns, &host);
+	}
 	delta = (int64_t)(host - in->ts_ns);
 	memcpy(buf, in, in->size);
 	copy->ts_ns += (uint64_t)delta;
@@ -397,23 +404,76 @@ static void perfetto_between(void *state)
 	pf_calls_sort(&((struct exporter *)state)->calls);
 }
 
-/* Host interrupt -> the guest interrupt it became, as flow arrows between the CPU slices. */
+/* A hop of flow id: 's' its start, 't' a step, 'f' its end; each binds to the slice around ts on its track. */
+static void flow_hop(struct exporter *e, char ph, uint64_t id, int pid, int tid, uint64_t ts)
+{
+	begin_event(e);
+	fprintf(e->out, "{\"ph\":\"%c\",%s\"id\":%" PRIu64 ",\"pid\":%d,\"tid\":%d,\"cat\":\"passthrough\",\"name\":\"msi to guest\",\"ts\":",
+		ph, ph == 'f' ? "\"bp\":\"e\"," : "", id, pid, tid);
+	print_us(e->out, ts);
+	fputs("}", e->out);
+}
+
+/*
+ * Pair i's injection, on the vCPU thread that did it (the VMM's real pid
+ * and tid, as an ftrace trace beside this one has them), else on a track
+ * of its own; from the injection to the guest handler's entry, cut short
+ * where the same thread's next injection begins (slices on a track nest).
+ */
+static void injection_slice(struct exporter *e, uint64_t i, int *pid, int *tid)
+{
+	const struct pt_pair *p = &e->pt->pairs[i];
+	uint64_t dur = p->guest_ts > p->inject_ts ? p->guest_ts - p->inject_ts : 1;
+
+	if (pf_known_id(p->vmm_pid) && pf_known_id(p->vcpu_tid)) {
+		*pid = pf_real_id(0, p->vmm_pid);
+		*tid = pf_real_id(0, p->vcpu_tid);
+	} else {
+		*pid = PF_SYNTH_PID(0, PF_PID_CPUS);
+		*tid = synth_track(e, *pid, TK_KVM, 0, "KVM injections", -1);
+	}
+	for (uint64_t j = i + 1; j < e->pt->irq_paired && j < i + 64; j++) {
+		const struct pt_pair *q = &e->pt->pairs[j];
+
+		if (q->inject_ts && q->vcpu_tid == p->vcpu_tid && q->inject_ts >= p->inject_ts) {
+			if (q->inject_ts - p->inject_ts < dur)
+				dur = q->inject_ts - p->inject_ts;
+			break;
+		}
+	}
+	complete_event(e, *pid, *tid, "passthrough", "KVM injection -> guest entry", p->inject_ts,
+		       dur ? dur : 1);
+	fputs("}", e->out);
+}
+
+/*
+ * Each paired interrupt as one flow: the host handler (host CPU) -> KVM's
+ * injection (the vCPU thread) -> the guest handler (guest CPU) -> the
+ * guest thread it woke (that thread's track, a 1 ns slice at the wake-up).
+ * Hops the trace lacks are left out; without a wake-up the flow ends at
+ * the guest handler.
+ */
 static void perfetto_flows(struct exporter *e)
 {
 	for (uint64_t i = 0; e->pt && e->pt->pairs && i < e->pt->irq_paired; i++) {
 		const struct pt_pair *p = &e->pt->pairs[i];
 		int host = cpu_tid(e, 0, p->host_cpu), guest = cpu_tid(e, 1, p->guest_cpu);
+		bool woke = p->wake_ts && pf_known_id(p->wake_tid);
+		int pid, tid;
 
-		begin_event(e);
-		fprintf(e->out, "{\"ph\":\"s\",\"id\":%" PRIu64 ",\"pid\":%d,\"tid\":%d,\"cat\":\"passthrough\",\"name\":\"msi to guest\",\"ts\":",
-			i + 1, PF_SYNTH_PID(0, PF_PID_CPUS), host);
-		print_us(e->out, p->host_ts);
+		flow_hop(e, 's', i + 1, PF_SYNTH_PID(0, PF_PID_CPUS), host, p->host_ts);
+		if (p->inject_ts) {
+			injection_slice(e, i, &pid, &tid);
+			flow_hop(e, 't', i + 1, pid, tid, p->inject_ts);
+		}
+		flow_hop(e, woke ? 't' : 'f', i + 1, PF_SYNTH_PID(1, PF_PID_CPUS), guest, p->guest_ts);
+		if (!woke)
+			continue;
+		pid = pf_real_id(1, pf_known_id(p->wake_pid) ? p->wake_pid : p->wake_tid);
+		tid = pf_real_id(1, p->wake_tid);
+		complete_event(e, pid, tid, "passthrough", "woken by the guest interrupt", p->wake_ts, 1);
 		fputs("}", e->out);
-		begin_event(e);
-		fprintf(e->out, "{\"ph\":\"f\",\"bp\":\"e\",\"id\":%" PRIu64 ",\"pid\":%d,\"tid\":%d,\"cat\":\"passthrough\",\"name\":\"msi to guest\",\"ts\":",
-			i + 1, PF_SYNTH_PID(1, PF_PID_CPUS), guest);
-		print_us(e->out, p->guest_ts);
-		fputs("}", e->out);
+		flow_hop(e, 'f', i + 1, pid, tid, p->wake_ts);
 	}
 }
 

@@ -41,6 +41,19 @@ check "export --perfetto of a host + guest trace with the guest's CUDA events ex
 out=$(python3 "$HERE/perfetto_check.py" merged-app "$T/ma.json" 2>&1)
 count "$out" $?
 
+# each interrupt one flow through its host handler, KVM injection, guest
+# handler and woken thread, its stages differing by interrupt, on the exact
+# (TSC) clock; with the exchanges 50 us wrong the hops must stay where the
+# exact clock puts the guest's slices
+for extra in "" "offset_error=50000"; do
+	"$HERE/gentrace" merged "$T/c.trace" n=100 inject vary tsc $extra
+	check "gentrace merged n=100 inject vary tsc $extra" [ $? -eq 0 ]
+	"$GPT" export "$T/c.trace" --perfetto "$T/c.json"
+	check "export --perfetto of the crossing trace $extra exits 0" [ $? -eq 0 ]
+	out=$(python3 "$HERE/perfetto_check.py" crossing "$T/c.json" 100 2>&1)
+	count "$out" $?
+done
+
 if ! command -v protoc >/dev/null; then
 	skip "the protobuf export" "no protoc (Debian protobuf-compiler; scripts/deps.sh)"
 	finish

@@ -18,7 +18,8 @@ void usage_of(const char *cmd, FILE *out)
 	(void)out;
 }
 
-/* gentrace merged FILE [n=N] [latency=NS] [drop=K] [offset_error=NS] [bound=NS] [drift_ppb=D] [maps=M] [inject] [cut] [app] */
+/* gentrace merged FILE [n=N] [latency=NS] [drop=K] [offset_error=NS] [bound=NS] [drift_ppb=D] [maps=M] [inject] [cut] [app]
+ *   [vary] [tsc] [tsc_samples=N] */
 static int merged(int argc, char **argv)
 {
 	struct synth_merged o;
@@ -48,6 +49,12 @@ static int merged(int argc, char **argv)
 			o.guest_cut = true;
 		else if (!strcmp(a, "app"))
 			o.guest_app = true;
+		else if (!strcmp(a, "vary"))
+			o.vary = true;
+		else if (!strcmp(a, "tsc"))
+			o.tsc = true;
+		else if (!strncmp(a, "tsc_samples=", 12))
+			o.tsc_host_samples = (uint32_t)v;
 		else
 			return 2;
 	}

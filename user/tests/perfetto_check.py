@@ -10,6 +10,8 @@ events synth_export.c and synth_merged.c write (keep them in step).
   perfetto_check.py merged FILE N LATENCY DROP
                                     --perfetto of `gentrace merged n=N
                                     latency=LATENCY drop=DROP`
+  perfetto_check.py crossing FILE N  --perfetto of `gentrace merged n=N inject
+                                    vary tsc`: one flow an interrupt, its hops
   perfetto_check.py merged-app FILE  --perfetto of `gentrace merged n=10 app`:
                                     the guest workload's ids and threads
   perfetto_check.py shape json FILE [SLACK_NS] | shape proto DECODED
@@ -412,20 +414,77 @@ def check_merged(path, n, latency, drop):
     check("guest CPU 0: the guest's interrupts on the host clock (LATENCY after theirs)",
           x.get((guest_cpus, "CPU 0")) == [("irq 100", g, g + HANDLER) for g in guest],
           x.get((guest_cpus, "CPU 0")))
-    starts, ends = {}, {}
+    flows = json_flows(ev)
+    check("each flow id starts once and ends once", all(ok for ok, _ in flows.values()),
+          [k for k, (ok, _) in flows.items() if not ok][:5])
+    # without injections: host handler -> guest handler -> the woken guest task (pid = tid = WAKE_PID)
+    wake = (GUEST_BASE + WAKE_PID, GUEST_BASE + WAKE_PID)
+    got = sorted([(ph, ns(e["ts"]), track(e) if ph != "f" else (e["pid"], e["tid"]), e.get("bp"))
+                  for ph, e in hops] for _, hops in flows.values())
+    want = [[("s", h, (host_cpus, "CPU 0"), None), ("t", h + latency, (guest_cpus, "CPU 0"), None),
+             ("f", h + latency + WAKE, wake, "e")] for i, h in enumerate(host) if i != drop]
+    check(f"{len(want)} flows, host interrupt's entry -> its guest interrupt's entry -> the woken "
+          "guest thread (bound to the enclosing slice)", got == want, got[:2])
+    check("no host interrupt starts two flows", len({f[0][1] for f in got}) == len(got))
+
+
+def json_flows(ev):
+    """Flow id -> (one start and one end?, its hops in trace order: start, steps, end)."""
+    hops = {}
     for e in ev:
-        if e["ph"] in "sf" and len(e["ph"]) == 1:
-            (starts if e["ph"] == "s" else ends).setdefault(e["id"], []).append(e)
-    check("each flow id starts once and ends once",
-          set(starts) == set(ends) and all(len(v) == 1 for v in list(starts.values()) + list(ends.values())),
-          {k: (len(starts.get(k, [])), len(ends.get(k, []))) for k in set(starts) | set(ends)})
-    pairs = sorted((ns(s[0]["ts"]), track(s[0]), ns(ends[k][0]["ts"]), track(ends[k][0]),
-                    ends[k][0].get("bp")) for k, s in starts.items() if k in ends)
-    want = [(h, (host_cpus, "CPU 0"), h + latency, (guest_cpus, "CPU 0"), "e")
-            for i, h in enumerate(host) if i != drop]
-    check(f"{len(want)} flows, host interrupt's entry -> its guest interrupt's entry "
-          "(bound to the enclosing slice)", pairs == want, pairs[:3])
-    check("no host interrupt starts two flows", len({p[0] for p in pairs}) == len(pairs))
+        if e["ph"] in ("s", "t", "f"):
+            hops.setdefault(e["id"], []).append((e["ph"], e))
+    out = {}
+    for k, h in hops.items():
+        order = sorted(h, key=lambda x: "stf".index(x[0]))
+        ok = [x[0] for x in h].count("s") == 1 and [x[0] for x in h].count("f") == 1
+        out[k] = (ok, order)
+    return out
+
+
+# synth_merged.c: synth_merged_stages with vary (keep in step), its VMM and woken task
+WAKE, INJECT_NS = 3000, 4000
+VMM_PID, VCPU_TID, WAKE_PID = 4242, 4243, 100
+
+
+def vary_stages(i):
+    to_inject = 3000 + (i * 37 % 100) * 41
+    return to_inject, to_inject + 1000 + (i * 53 % 100) * 29, 2000 + (i * 71 % 100) * 23
+
+
+def check_crossing(path, n):
+    """--perfetto of `gentrace merged n=N inject vary tsc`: each interrupt one flow, host handler ->
+    KVM injection on the vCPU thread (its real ids) -> guest handler -> the woken guest thread,
+    each hop where a slice of its own track begins, every hop of one flow the same interrupt's."""
+    ev, track = load_json(path)
+    x = json_tracks(ev, track)
+    json_ids(ev, {VMM_PID}, {VCPU_TID})
+    host_cpus = next((p for p, _ in x if p.startswith("host ") and p.endswith(": CPUs")), "?")
+    guest_cpus = next((p for p, _ in x if p.startswith("guest ") and p.endswith(": CPUs")), "?")
+    begins = {}
+    for e in ev:
+        if e["ph"] == "X":
+            begins.setdefault((e["pid"], e["tid"]), set()).add(ns(e["ts"]))
+    flows = json_flows(ev)
+    check("each flow id starts once and ends once", all(ok for ok, _ in flows.values()),
+          [k for k, (ok, _) in flows.items() if not ok][:5])
+    unbound = [(k, ph, ns(e["ts"])) for k, (_, hops) in flows.items() for ph, e in hops
+               if ns(e["ts"]) not in begins.get((e["pid"], e["tid"]), ())]
+    check("every hop where a slice of its track begins (the slice it binds to)", not unbound, unbound[:3])
+    wake = (GUEST_BASE + WAKE_PID, GUEST_BASE + WAKE_PID)
+    got = sorted([(ph, ns(e["ts"]), track(e) if ph in "st" and e["pid"] != VMM_PID else (e["pid"], e["tid"]))
+                  for ph, e in hops] for _, hops in flows.values())
+    want = []
+    for i in range(n):
+        h = HOST_T0 + i * SPACING
+        inj, lat, wk = vary_stages(i)
+        want.append([("s", h, (host_cpus, "CPU 0")), ("t", h + inj, (VMM_PID, VCPU_TID)),
+                     ("t", h + lat, (guest_cpus, "CPU 0")), ("f", h + lat + wk, wake)])
+    check(f"{n} flows, each one interrupt's: host handler -> injection on vCPU thread "
+          f"({VMM_PID}, {VCPU_TID}) -> guest handler -> woken guest thread", got == want,
+          [g for g in got if g not in want][:2])
+    check("the host and guest hops of a flow: the same interrupt's (host i + its stages)",
+          len(got) == n and len({f[0][1] for f in got}) == n, len(got))
 
 
 # synth.h: the guest workload of `gentrace merged app`; perfetto_ids.h /
@@ -500,6 +559,8 @@ def main(argv):
         shape_json(argv[3], int(float(argv[4])))
     elif len(argv) == 3 and argv[1] == "merged-app":
         check_merged_app(argv[2])
+    elif len(argv) == 4 and argv[1] == "crossing":
+        check_crossing(argv[2], int(argv[3]))
     elif len(argv) == 6 and argv[1] == "merged":
         check_merged(argv[2], int(argv[3]), int(argv[4]), int(argv[5]))
     else:

@@ -72,7 +72,25 @@ struct synth_merged {
 	 * call, a CUPTI-style sync (tid 0) inside it, a kernel on stream 3 */
 	bool guest_app;
 	bool no_bursts;			/* no clock burst in the host's file: nothing can be paired */
+	/* each interrupt's stages differ (synth_merged_stages), else INJECT/latency/WAKE for all */
+	bool vary;
+	/* KVM's TSC relation and both sides' samples (drift 0 only): the exact clock, bound 101 ns */
+	bool tsc;
+	uint32_t tsc_host_samples;	/* host samples, spread over the run; 0: one a burst */
 };
+
+/* Interrupt i's stages as synth_write_merged writes them, in ns. */
+struct synth_stages {
+	uint64_t handler;		/* either side's handler */
+	uint64_t to_inject;		/* host handler entry -> KVM injection (with injections) */
+	uint64_t to_guest;		/* host handler entry -> guest handler entry */
+	uint64_t to_wake;		/* guest handler entry -> the guest thread's wake-up */
+};
+void synth_merged_stages(const struct synth_merged *o, uint32_t i, struct synth_stages *s);
+#define SYNTH_TSC_BOUND_NS	101	/* 50 + 50 ns half read windows, + 1 for the scaling's last tick */
+#define SYNTH_VMM_PID		4242	/* the injections' VMM and vCPU thread */
+#define SYNTH_VCPU_TID		4243
+#define SYNTH_WAKE_PID		100	/* the guest task each interrupt wakes */
 #define SYNTH_GUEST_PID		300
 #define SYNTH_GUEST_TID		301
 

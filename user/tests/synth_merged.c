@@ -19,6 +19,28 @@
 #define WAKE_NS		3000		/* guest handler entry -> wake-up */
 #define MAP_CALL_NS	50000		/* a guest map call; its host map 10 us in */
 
+#define TSC_OFFSET	(-987654321000ll)	/* KVM's: guest TSC = host TSC + this */
+#define TSC_HALF_NS	50		/* each sample's read window: +-50 ns */
+
+/*
+ * Interrupt i's stages: constants, or with vary, a permutation of 100
+ * values each (i * k mod 100 for k prime to 100), so every percentile of
+ * 100 interrupts is a different value from its neighbours'.
+ */
+void synth_merged_stages(const struct synth_merged *o, uint32_t i, struct synth_stages *s)
+{
+	s->handler = HANDLER_NS;
+	if (!o->vary) {
+		s->to_inject = INJECT_NS;
+		s->to_guest = o->latency_ns;
+		s->to_wake = WAKE_NS;
+		return;
+	}
+	s->to_inject = 3000 + (uint64_t)(i * 37 % 100) * 41;
+	s->to_guest = s->to_inject + 1000 + (uint64_t)(i * 53 % 100) * 29;
+	s->to_wake = 2000 + (uint64_t)(i * 71 % 100) * 23;
+}
+
 static int put_writer(void *ctx, const struct gpuprobe_rec_hdr *rec)
 {
 	return trace_writer_put(ctx, rec);
@@ -80,6 +102,51 @@ static int put_bursts(const struct synth_merged *o, struct trace_writer *w, stru
 	}
 }
 
+static struct tracefile_rec_tsc tsc_rec(uint16_t kind, uint32_t machine, uint64_t ts)
+{
+	struct tracefile_rec_tsc r;
+
+	memset(&r, 0, sizeof(r));
+	r.hdr.type = TRACEFILE_REC_TSC;
+	r.hdr.size = sizeof(r);
+	r.hdr.ts_ns = ts;
+	r.machine = machine;
+	r.kind = kind;
+	return r;
+}
+
+/* A host sample at host time h; a guest one read in the exchange at h (2 GHz TSC, no scaling). */
+static int put_tsc_sample(const struct synth_merged *o, struct trace_writer *w, uint32_t machine,
+			  uint64_t h)
+{
+	struct tracefile_rec_tsc r = tsc_rec(TSC_REC_SAMPLE, machine, h);
+	uint64_t mono = machine == MACHINE_GUEST ? guest_clock(o, h) : h;
+
+	r.mono_lo = mono - TSC_HALF_NS;
+	r.mono_hi = mono + TSC_HALF_NS;
+	r.tsc = 2 * h + (machine == MACHINE_GUEST ? (uint64_t)TSC_OFFSET : 0);
+	r.host_lo = h - 1000;
+	r.host_hi = h + 1000;
+	return trace_writer_put(w, &r.hdr);
+}
+
+/* KVM's relation (read before the run), host samples, a guest one at every burst's time. */
+static int put_tsc(const struct synth_merged *o, struct trace_writer *w)
+{
+	struct tracefile_rec_tsc k = tsc_rec(TSC_REC_KVM, MACHINE_GUEST, HOST_T0 - 2000000);
+	uint64_t from = HOST_T0 - 1000000, to = HOST_T0 + (uint64_t)o->n * o->spacing_ns + 1000000;
+	uint32_t nhost = o->tsc_host_samples > 1 ? o->tsc_host_samples : 2 + o->n / 100;
+	int err;
+
+	k.tsc_offset = TSC_OFFSET;
+	err = trace_writer_put(w, &k.hdr);
+	for (uint32_t i = 0; i < nhost; i++)
+		err |= put_tsc_sample(o, w, MACHINE_HOST, from + (to - from) / (nhost - 1) * i);
+	for (uint64_t h = from; h < to; h += 100 * o->spacing_ns)
+		err |= put_tsc_sample(o, w, MACHINE_GUEST, h);
+	return err | put_tsc_sample(o, w, MACHINE_GUEST, to);
+}
+
 static int put_host(const struct synth_merged *o, struct trace_writer *w)
 {
 	int err = 0;
@@ -87,6 +154,9 @@ static int put_host(const struct synth_merged *o, struct trace_writer *w)
 	for (uint32_t i = 0; i < o->n; i++) {
 		uint64_t t = HOST_T0 + (uint64_t)i * o->spacing_ns;
 		struct gpuprobe_rec_irq irq;
+		struct synth_stages st;
+
+		synth_merged_stages(o, i, &st);
 
 		synth_irq(&irq, t, 0, 0, HANDLER_NS, true);
 		irq.hdr.flags |= GPUPROBE_IRQ_VFIO;
@@ -94,9 +164,9 @@ static int put_host(const struct synth_merged *o, struct trace_writer *w)
 		if (o->injections) {
 			struct gpuprobe_rec_kvm k = {
 				.hdr = { .type = TRACEFILE_REC_KVM, .size = sizeof(k),
-					 .cpu = 1, .ts_ns = t + INJECT_NS },
-				.bdf = GPUPROBE_BDF_NONE, .host_irq = irq.irq, .pid = 4242,
-				.tid = 4243, .vcpu = 0, .vector = 0x41, .stage = GPUPROBE_KVM_INJECT,
+					 .cpu = 1, .ts_ns = t + st.to_inject },
+				.bdf = GPUPROBE_BDF_NONE, .host_irq = irq.irq, .pid = SYNTH_VMM_PID,
+				.tid = SYNTH_VCPU_TID, .vcpu = 0, .vector = 0x41, .stage = GPUPROBE_KVM_INJECT,
 			};
 
 			if (o->other_injections) {
@@ -176,12 +246,17 @@ static FILE *guest_trace(const struct synth_merged *o)
 	w.file = f;
 	err |= trace_writer_header(&w, info);
 	for (uint32_t i = 0; i < o->n; i++) {
-		uint64_t g = guest_clock(o, HOST_T0 + (uint64_t)i * o->spacing_ns + o->latency_ns);
+		struct synth_stages st;
+		uint64_t g;
 		struct gpuprobe_rec_irq irq;
 		struct gpuprobe_rec_sched wake = {
-			.hdr = { .type = GPUPROBE_EV_WAKEUP, .size = sizeof(wake), .ts_ns = g + WAKE_NS },
-			.pid = 100, .tgid = 100,
+			.hdr = { .type = GPUPROBE_EV_WAKEUP, .size = sizeof(wake) },
+			.pid = SYNTH_WAKE_PID, .tgid = SYNTH_WAKE_PID,
 		};
+
+		synth_merged_stages(o, i, &st);
+		g = guest_clock(o, HOST_T0 + (uint64_t)i * o->spacing_ns + st.to_guest);
+		wake.hdr.ts_ns = g + st.to_wake;
 
 		if (i == o->drop_guest)
 			continue;
@@ -238,7 +313,8 @@ int synth_write_merged(const char *path, const struct synth_merged *o)
 	if (trace_writer_open(&w, path, info))
 		goto out;
 	((struct record_sink *)&sink)->ctx = &w;
-	if (put_host_machine(&w, info) || put_bursts(o, &w, fit) || put_host(o, &w))
+	if (put_host_machine(&w, info) || put_bursts(o, &w, fit) || (o->tsc && put_tsc(o, &w)) ||
+	    put_host(o, &w))
 		goto out_abort;
 	in.spool = guest_trace(o);
 	in.fit = fit;

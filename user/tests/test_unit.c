@@ -600,6 +600,17 @@ int main(void)
 		  test_passthrough_never_compared },
 		{ "reader: a header too small for the targets it counts is refused at the first one",
 		  test_mutant_truncated_target },
+		{ "crossing: 100 interrupts of known stages: exact p50/p99/max/share per stage, either clock",
+		  test_crossing_stages_exact },
+		{ "crossing: report --json's stages equal the inputs', the bound on crossing stages only",
+		  test_crossing_json },
+		{ "crossing: the exact clock in use against disagreeing exchanges is warned of, and only then",
+		  test_crossing_disagreement_warned },
+		{ "crossing: TSC samples beyond the 4096 cap counted and warned of, none at the cap",
+		  test_crossing_samples_capped },
+		{ "crossing: every key of passthrough.crossing named in report-json.md", test_crossing_documented },
+		{ "crossing: the verdict says not to trust it where guest interrupts precede their causes",
+		  test_crossing_untrusted_verdict },
 	};
 	int passed = 0, failed;
 

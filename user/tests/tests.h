@@ -118,5 +118,12 @@ void test_unattributed_iommu_two_gpus(void);
 void test_iommu_parts_split(void);
 void test_iommu_parts_text(void);
 void test_iommu_parts_absent(void);
+/* test_crossing.c: the host -> guest crossing of report */
+void test_crossing_stages_exact(void);
+void test_crossing_json(void);
+void test_crossing_disagreement_warned(void);
+void test_crossing_samples_capped(void);
+void test_crossing_documented(void);
+void test_crossing_untrusted_verdict(void);
 
 #endif /* GPUPROBE_TESTS_H */
