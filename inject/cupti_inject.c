@@ -26,13 +26,14 @@
 #include "appwriter.h"
 #include "cupti_devices.h"
 #include "cupti_records.h"
+#include "cuptiapi.h"
 #include "cuptiselect.h"
 #include "cuptisync.h"
 
 #define PREFIX	"gpuprobe (CUDA)"
 
 static CUpti_SubscriberHandle subscriber;
-static bool active, sync_callbacks;
+static bool active, sync_callbacks, api_callbacks;
 static struct sigaction previous[2];
 static const int chained_signals[2] = { SIGTERM, SIGINT };
 
@@ -119,14 +120,18 @@ static void chain_signals(void)
 }
 
 /*
- * One subscriber, one callback: the sync records' exit stamp comes before
- * the clock check that cupti_devices.c may run in the same exit callback.
+ * One subscriber, one callback: the sync and API records' exit stamps come
+ * before the clock check that cupti_devices.c may run in the same exit
+ * callback.
  */
 static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
 				 CUpti_CallbackId cbid, const void *data)
 {
 	if (domain == CUPTI_CB_DOMAIN_DRIVER_API && sync_callbacks)
 		cupti_sync_callback(cbid, data);
+	if ((domain == CUPTI_CB_DOMAIN_DRIVER_API || domain == CUPTI_CB_DOMAIN_RUNTIME_API) &&
+	    api_callbacks)
+		cupti_api_callback(domain, cbid, data);
 	cupti_devices_callback(userdata, domain, cbid, data);
 }
 
@@ -192,6 +197,33 @@ static int enable_selected(CUpti_CallbackDomain domain, uint32_t ids)
 }
 
 /*
+ * GPUPROBE_CUDA_API_SOURCE=callbacks (an experiment, cuptiapi.h): the
+ * selected calls timed from callbacks, no API activity at all; true when so.
+ */
+static bool api_from_callbacks(bool runtime)
+{
+	const char *value = getenv(GPUPROBE_CUDA_API_SOURCE_ENV);
+	int n;
+
+	if (!value || !*value || !strcmp(value, "activity"))
+		return false;
+	if (strcmp(value, "callbacks")) {
+		appwriter_note(GPUPROBE_APP_CUDA, PREFIX, "%s=%s: not 'activity' or 'callbacks'",
+			       GPUPROBE_CUDA_API_SOURCE_ENV, value);
+		return false;
+	}
+	n = cupti_api_callbacks_start(subscriber, runtime);
+	if (n < 0) {
+		appwriter_note(GPUPROBE_APP_CUDA, PREFIX,
+			       "cannot time API calls from callbacks: CUPTI's API records instead");
+		return false;
+	}
+	api_callbacks = true;
+	appwriter_note(GPUPROBE_APP_CUDA, PREFIX, "API records: %d calls timed from callbacks", n);
+	return true;
+}
+
+/*
  * API records: by default only the calls attribution uses; every call with
  * GPUPROBE_CUDA_API=all (record --api-calls all).  The runtime's records
  * matter for an app on the runtime (torch launches through cudaLaunchKernel,
@@ -211,6 +243,8 @@ static void enable_api_records(void)
 		appwriter_note(GPUPROBE_APP_CUDA, PREFIX, "%s=%s: not 'attribution' or 'all': "
 			       "recording the calls attribution uses", GPUPROBE_CUDA_API_ENV,
 			       getenv(GPUPROBE_CUDA_API_ENV));
+	if (mode != CUPTI_API_ALL && api_from_callbacks(runtime))
+		return;
 	if (mode != CUPTI_API_ALL)
 		nd = enable_selected(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE);
 	if (nd < 0)

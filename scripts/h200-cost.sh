@@ -27,7 +27,9 @@
 #   run: SYNCS=1 bash scripts/h200-cost.sh launch     carry: [".gpu"]
 #   traced     default: waits timed from CUPTI's driver-API callbacks
 #   actsyncs   GPUPROBE_CUDA_SYNCS=activity: CUPTI's SYNCHRONIZATION kind (as before)
-# plus untraced and noinject; CONFIGS= adds bare (kernels and API records
+#   apicb      traced, and GPUPROBE_CUDA_API_SOURCE=callbacks: the selected API
+#              calls timed from callbacks too, no API activity records
+# plus untraced; CONFIGS= adds noinject, bare (kernels and API records
 # left out, callback syncs) and bareact (the same, activity syncs: the
 # 2026-12-02 split's "bare").  The summary gives each against untraced,
 # traced against actsyncs directly, and per round the sync records by kind,
@@ -64,7 +66,7 @@ if [ "${SPLIT:-0}" = 1 ]; then
 	mkdir -p "$R"
 	SAMPLES=$R/samples.txt
 elif [ "${SYNCS:-0}" = 1 ]; then
-	CONFIGS=${CONFIGS:-untraced traced actsyncs noinject}
+	CONFIGS=${CONFIGS:-untraced traced actsyncs apicb}
 	R=$OUT/syncs-$LOOP
 	mkdir -p "$R"
 	SAMPLES=$R/samples.txt
@@ -95,6 +97,8 @@ one() {
 	noinject) timeout 120 "$GPT" record -q --no-inject --source tracefs -d "$BDF" -o "$tr" -- \
 		"${cmd[@]}" >"$log" 2>&1 ;;
 	actsyncs) GPUPROBE_CUDA_SYNCS=activity timeout 120 "$GPT" record -q --source tracefs \
+		-d "$BDF" -o "$tr" -- "${cmd[@]}" >"$log" 2>&1 ;;
+	apicb) GPUPROBE_CUDA_API_SOURCE=callbacks timeout 120 "$GPT" record -q --source tracefs \
 		-d "$BDF" -o "$tr" -- "${cmd[@]}" >"$log" 2>&1 ;;
 	bareact) GPUPROBE_CUDA_SYNCS=activity GPUPROBE_CUDA_LEAVE_OUT=kernels,api timeout 120 \
 		"$GPT" record -q --source tracefs -d "$BDF" -o "$tr" -- "${cmd[@]}" >"$log" 2>&1 ;;
@@ -153,8 +157,8 @@ def kernels(rep):
     return sorted((n.get("name", ""), n.get("count", 0)) for n in rep["app"].get("names", [])
                   if n.get("type") == "kernel")
 rounds = sorted({int(m.group(1)) for f in os.listdir(d) if (m := re.search(r"-(\d+)\.json$", f))})
-print("%-9s %5s %7s %7s %7s %7s %8s %6s %9s %s" % ("config", "round", "device", "stream", "event",
-      "swait", "outside", "waits", "irq waits", "kernels as actsyncs"))
+print("%-9s %5s %8s %7s %7s %7s %7s %8s %6s %9s %s" % ("config", "round", "api recs", "device",
+      "stream", "event", "swait", "outside", "waits", "irq waits", "kernels as actsyncs"))
 for r in rounds:
     ref = load("actsyncs", r)
     for c in cfgs:
@@ -166,7 +170,8 @@ for r in rounds:
         n = lambda k: by.get(k, {}).get("records", 0)
         same = "-" if c == "actsyncs" or not ref or "app" not in ref else \
             ("yes" if kernels(rep) == kernels(ref) else "NO")
-        print("%-9s %5d %7d %7d %7d %7d %8d %6d %9d %s" % (c, r, n("device"), n("stream"),
+        print("%-9s %5d %8d %7d %7d %7d %7d %8d %6d %9d %s" % (c, r, app.get("api_events", 0),
+              n("device"), n("stream"),
               n("event"), n("stream_wait"), app.get("syncs_outside_call", 0),
               app.get("summary", {}).get("waits", 0), app.get("summary", {}).get("irq_waits", 0), same))
 PY
