@@ -122,31 +122,35 @@ static CUstream stream_of(CUpti_CallbackId cbid, const void *params, uint8_t *pe
 	}
 }
 
-static uint32_t stream_id_of(CUpti_CallbackId cbid, uint32_t kind, const void *params)
+/*
+ * The CUPTI id of the stream a stream sync or wait names; false when CUPTI
+ * does not know it.  The special handles are the default streams: the
+ * legacy one (CU_STREAM_LEGACY, as NULL) and this thread's
+ * (CU_STREAM_PER_THREAD, as NULL in a _ptsz call).
+ */
+static bool stream_id_of(CUpti_CallbackId cbid, const void *params, uint32_t *id)
 {
-	uint32_t id = CUPTI_SYNCHRONIZATION_INVALID_VALUE;
 	uint8_t per_thread;
 	CUstream stream;
 
-	if (kind != GPUPROBE_SYNC_STREAM && kind != GPUPROBE_SYNC_STREAM_WAIT)
-		return id;
-	if (!params) {
-		atomic_fetch_add(&unknown_streams, 1);
-		return id;
-	}
+	if (!params)
+		return false;
 	stream = stream_of(cbid, params, &per_thread);
-	if (cuptiGetStreamIdEx(NULL, stream, per_thread, &id) != CUPTI_SUCCESS) {
-		atomic_fetch_add(&unknown_streams, 1);
-		return CUPTI_SYNCHRONIZATION_INVALID_VALUE;
+	if (stream == CU_STREAM_LEGACY) {
+		stream = NULL;
+		per_thread = 0;
+	} else if (stream == CU_STREAM_PER_THREAD) {
+		stream = NULL;
+		per_thread = 1;
 	}
-	return id;
+	return cuptiGetStreamIdEx(NULL, stream, per_thread, id) == CUPTI_SUCCESS;
 }
 
 void cupti_sync_callback(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 {
 	struct gpuprobe_app_event ev;
 	uint64_t now = appwriter_mono_ns();
-	uint32_t kind;
+	uint32_t kind, stream = CUPTI_SYNCHRONIZATION_INVALID_VALUE;
 
 	if (!cb->correlationData || !cupti_sync_kind_of_call(cbid, &kind))
 		return;
@@ -164,8 +168,18 @@ void cupti_sync_callback(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 		atomic_fetch_add(&failed_calls, 1);
 		return;
 	}
-	cupti_sync_fill(&ev, kind, stream_id_of(cbid, kind, cb->functionParams), 0,
-			*cb->correlationData, now);
+	if ((kind == GPUPROBE_SYNC_STREAM || kind == GPUPROBE_SYNC_STREAM_WAIT) &&
+	    !stream_id_of(cbid, cb->functionParams, &stream)) {
+		/*
+		 * A stream sync matched by a stream nobody's ops carry would wait
+		 * for nothing: it takes its thread's ops, as a device sync does.
+		 */
+		atomic_fetch_add(&unknown_streams, 1);
+		stream = CUPTI_SYNCHRONIZATION_INVALID_VALUE;
+		if (kind == GPUPROBE_SYNC_STREAM)
+			kind = GPUPROBE_SYNC_OTHER;
+	}
+	cupti_sync_fill(&ev, kind, stream, 0, *cb->correlationData, now);
 	ev.tid = appwriter_tid();
 	appwriter_put(&ev);
 	atomic_fetch_add(&written, 1);

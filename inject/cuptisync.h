@@ -25,6 +25,10 @@
  * CUPTI takes on either side of our callbacks in an order it does not
  * document: the wait is the call's, by construction.
  *
+ * A stream sync whose stream CUPTI cannot name is written as an "other"
+ * sync without a stream (it then takes its thread's ops, as a device sync,
+ * rather than no op), counted, and the exit note says how many.
+ *
  * A call that returned an error waited for nothing: no record.  Blocking
  * cuMemcpy* calls get no SYNC record on either path (CUPTI writes none
  * either): attribution ends their op at the API record's return

@@ -191,6 +191,10 @@ static void test_records(const char *path)
 	cuStreamSynchronize_params stream_5000 = { .hStream = (CUstream)0x5000 };
 	cuStreamSynchronize_params stream_null = { .hStream = NULL };
 	cuStreamSynchronize_params stream_unknown = { .hStream = (CUstream)0x6000 };
+	cuStreamSynchronize_params stream_legacy = { .hStream = CU_STREAM_LEGACY };
+	cuStreamSynchronize_params stream_per_thread = { .hStream = CU_STREAM_PER_THREAD };
+	cuStreamWaitEvent_params wait_unknown = { .hStream = (CUstream)0x6000,
+						  .hEvent = (CUevent)0x9000 };
 	cuStreamSynchronize_ptsz_params ptsz_null = { .hStream = NULL };
 	cuStreamWaitEvent_params wait_5000 = { .hStream = (CUstream)0x5000,
 					       .hEvent = (CUevent)0x9000 };
@@ -208,6 +212,10 @@ static void test_records(const char *path)
 		CALL(cuStreamWaitEvent, "cuStreamWaitEvent(s)", &wait_5000),
 		CALL(cuStreamWaitEvent_ptsz, "cuStreamWaitEvent_ptsz(0)", &wait_ptsz_null),
 		CALL(cuStreamSynchronize, "cuStreamSynchronize(unknown)", &stream_unknown),
+		CALL(cuStreamSynchronize, "cuStreamSynchronize(CU_STREAM_LEGACY)", &stream_legacy),
+		CALL(cuStreamSynchronize, "cuStreamSynchronize(CU_STREAM_PER_THREAD)",
+		     &stream_per_thread),
+		CALL(cuStreamWaitEvent, "cuStreamWaitEvent(unknown)", &wait_unknown),
 	};
 	static const struct expect want[] = {
 		{ GPUPROBE_SYNC_STREAM, GPUPROBE_APPF_BLOCKING, 21, "stream_synchronize" },
@@ -218,7 +226,11 @@ static void test_records(const char *path)
 		{ GPUPROBE_SYNC_EVENT, GPUPROBE_APPF_BLOCKING, NO_STREAM, "event_synchronize" },
 		{ GPUPROBE_SYNC_STREAM_WAIT, 0, 21, "stream_wait_event" },
 		{ GPUPROBE_SYNC_STREAM_WAIT, 0, 13, "stream_wait_event" },
-		{ GPUPROBE_SYNC_STREAM, GPUPROBE_APPF_BLOCKING, NO_STREAM, "stream_synchronize" },
+		/* a stream nobody's ops carry: the thread's ops, as a device sync */
+		{ GPUPROBE_SYNC_OTHER, GPUPROBE_APPF_BLOCKING, NO_STREAM, "sync" },
+		{ GPUPROBE_SYNC_STREAM, GPUPROBE_APPF_BLOCKING, 7, "stream_synchronize" },
+		{ GPUPROBE_SYNC_STREAM, GPUPROBE_APPF_BLOCKING, 13, "stream_synchronize" },
+		{ GPUPROBE_SYNC_STREAM_WAIT, 0, NO_STREAM, "stream_wait_event" },
 	};
 	/* none of these is a wait the record holds */
 	struct call unrecorded[] = {
@@ -264,7 +276,7 @@ static void test_records(const char *path)
 	CHECK(counts.written == N(recorded) + 1, "written %llu", (unsigned long long)counts.written);
 	CHECK(counts.failed_calls == 1, "failed calls %llu", (unsigned long long)counts.failed_calls);
 	CHECK(counts.no_entry == 1, "exits without entry %llu", (unsigned long long)counts.no_entry);
-	CHECK(counts.unknown_streams == 1, "unknown streams %llu",
+	CHECK(counts.unknown_streams == 2, "unknown streams %llu",
 	      (unsigned long long)counts.unknown_streams);
 }
 
