@@ -49,13 +49,15 @@ static const char *const runtime_names[] = {
 	"cudaEventQuery_v3020",
 };
 
+static bool no_driver_names;	/* a CUPTI that names no driver call */
+
 CUptiResult CUPTIAPI cuptiGetCallbackName(CUpti_CallbackDomain domain, uint32_t cbid,
 					  const char **name)
 {
 	const char *const *t = domain == CUPTI_CB_DOMAIN_DRIVER_API ? driver_names : runtime_names;
 	size_t n = domain == CUPTI_CB_DOMAIN_DRIVER_API ? N(driver_names) : N(runtime_names);
 
-	if (cbid >= n || !t[cbid])
+	if (cbid >= n || !t[cbid] || (no_driver_names && domain == CUPTI_CB_DOMAIN_DRIVER_API))
 		return CUPTI_ERROR_INVALID_PARAMETER;
 	*name = t[cbid];
 	return CUPTI_SUCCESS;
@@ -146,6 +148,12 @@ static void test_enable(void)
 	CHECK(cupti_api_callbacks_start(NULL, true) == -1, "refusal not reported");
 	CHECK(count_enabled(false) + count_enabled(true) == 0, "callbacks left after a refusal");
 	fail_enable_at = 0;
+	/* no driver call selected is no refusal: the runtime's are still taken */
+	no_driver_names = true;
+	CHECK(cupti_api_callbacks_start(NULL, true) == 2, "runtime only: 2 calls");
+	CHECK(count_enabled(false) == 0 && count_enabled(true) == 2, "runtime only: enabled");
+	no_driver_names = false;
+	memset(enabled, 0, sizeof(enabled));
 	CHECK(cupti_api_callbacks_start(NULL, true) == 5, "driver and runtime: 5 calls");
 	CHECK(enabled[1][1] && enabled[1][3] && count_enabled(true) == 2,
 	      "runtime: cudaLaunchKernel, cudaStreamSynchronize; not cudaGetDevice, cudaEventQuery");
@@ -170,6 +178,10 @@ static void test_records(const char *path)
 		CALL(CUPTI_CB_DOMAIN_RESOURCE, 1, 203),
 	};
 	struct call in_check = CALL(CUPTI_CB_DOMAIN_DRIVER_API, 5, 204);	/* a check's memset */
+	uint64_t no_entry = 0;
+	CUpti_CallbackData exit_only = {
+		.callbackSite = CUPTI_API_EXIT, .correlationData = &no_entry, .correlationId = 205,
+	};
 	struct gpuprobe_app_event ev[16];
 	uint32_t tid = (uint32_t)syscall(SYS_gettid);
 	size_t n;
@@ -184,6 +196,7 @@ static void test_records(const char *path)
 	checking = true;
 	invoke(&in_check);
 	checking = false;
+	cupti_api_callback(CUPTI_CB_DOMAIN_DRIVER_API, 1, &exit_only);	/* no entry seen: no span */
 	appwriter_flush();
 	f = fopen(path, "rb");
 	n = f ? fread(ev, sizeof(ev[0]), N(ev), f) : 0;

@@ -216,6 +216,7 @@ static void test_records(const char *path)
 		CALL(cuStreamSynchronize, "cuStreamSynchronize(CU_STREAM_PER_THREAD)",
 		     &stream_per_thread),
 		CALL(cuStreamWaitEvent, "cuStreamWaitEvent(unknown)", &wait_unknown),
+		CALL(cuStreamSynchronize, "cuStreamSynchronize(no parameters)", NULL),
 	};
 	static const struct expect want[] = {
 		{ GPUPROBE_SYNC_STREAM, GPUPROBE_APPF_BLOCKING, 21, "stream_synchronize" },
@@ -231,6 +232,7 @@ static void test_records(const char *path)
 		{ GPUPROBE_SYNC_STREAM, GPUPROBE_APPF_BLOCKING, 7, "stream_synchronize" },
 		{ GPUPROBE_SYNC_STREAM, GPUPROBE_APPF_BLOCKING, 13, "stream_synchronize" },
 		{ GPUPROBE_SYNC_STREAM_WAIT, 0, NO_STREAM, "stream_wait_event" },
+		{ GPUPROBE_SYNC_OTHER, GPUPROBE_APPF_BLOCKING, NO_STREAM, "sync" },
 	};
 	/* none of these is a wait the record holds */
 	struct call unrecorded[] = {
@@ -276,7 +278,7 @@ static void test_records(const char *path)
 	CHECK(counts.written == N(recorded) + 1, "written %llu", (unsigned long long)counts.written);
 	CHECK(counts.failed_calls == 1, "failed calls %llu", (unsigned long long)counts.failed_calls);
 	CHECK(counts.no_entry == 1, "exits without entry %llu", (unsigned long long)counts.no_entry);
-	CHECK(counts.unknown_streams == 2, "unknown streams %llu",
+	CHECK(counts.unknown_streams == 3, "unknown streams %llu",
 	      (unsigned long long)counts.unknown_streams);
 }
 
@@ -325,6 +327,18 @@ static void test_activity_kinds(void)
 	      GPUPROBE_SYNC_OTHER, "unknown");
 }
 
+/* A kind beyond the known ones is written as "other", never indexed past the names. */
+static void test_fill(void)
+{
+	struct gpuprobe_app_event ev;
+
+	cupti_sync_fill(&ev, 9, 5, 6, 7, 8);
+	CHECK(ev.kind == GPUPROBE_SYNC_OTHER && !strcmp(ev.name, "sync") &&
+	      ev.flags == GPUPROBE_APPF_BLOCKING, "kind 9: kind %u name '%s'", ev.kind, ev.name);
+	CHECK(ev.stream == 5 && ev.correlation == 6 && ev.start_ns == 7 && ev.end_ns == 8 &&
+	      ev.type == 4 && ev.api == 1, "kind 9: fields");
+}
+
 static void test_source(void)
 {
 	CHECK(cupti_sync_source_of(NULL) == CUPTI_SYNC_CALLBACKS, "unset");
@@ -350,6 +364,7 @@ int main(void)
 		return 2;
 	}
 	test_source();
+	test_fill();
 	test_activity_kinds();
 	test_enabled();
 	test_records(path);
