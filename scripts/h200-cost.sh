@@ -13,7 +13,9 @@
 # matrix products).  Each round runs every configuration once, in an order
 # rotated round by round:
 #   untraced   the loop alone
-#   traced     record, default (the API calls attribution reads)
+#   traced     record, default (the API calls attribution reads; the waits
+#              timed from driver callbacks, not CUPTI's sync records: the
+#              2026-12-02 runs had the latter)
 #   noinject   record --no-inject (kernel side only)
 #   allapi     record --api-calls all (every CUDA API call, as before)
 # Samples are ms per step (the loop's own clock, after its warm-up);
@@ -59,7 +61,8 @@ START=$(date +%s)
 # split: where the traced run's cost goes (GPUPROBE_CUDA_LEAVE_OUT, a
 # diagnostic of the tracing library): traced without kernel records,
 # without API records, without both (CUPTI subscribed, copies/memsets/syncs
-# only), and without CLOCK_MONOTONIC timestamps
+# only: the syncs now from callbacks, bareact for CUPTI's), and without
+# CLOCK_MONOTONIC timestamps
 if [ "${SPLIT:-0}" = 1 ]; then
 	CONFIGS=${CONFIGS:-untraced traced nokernels noapi bare notimestamps}
 	R=$OUT/split-$LOOP
