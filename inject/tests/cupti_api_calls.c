@@ -137,6 +137,9 @@ static unsigned int count_enabled(bool runtime)
 
 static void test_enable(void)
 {
+	struct call launch = CALL(CUPTI_CB_DOMAIN_DRIVER_API, 1, 301);
+	struct call runtime_launch = CALL(CUPTI_CB_DOMAIN_RUNTIME_API, 1, 302);
+
 	CHECK(cupti_api_callbacks_start(NULL, false) == 3, "driver only: 3 calls");
 	CHECK(enabled[0][1] && enabled[0][3] && enabled[0][5] && count_enabled(false) == 3,
 	      "driver: launch, blocking copy, async copy; not cuCtxGetCurrent, cuStreamQuery");
@@ -144,9 +147,12 @@ static void test_enable(void)
 	memset(enabled, 0, sizeof(enabled));
 	/* a refusal halfway: nothing left enabled, nothing recorded */
 	enable_calls = 0;
-	fail_enable_at = 4;
+	fail_enable_at = 5;	/* the second runtime call's: one of each domain to undo */
 	CHECK(cupti_api_callbacks_start(NULL, true) == -1, "refusal not reported");
 	CHECK(count_enabled(false) + count_enabled(true) == 0, "callbacks left after a refusal");
+	/* and none recorded, should CUPTI still call back (test_records counts the file) */
+	invoke(&launch);
+	invoke(&runtime_launch);
 	fail_enable_at = 0;
 	/* no driver call selected is no refusal: the runtime's are still taken */
 	no_driver_names = true;

@@ -67,6 +67,7 @@ CUptiResult CUPTIAPI cuptiGetStreamIdEx(CUcontext context, CUstream stream, uint
 			return CUPTI_SUCCESS;
 		}
 	}
+	*id = 0xdead;	/* nothing promises the id is left alone on failure */
 	return CUPTI_ERROR_INVALID_STREAM;
 }
 
@@ -196,6 +197,7 @@ static void test_records(const char *path)
 	cuStreamWaitEvent_params wait_unknown = { .hStream = (CUstream)0x6000,
 						  .hEvent = (CUevent)0x9000 };
 	cuStreamSynchronize_ptsz_params ptsz_null = { .hStream = NULL };
+	cuStreamSynchronize_ptsz_params ptsz_legacy = { .hStream = CU_STREAM_LEGACY };
 	cuStreamWaitEvent_params wait_5000 = { .hStream = (CUstream)0x5000,
 					       .hEvent = (CUevent)0x9000 };
 	cuStreamWaitEvent_ptsz_params wait_ptsz_null = { .hStream = NULL,
@@ -217,6 +219,8 @@ static void test_records(const char *path)
 		     &stream_per_thread),
 		CALL(cuStreamWaitEvent, "cuStreamWaitEvent(unknown)", &wait_unknown),
 		CALL(cuStreamSynchronize, "cuStreamSynchronize(no parameters)", NULL),
+		CALL(cuStreamSynchronize_ptsz, "cuStreamSynchronize_ptsz(CU_STREAM_LEGACY)",
+		     &ptsz_legacy),
 	};
 	static const struct expect want[] = {
 		{ GPUPROBE_SYNC_STREAM, GPUPROBE_APPF_BLOCKING, 21, "stream_synchronize" },
@@ -233,6 +237,7 @@ static void test_records(const char *path)
 		{ GPUPROBE_SYNC_STREAM, GPUPROBE_APPF_BLOCKING, 13, "stream_synchronize" },
 		{ GPUPROBE_SYNC_STREAM_WAIT, 0, NO_STREAM, "stream_wait_event" },
 		{ GPUPROBE_SYNC_OTHER, GPUPROBE_APPF_BLOCKING, NO_STREAM, "sync" },
+		{ GPUPROBE_SYNC_STREAM, GPUPROBE_APPF_BLOCKING, 7, "stream_synchronize" },
 	};
 	/* none of these is a wait the record holds */
 	struct call unrecorded[] = {
