@@ -299,6 +299,11 @@ bool cupti_clock_take_memset(uint32_t device, uint32_t stream, uint64_t start, u
 	return ours;
 }
 
+bool cupti_clock_in_check(void)
+{
+	return in_check;
+}
+
 bool cupti_clock_take_sync(uint32_t stream)
 {
 	bool ours = false;

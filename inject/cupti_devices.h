@@ -31,6 +31,8 @@ bool cupti_clock_own_call(uint32_t tid, uint64_t start);
  * the call's end as the application saw it done, before the check began.
  */
 uint64_t cupti_clock_trim_call(uint32_t tid, uint64_t start, uint64_t end);
+/* Whether this thread is inside a clock check (its calls are not the application's). */
+bool cupti_clock_in_check(void);
 /* At exit, after the last records: what the checks found, as a note. */
 void cupti_devices_finish(void);
 

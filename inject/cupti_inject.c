@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libgpuprobe_cupti.so: loaded by the CUDA driver at cuInit through
- * CUDA_INJECTION64_PATH, it records the workload's kernels, copies, memsets,
- * synchronisations and driver API calls with CUPTI's activity API, stamped
- * on CLOCK_MONOTONIC (the kernel events' clock), into $GPUPROBE_APP_EVENTS.
+ * CUDA_INJECTION64_PATH, it records the workload's kernels, copies, memsets
+ * and API calls with CUPTI's activity API, stamped on CLOCK_MONOTONIC (the
+ * kernel events' clock), and its synchronisations from CUPTI's driver-API
+ * callbacks (cuptisync.h; GPUPROBE_CUDA_SYNCS=activity: CUPTI's activity
+ * kind, as before), into $GPUPROBE_APP_EVENTS.
  *
  * Each CUDA device used is mapped to its PCI function and CUPTI's clock is
  * checked against ours while the workload runs (cupti_devices.c).
@@ -24,12 +26,14 @@
 #include "appwriter.h"
 #include "cupti_devices.h"
 #include "cupti_records.h"
+#include "cuptiapi.h"
 #include "cuptiselect.h"
+#include "cuptisync.h"
 
 #define PREFIX	"gpuprobe (CUDA)"
 
 static CUpti_SubscriberHandle subscriber;
-static bool active;
+static bool active, sync_callbacks, api_callbacks;
 static struct sigaction previous[2];
 static const int chained_signals[2] = { SIGTERM, SIGINT };
 
@@ -55,11 +59,28 @@ static void flush_all(void)
 	appwriter_flush();
 }
 
+/* Short notes (63 characters in the trace), only when some wait was not recorded. */
+static void note_sync_counts(void)
+{
+	struct cupti_sync_counts c;
+
+	cupti_sync_counts(&c);
+	if (c.unknown_streams)
+		appwriter_note(GPUPROBE_APP_CUDA, PREFIX, "syncs: %llu of %llu without stream id",
+			       (unsigned long long)c.unknown_streams,
+			       (unsigned long long)c.written);
+	if (c.failed_calls || c.no_entry)
+		appwriter_note(GPUPROBE_APP_CUDA, PREFIX, "syncs not recorded: %llu failed, %llu unpaired",
+			       (unsigned long long)c.failed_calls, (unsigned long long)c.no_entry);
+}
+
 static void at_exit(void)
 {
 	flush_all();
 	if (active)
 		cupti_devices_finish();
+	if (sync_callbacks)
+		note_sync_counts();
 	if (cupti_records_dropped())
 		appwriter_note(GPUPROBE_APP_CUDA, PREFIX,
 			       "CUPTI dropped %llu activity records; counts are low",
@@ -98,6 +119,22 @@ static void chain_signals(void)
 		sigaction(chained_signals[i], &sa, &previous[i]);
 }
 
+/*
+ * One subscriber, one callback: the sync and API records' exit stamps come
+ * before the clock check that cupti_devices.c may run in the same exit
+ * callback.
+ */
+static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
+				 CUpti_CallbackId cbid, const void *data)
+{
+	if (domain == CUPTI_CB_DOMAIN_DRIVER_API && sync_callbacks)
+		cupti_sync_callback(cbid, data);
+	if ((domain == CUPTI_CB_DOMAIN_DRIVER_API || domain == CUPTI_CB_DOMAIN_RUNTIME_API) &&
+	    api_callbacks)
+		cupti_api_callback(domain, cbid, data);
+	cupti_devices_callback(userdata, domain, cbid, data);
+}
+
 static int claim_cupti(void)
 {
 	char other[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN] = "";
@@ -107,7 +144,7 @@ static int claim_cupti(void)
 		.oldSubscriberName = other,
 		.oldSubscriberSize = sizeof(other),
 	};
-	CUptiResult r = cuptiSubscribe_v2(&subscriber, cupti_devices_callback, NULL, &params);
+	CUptiResult r = cuptiSubscribe_v2(&subscriber, on_callback, NULL, &params);
 
 	if (r == CUPTI_SUCCESS)
 		return 0;
@@ -126,7 +163,7 @@ static const CUpti_ActivityKind wanted[] = {
 	CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
 	CUPTI_ACTIVITY_KIND_MEMCPY,
 	CUPTI_ACTIVITY_KIND_MEMSET,
-	CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
+	CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,	/* only with GPUPROBE_CUDA_SYNCS=activity */
 };
 
 /*
@@ -160,6 +197,33 @@ static int enable_selected(CUpti_CallbackDomain domain, uint32_t ids)
 }
 
 /*
+ * GPUPROBE_CUDA_API_SOURCE=callbacks (an experiment, cuptiapi.h): the
+ * selected calls timed from callbacks, no API activity at all; true when so.
+ */
+static bool api_from_callbacks(bool runtime)
+{
+	const char *value = getenv(GPUPROBE_CUDA_API_SOURCE_ENV);
+	int n;
+
+	if (!value || !*value || !strcmp(value, "activity"))
+		return false;
+	if (strcmp(value, "callbacks")) {
+		appwriter_note(GPUPROBE_APP_CUDA, PREFIX, "%s=%s: not 'activity' or 'callbacks'",
+			       GPUPROBE_CUDA_API_SOURCE_ENV, value);
+		return false;
+	}
+	n = cupti_api_callbacks_start(subscriber, runtime);
+	if (n < 0) {
+		appwriter_note(GPUPROBE_APP_CUDA, PREFIX,
+			       "cannot time API calls from callbacks: CUPTI's API records instead");
+		return false;
+	}
+	api_callbacks = true;
+	appwriter_note(GPUPROBE_APP_CUDA, PREFIX, "API records: %d calls timed from callbacks", n);
+	return true;
+}
+
+/*
  * API records: by default only the calls attribution uses; every call with
  * GPUPROBE_CUDA_API=all (record --api-calls all).  The runtime's records
  * matter for an app on the runtime (torch launches through cudaLaunchKernel,
@@ -179,6 +243,8 @@ static void enable_api_records(void)
 		appwriter_note(GPUPROBE_APP_CUDA, PREFIX, "%s=%s: not 'attribution' or 'all': "
 			       "recording the calls attribution uses", GPUPROBE_CUDA_API_ENV,
 			       getenv(GPUPROBE_CUDA_API_ENV));
+	if (mode != CUPTI_API_ALL && api_from_callbacks(runtime))
+		return;
 	if (mode != CUPTI_API_ALL)
 		nd = enable_selected(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE);
 	if (nd < 0)
@@ -205,8 +271,9 @@ static void enable_api_records(void)
 /*
  * GPUPROBE_CUDA_LEAVE_OUT=kernels,copies,syncs,api,timestamps: a diagnostic, to measure
  * what each part of the recording costs (scripts/h200-cost.sh split); a trace
- * recorded with it lacks those records (timestamps: CUPTI's own clock, so
- * its records are not on the kernel side's clock).
+ * recorded with it lacks those records (syncs: from either source;
+ * timestamps: CUPTI's own clock, so its records are not on the kernel side's
+ * clock).
  */
 static bool left_out(const char *part)
 {
@@ -221,8 +288,35 @@ static bool left_out(const char *part)
 	return false;
 }
 
+/*
+ * Where the waits come from (cuptisync.h): the driver-API callbacks of the
+ * synchronising calls by default, CUPTI's SYNCHRONIZATION activity kind with
+ * GPUPROBE_CUDA_SYNCS=activity or when CUPTI refuses the callbacks.
+ */
+static bool syncs_from_activity(void)
+{
+	const char *value = getenv(GPUPROBE_CUDA_SYNCS_ENV);
+	enum cupti_sync_source source = cupti_sync_source_of(value);
+
+	if (left_out("syncs"))
+		return false;
+	if (source == CUPTI_SYNC_INVALID)
+		appwriter_note(GPUPROBE_APP_CUDA, PREFIX, "%s=%s: not 'callbacks' or 'activity': "
+			       "timing the waits from callbacks", GPUPROBE_CUDA_SYNCS_ENV, value);
+	if (source == CUPTI_SYNC_ACTIVITY)
+		return true;
+	if (cupti_sync_start(subscriber)) {
+		appwriter_note(GPUPROBE_APP_CUDA, PREFIX,
+			       "cannot time the waits from driver callbacks: CUPTI's sync records instead");
+		return true;
+	}
+	sync_callbacks = true;
+	return false;
+}
+
 static int enable_activities(void)
 {
+	bool sync_activity;
 	CUptiResult r;
 
 	if (getenv("GPUPROBE_CUDA_LEAVE_OUT"))
@@ -243,17 +337,19 @@ static int enable_activities(void)
 			       result_string(r));
 		return -1;
 	}
+	cupti_records_start();
 	r = cuptiActivityRegisterCallbacks(cupti_buffer_requested, cupti_buffer_completed);
 	if (r != CUPTI_SUCCESS) {
 		appwriter_note(GPUPROBE_APP_CUDA, PREFIX, "cuptiActivityRegisterCallbacks: %s",
 			       result_string(r));
 		return -1;
 	}
+	sync_activity = syncs_from_activity();
 	for (unsigned int i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++) {
 		if ((wanted[i] == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && left_out("kernels")) ||
 		    ((wanted[i] == CUPTI_ACTIVITY_KIND_MEMCPY ||
 		      wanted[i] == CUPTI_ACTIVITY_KIND_MEMSET) && left_out("copies")) ||
-		    (wanted[i] == CUPTI_ACTIVITY_KIND_SYNCHRONIZATION && left_out("syncs")))
+		    (wanted[i] == CUPTI_ACTIVITY_KIND_SYNCHRONIZATION && !sync_activity))
 			continue;
 		r = cuptiActivityEnable(wanted[i]);
 		if (r == CUPTI_SUCCESS)

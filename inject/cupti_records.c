@@ -5,7 +5,9 @@
  * record versions are those of the CUPTI this library is built against;
  * CUPTI hands out records of the version its headers define.
  */
+#include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,11 +15,27 @@
 #include "cupti_devices.h"
 #include "cupti_records.h"
 #include "cuptiselect.h"
+#include "cuptisync.h"
 
 #define ACTIVITY_BUFFER_SIZE	(4u << 20)
-#define ACTIVITY_ALIGN		8
+#define ACTIVITY_POOL		8	/* buffers kept for reuse */
 
 static atomic_uint_least64_t dropped, written;
+
+/*
+ * Activity buffers are handed to CUPTI already zeroed
+ * (CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, set by
+ * cupti_records_start): otherwise CUPTI zeroes each 4 MiB buffer itself, in
+ * the thread that needed it, which for API records is the application's
+ * (per-thread buffers, CUPTI's default).  A completed buffer is zeroed on
+ * CUPTI's worker thread, after its records are written, and kept for the
+ * next request, its pages already faulted in; a new one comes from calloc
+ * (fresh zero pages, no memset).
+ */
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint8_t *pool[ACTIVITY_POOL];
+static unsigned int npool;
+static bool zeroed_buffers;
 
 uint64_t cupti_records_dropped(void)
 {
@@ -29,11 +47,48 @@ uint64_t cupti_records_written(void)
 	return atomic_load(&written);
 }
 
+void cupti_records_start(void)
+{
+	uint8_t on = 1;
+	size_t size = sizeof(on);
+
+	zeroed_buffers = cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER,
+						   &size, &on) == CUPTI_SUCCESS;
+}
+
 void CUPTIAPI cupti_buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
 {
-	*buffer = aligned_alloc(ACTIVITY_ALIGN, ACTIVITY_BUFFER_SIZE);
-	*size = *buffer ? ACTIVITY_BUFFER_SIZE : 0;
+	uint8_t *b = NULL;
+
+	pthread_mutex_lock(&pool_lock);
+	if (npool)
+		b = pool[--npool];
+	pthread_mutex_unlock(&pool_lock);
+	if (!b)
+		b = calloc(1, ACTIVITY_BUFFER_SIZE);	/* 16-byte aligned: CUPTI needs 8 */
+	*buffer = b;
+	*size = b ? ACTIVITY_BUFFER_SIZE : 0;
 	*max_records = 0;	/* as many as fit */
+}
+
+/* A buffer CUPTI is done with: zeroed and kept, or freed. */
+static void buffer_recycle(uint8_t *buffer)
+{
+	bool kept = false;
+
+	if (!buffer)
+		return;
+	if (zeroed_buffers) {
+		memset(buffer, 0, ACTIVITY_BUFFER_SIZE);
+		pthread_mutex_lock(&pool_lock);
+		if (npool < ACTIVITY_POOL) {
+			pool[npool++] = buffer;
+			kept = true;
+		}
+		pthread_mutex_unlock(&pool_lock);
+	}
+	if (!kept)
+		free(buffer);
 }
 
 static uint32_t copy_direction(uint8_t copy_kind)
@@ -112,38 +167,15 @@ static void put_kernel(const CUpti_ActivityKernel10 *k)
 	appwriter_put(&ev);
 }
 
-static uint32_t sync_kind(CUpti_ActivitySynchronizationType type)
-{
-	switch (type) {
-	case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE:	return GPUPROBE_SYNC_EVENT;
-	case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT:	return GPUPROBE_SYNC_STREAM_WAIT;
-	case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE:	return GPUPROBE_SYNC_STREAM;
-	case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE:	return GPUPROBE_SYNC_DEVICE;
-	default:							return GPUPROBE_SYNC_OTHER;
-	}
-}
-
+/* SYNCHRONIZATION activity records (GPUPROBE_CUDA_SYNCS=activity): cuptisync.c's record. */
 static void put_sync(const CUpti_ActivitySynchronization2 *s)
 {
-	static const char *const names[] = {
-		[GPUPROBE_SYNC_OTHER] = "sync", [GPUPROBE_SYNC_DEVICE] = "context_synchronize",
-		[GPUPROBE_SYNC_STREAM] = "stream_synchronize",
-		[GPUPROBE_SYNC_EVENT] = "event_synchronize",
-		[GPUPROBE_SYNC_STREAM_WAIT] = "stream_wait_event",
-	};
 	struct gpuprobe_app_event ev;
 
 	if (cupti_clock_take_sync(s->streamId))
 		return;	/* the polling of a clock check, on its own stream */
-	appwriter_init_event(&ev, GPUPROBE_APP_CUDA, GPUPROBE_APP_SYNC);
-	ev.kind = sync_kind(s->type);
-	if (ev.kind != GPUPROBE_SYNC_STREAM_WAIT)
-		ev.flags = GPUPROBE_APPF_BLOCKING;
-	ev.stream = s->streamId;
-	ev.correlation = s->correlationId;
-	ev.start_ns = s->start;
-	ev.end_ns = s->end;
-	appwriter_set_name(&ev, names[ev.kind]);
+	cupti_sync_fill(&ev, cupti_sync_kind_of_activity(s->type), s->streamId, s->correlationId,
+			s->start, s->end);
 	appwriter_put(&ev);
 }
 
@@ -227,6 +259,6 @@ void CUPTIAPI cupti_buffer_completed(CUcontext ctx, uint32_t stream_id, uint8_t 
 		put_record(rec);
 	if (cuptiActivityGetNumDroppedRecords(ctx, stream_id, &lost) == CUPTI_SUCCESS && lost)
 		atomic_fetch_add(&dropped, lost);
-	free(buffer);
+	buffer_recycle(buffer);
 	appwriter_flush();
 }

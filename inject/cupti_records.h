@@ -7,6 +7,8 @@
 
 #include <cupti.h>
 
+/* Before cuptiActivityRegisterCallbacks: buffers come zeroed from us. */
+void cupti_records_start(void);
 void CUPTIAPI cupti_buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records);
 void CUPTIAPI cupti_buffer_completed(CUcontext ctx, uint32_t stream_id, uint8_t *buffer,
 				    size_t size, size_t valid_size);

@@ -13,7 +13,9 @@
 # matrix products).  Each round runs every configuration once, in an order
 # rotated round by round:
 #   untraced   the loop alone
-#   traced     record, default (the API calls attribution reads)
+#   traced     record, default (the API calls attribution reads; the waits
+#              timed from driver callbacks, not CUPTI's sync records: the
+#              2026-12-02 runs had the latter)
 #   noinject   record --no-inject (kernel side only)
 #   allapi     record --api-calls all (every CUDA API call, as before)
 # Samples are ms per step (the loop's own clock, after its warm-up);
@@ -21,6 +23,20 @@
 # Goals: traced/untraced <= 1.03 (launch), <= 1.01 (gpu), the whole interval.
 # The per-record cost (the calibration report's tracing-cost line uses) is
 # (allapi - traced) time over (allapi - traced) CUDA API records, per round.
+#
+# SYNCS=1: where the sync records come from, side by side (interleaved and
+# rotated as above), results in $OUT/syncs-LOOP:
+#   run: SYNCS=1 bash scripts/h200-cost.sh launch     carry: [".gpu"]
+#   traced     default: waits timed from CUPTI's driver-API callbacks
+#   actsyncs   GPUPROBE_CUDA_SYNCS=activity: CUPTI's SYNCHRONIZATION kind (as before)
+#   apicb      traced, and GPUPROBE_CUDA_API_SOURCE=callbacks: the selected API
+#              calls timed from callbacks too, no API activity records
+# plus untraced; CONFIGS= adds noinject, bare (kernels and API records
+# left out, callback syncs) and bareact (the same, activity syncs: the
+# 2026-12-02 split's "bare").  The summary gives each against untraced,
+# traced against actsyncs directly, and per round the sync records by kind,
+# those outside their call, waits matched and with an interrupt, and whether
+# the kernel names and counts equal actsyncs' (attribution unchanged).
 # Results in $OUT/cost-LOOP; traces are not packed (MBs each).
 set -u
 LOOP=${1:-launch}
@@ -45,10 +61,16 @@ START=$(date +%s)
 # split: where the traced run's cost goes (GPUPROBE_CUDA_LEAVE_OUT, a
 # diagnostic of the tracing library): traced without kernel records,
 # without API records, without both (CUPTI subscribed, copies/memsets/syncs
-# only), and without CLOCK_MONOTONIC timestamps
+# only: the syncs now from callbacks, bareact for CUPTI's), and without
+# CLOCK_MONOTONIC timestamps
 if [ "${SPLIT:-0}" = 1 ]; then
 	CONFIGS=${CONFIGS:-untraced traced nokernels noapi bare notimestamps}
 	R=$OUT/split-$LOOP
+	mkdir -p "$R"
+	SAMPLES=$R/samples.txt
+elif [ "${SYNCS:-0}" = 1 ]; then
+	CONFIGS=${CONFIGS:-untraced traced actsyncs apicb}
+	R=$OUT/syncs-$LOOP
 	mkdir -p "$R"
 	SAMPLES=$R/samples.txt
 else
@@ -77,6 +99,12 @@ one() {
 		"${cmd[@]}" >"$log" 2>&1 ;;
 	noinject) timeout 120 "$GPT" record -q --no-inject --source tracefs -d "$BDF" -o "$tr" -- \
 		"${cmd[@]}" >"$log" 2>&1 ;;
+	actsyncs) GPUPROBE_CUDA_SYNCS=activity timeout 120 "$GPT" record -q --source tracefs \
+		-d "$BDF" -o "$tr" -- "${cmd[@]}" >"$log" 2>&1 ;;
+	apicb) GPUPROBE_CUDA_API_SOURCE=callbacks timeout 120 "$GPT" record -q --source tracefs \
+		-d "$BDF" -o "$tr" -- "${cmd[@]}" >"$log" 2>&1 ;;
+	bareact) GPUPROBE_CUDA_SYNCS=activity GPUPROBE_CUDA_LEAVE_OUT=kernels,api timeout 120 \
+		"$GPT" record -q --source tracefs -d "$BDF" -o "$tr" -- "${cmd[@]}" >"$log" 2>&1 ;;
 	nokernels|noapi|bare|nosyncs|subscribed|notimestamps)
 		local leave check
 		case $cfg in
@@ -118,6 +146,40 @@ configs_of_round() {	# rotate so that no configuration always runs first or last
 	done
 }
 
+# SYNCS=1: the attribution of each traced run, from its report --json
+syncs_summary() {
+	python3 - "$R" $CONFIGS <<'PY'
+import json, os, re, sys
+d, cfgs = sys.argv[1], [c for c in sys.argv[2:] if c not in ("untraced", "noinject")]
+def load(c, r):
+    try:
+        return json.load(open(os.path.join(d, "%s-%d.json" % (c, r))))
+    except (OSError, ValueError):
+        return None
+def kernels(rep):
+    return sorted((n.get("name", ""), n.get("count", 0)) for n in rep["app"].get("names", [])
+                  if n.get("type") == "kernel")
+rounds = sorted({int(m.group(1)) for f in os.listdir(d) if (m := re.search(r"-(\d+)\.json$", f))})
+print("%-9s %5s %8s %7s %7s %7s %7s %8s %6s %9s %s" % ("config", "round", "api recs", "device",
+      "stream", "event", "swait", "outside", "waits", "irq waits", "kernels as actsyncs"))
+for r in rounds:
+    ref = load("actsyncs", r)
+    for c in cfgs:
+        rep = load(c, r)
+        if not rep or "app" not in rep:
+            print("%-9s %5d  (no report)" % (c, r))
+            continue
+        app, by = rep["app"], rep["app"].get("sync_by_kind", {})
+        n = lambda k: by.get(k, {}).get("records", 0)
+        same = "-" if c == "actsyncs" or not ref or "app" not in ref else \
+            ("yes" if kernels(rep) == kernels(ref) else "NO")
+        print("%-9s %5d %8d %7d %7d %7d %7d %8d %6d %9d %s" % (c, r, app.get("api_events", 0),
+              n("device"), n("stream"),
+              n("event"), n("stream_wait"), app.get("syncs_outside_call", 0),
+              app.get("summary", {}).get("waits", 0), app.get("summary", {}).get("irq_waits", 0), same))
+PY
+}
+
 round=0
 while [ "$round" -lt "$ROUNDS" ]; do
 	if [ $(($(date +%s) - START)) -gt "$BUDGET_S" ]; then
@@ -147,7 +209,13 @@ t summary
 	[ "$LOOP" = gpu ] && goal=1.01
 	printf 'goal traced/untraced <= %s: ' "$goal"
 	python3 scripts/benchstat.py "$SAMPLES" goal "$LOOP-traced/$LOOP-untraced" "<=" "$goal"
-	[ "${SPLIT:-0}" = 1 ] || python3 scripts/h200-cost-summary.py "$R" "$LOOP" "$STEPS"
+	if [ "${SYNCS:-0}" = 1 ]; then
+		printf '%-10s / actsyncs ratio lo hi n: ' traced
+		python3 scripts/benchstat.py "$SAMPLES" ratio "$LOOP-traced" "$LOOP-actsyncs"
+		syncs_summary
+	elif [ "${SPLIT:-0}" != 1 ]; then
+		python3 scripts/h200-cost-summary.py "$R" "$LOOP" "$STEPS"
+	fi
 } >"$R/summary.txt" 2>&1
 cat "$R/summary.txt"
 t finished

@@ -29,6 +29,14 @@ if [ -x "$INJ/tests/ocl_layer_table" ]; then
 	check "OpenCL layer: only the calls attribution reads are taken, every other one passes straight through" \
 		"$INJ/tests/ocl_layer_table"
 fi
+if [ -x "$INJ/tests/cupti_sync_calls" ]; then
+	check "CUDA waits timed from driver callbacks: the SYNC records attribution reads (fake CUPTI)" \
+		"$INJ/tests/cupti_sync_calls"
+fi
+if [ -x "$INJ/tests/cupti_api_calls" ]; then
+	check "CUDA API calls timed from callbacks: only the selected ones, their records (fake CUPTI)" \
+		"$INJ/tests/cupti_api_calls"
+fi
 if [ ! -x "$INJ/tests/ocl_app" ] || ! "$INJ/tests/ocl_app" 1024 >/dev/null 2>&1; then
 	skip "OpenCL tracing" "no OpenCL platform (PoCL) or no CL headers"
 	finish
