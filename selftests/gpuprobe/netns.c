@@ -10,7 +10,6 @@
  * carry addresses never reach a network namespace such a root owns.
  */
 #include <sched.h>
-#include <signal.h>
 #include <sys/mount.h>
 #include <sys/wait.h>
 
@@ -73,6 +72,32 @@ static void ns_count_cb(void *arg, const uint8_t *p, size_t len)
 static void ns_count_drain(struct genl_sock *l, struct ns_count *c)
 {
 	gp_recv_records(l, ns_count_cb, c);
+}
+
+static void caps_cb(struct nlmsghdr *nlh, void *arg)
+{
+	struct nlattr *nla;
+	int rem;
+
+	nla = genl_attrs(nlh, &rem);
+	nla = genl_find(nla, rem, GPUPROBE_A_CAPS);
+	if (nla)
+		memcpy(arg, GENL_ATTR_DATA(nla), sizeof(uint64_t));
+}
+
+/*
+ * Does the events group take members (GENL_MCAST_CAP_SYS_ADMIN)?  Without
+ * one (make modules-unicast) records go to the owner's socket only.
+ */
+static bool events_multicast(struct genl_sock *s)
+{
+	struct genl_msg *m = calloc(1, sizeof(*m));
+	uint64_t caps = 0;
+
+	genl_msg_init(m, s->family, 0, GPUPROBE_CMD_GET_INFO);
+	genl_xfer(s, m, caps_cb, &caps);
+	free(m);
+	return caps & GPUPROBE_CAP_MCAST_PRIV;
 }
 
 /* One byte each way: the parent and a container take turns. */
@@ -254,7 +279,7 @@ TEST_F(netns, container_session_is_exact_and_stays_in_its_namespace)
 	EXPECT_EQ(0, host.bytes);
 
 	/* the host's own session: the same listener counts it exactly ... */
-	ASSERT_EQ(0, gp_start(&self->s, GPUPROBE_EVMASK(GPUPROBE_EV_IRQ)));
+	ASSERT_EQ(0, gp_start(&self->l, GPUPROBE_EVMASK(GPUPROBE_EV_IRQ)));
 	err = gp_raise_and_count(&self->l, &t, self->edu, NS_IRQS, &proc, &rec);
 	ASSERT_EQ(0, gp_stop(&self->s));
 	ASSERT_EQ(0, err);
@@ -353,7 +378,7 @@ static int host_session_seen_from(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, ns_pipes_open(&run->p));
 	run->edu = self->edu;
 	run->c.bdf = gp_bdf(self->edu);
-	ASSERT_EQ(0, gp_start(&self->s, GPUPROBE_EVMASK(GPUPROBE_EV_IRQ) |
+	ASSERT_EQ(0, gp_start(&self->l, GPUPROBE_EVMASK(GPUPROBE_EV_IRQ) |
 			      GPUPROBE_EVMASK(GPUPROBE_EV_DMA)));
 	pid = in_container(flags, uns_ops, run);
 	ASSERT_GE(pid, 0);
@@ -482,24 +507,26 @@ static int owner_ns_listen(void *arg)
 
 /*
  * The host's root enters the network namespace nsfd names and STARTs from
- * there: DMA, IOMMU, then interrupts; writes the three answers to fd and
- * stays, the owner of the last, until it is killed.
+ * there, on a socket that also listens: DMA, IOMMU, then interrupts.  It
+ * writes the three answers to fd, then, when told, what its socket
+ * received (the owner's, on either build).
  */
-static int enter_and_start(int nsfd, int fd)
+static int enter_and_start(int nsfd, struct ns_pipes *p, uint32_t bdf)
 {
 	int32_t e[3] = { 1, 1, 1 };
-	struct genl_sock s;
+	struct ns_count c = { .bdf = bdf };
+	struct genl_sock l;
 
-	if (setns(nsfd, CLONE_NEWNET) ||
-	    genl_open(&s, GPUPROBE_FAMILY_NAME, NULL))
+	if (setns(nsfd, CLONE_NEWNET) || gp_listen(&l, 8 << 20))
 		return 1;
-	e[0] = gp_start(&s, GPUPROBE_EVMASK(GPUPROBE_EV_DMA));
-	e[1] = gp_start(&s, GPUPROBE_EVMASK(GPUPROBE_EV_IOMMU));
-	e[2] = gp_start(&s, GPUPROBE_EVMASK(GPUPROBE_EV_IRQ));
-	if (write(fd, e, sizeof(e)) != sizeof(e))
+	e[0] = gp_start(&l, GPUPROBE_EVMASK(GPUPROBE_EV_DMA));
+	e[1] = gp_start(&l, GPUPROBE_EVMASK(GPUPROBE_EV_IOMMU));
+	e[2] = gp_start(&l, GPUPROBE_EVMASK(GPUPROBE_EV_IRQ));
+	if (write(p->to_parent[1], e, sizeof(e)) != sizeof(e) ||
+	    ns_wait(p->to_child[0]))
 		return 2;
-	pause();
-	return 0;
+	ns_count_drain(&l, &c);
+	return write(p->to_parent[1], &c, sizeof(c)) == sizeof(c) ? 0 : 3;
 }
 
 /*
@@ -512,15 +539,17 @@ TEST_F(netns, no_address_records_where_a_user_namespace_listens)
 {
 	struct owner_ns_run run = {};
 	struct gp_tally t = { .bdf = gp_bdf(self->edu) };
+	struct ns_count own = {};
+	struct ns_pipes op;
 	int32_t err = 1, e[3] = { 1, 1, 1 };
-	int irqs[8], nsfd, status, r[2];
+	int irqs[8], nsfd, status;
 	long long p0, proc;
 	char path[64], n[16];
 	pid_t pid, owner;
 
 	ASSERT_LT(0, pci_msi_irqs(self->edu, irqs, 8));
 	ASSERT_EQ(0, ns_pipes_open(&run.p));
-	ASSERT_EQ(0, pipe(r));
+	ASSERT_EQ(0, ns_pipes_open(&op));
 	run.c.bdf = gp_bdf(self->edu);
 	pid = in_container(CLONE_NEWUSER | CLONE_NEWNET, owner_ns_listen, &run);
 	ASSERT_GE(pid, 0);
@@ -538,9 +567,9 @@ TEST_F(netns, no_address_records_where_a_user_namespace_listens)
 	owner = fork();
 	ASSERT_GE(owner, 0);
 	if (owner == 0)
-		_exit(enter_and_start(nsfd, r[1]));
+		_exit(enter_and_start(nsfd, &op, gp_bdf(self->edu)));
 	close(nsfd);
-	ASSERT_EQ(sizeof(e), read(r[0], e, sizeof(e)));
+	ASSERT_EQ(sizeof(e), read(op.to_parent[0], e, sizeof(e)));
 	p0 = proc_irq_count(irqs[0]);
 	snprintf(n, sizeof(n), "%d", NS_IRQS);
 	if (!e[2]) {
@@ -551,14 +580,16 @@ TEST_F(netns, no_address_records_where_a_user_namespace_listens)
 		EXPECT_EQ(0, gp_stop(&self->s));
 	}
 	proc = proc_irq_count(irqs[0]) - p0;
-	kill(owner, SIGKILL);
+	ASSERT_EQ(0, ns_signal(op.to_child[1]));
+	ASSERT_EQ(sizeof(own), read(op.to_parent[0], &own, sizeof(own)));
 	ASSERT_EQ(owner, waitpid(owner, &status, 0));
 	ASSERT_EQ(0, ns_signal(run.p.to_child[1]));
 	ASSERT_EQ(sizeof(run.c), read(run.p.to_parent[0], &run.c, sizeof(run.c)));
 	EXPECT_EQ(0, container_status(pid));
 	gp_drain(&self->l, &t);
-	TH_LOG("START from a user namespace's network namespace: dma %d, iommu %d, irq %d; its listener: %llu of %lld edu interrupts, %llu DMA, %llu IOMMU records; the host's: %llu records",
-	       e[0], e[1], e[2], (unsigned long long)run.c.edu_irqs, proc,
+	TH_LOG("START from a user namespace's network namespace: dma %d, iommu %d, irq %d; of %lld edu interrupts the owner got %llu, that namespace's root %llu (%llu DMA, %llu IOMMU records), the host's listener %llu records",
+	       e[0], e[1], e[2], proc, (unsigned long long)own.edu_irqs,
+	       (unsigned long long)run.c.edu_irqs,
 	       (unsigned long long)run.c.type[GPUPROBE_EV_DMA],
 	       (unsigned long long)run.c.type[GPUPROBE_EV_IOMMU],
 	       (unsigned long long)t.irq_total);
@@ -567,9 +598,12 @@ TEST_F(netns, no_address_records_where_a_user_namespace_listens)
 	ASSERT_EQ(0, e[2]);
 	/* the DMA's completion interrupt too: all of them, as the kernel counts */
 	EXPECT_LE(NS_IRQS, proc);
-	EXPECT_EQ(proc, run.c.edu_irqs);
+	EXPECT_EQ(proc, own.edu_irqs);
+	/* a member of the group there, where there is one, gets them too */
+	EXPECT_EQ(events_multicast(&self->s) ? proc : 0, run.c.edu_irqs);
 	EXPECT_EQ(0, run.c.type[GPUPROBE_EV_DMA]);
 	EXPECT_EQ(0, run.c.type[GPUPROBE_EV_IOMMU]);
+	EXPECT_EQ(0, own.type[GPUPROBE_EV_DMA] + own.type[GPUPROBE_EV_IOMMU]);
 	EXPECT_EQ(0, t.irq_total);
 }
 
