@@ -186,7 +186,7 @@ static void print_dma_support_text(void)
 static void print_tracefs_text(const struct tracefs_state *t)
 {
 	if (!t->mounted) {
-		printf("tracefs source: not available: tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)\n");
+		printf("tracefs source: not available: tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing; in a container, mount the host's in: a hostPath volume of /sys/kernel/tracing in Kubernetes, docker run -v /sys/kernel/tracing:/sys/kernel/tracing)\n");
 		return;
 	}
 	if (!t->readable) {

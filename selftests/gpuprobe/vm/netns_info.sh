@@ -73,6 +73,17 @@ say "$out"
 check info_without_cap_net_admin_says_so \
 	has "$out" "not permitted: control ops need CAP_NET_ADMIN, which this process does not have"
 
+# 6. a container without the host's tracefs mounted in: none in its mount
+# table, and an empty /sys/kernel (libtracefs mounts one where it can)
+# shellcheck disable=SC2016 # $m is the inner shell's
+out=$(unshare -m sh -c 'for m in /sys/kernel/debug/tracing /sys/kernel/tracing /sys/kernel/debug; do
+		! grep -q " $m " /proc/mounts || umount "$m" || exit 1
+	done
+	mount -t tmpfs none /sys/kernel && gpuprobe-trace info' 2>&1)
+say "$(echo "$out" | grep '^tracefs')"
+check info_without_tracefs_says_what_to_mount \
+	has "$out" "^tracefs source: not available: tracefs is not mounted.*hostPath volume of /sys/kernel/tracing"
+
 rmmod gpuprobe
 rmmod gpuprobe_edu
 finish
