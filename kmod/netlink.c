@@ -18,8 +18,8 @@
  * namespace: a user namespace's root, which any user can become, may not
  * start, stop or retarget the host's tracing.  A session is its network
  * namespace's: records go there only (compat.c), and from another one but
- * the initial STOP, TGID_* and the reads of its counters and summary are
- * refused.  Records with addresses never go to a network namespace owned
+ * the initial STOP, TGID_*, TARGET_* while it runs and the reads of its
+ * counters and summary are refused.  Records with addresses never go to a network namespace owned
  * by another user namespace than the initial one, where its root (not the
  * host's) decides who joins "events".
  *
