@@ -5,19 +5,58 @@
 #include <linux/fs.h>
 #include <linux/spinlock.h>
 #include <net/genetlink.h>
+#include <net/net_namespace.h>
 #include <net/sock.h>
 
 #include "compat.h"
 
 #ifdef GPUPROBE_HAVE_GENL_MCAST_CAP
 
+/*
+ * The owner's network namespace, referenced: the events group there, and
+ * in no other (genlmsg_multicast() is the initial namespace's, _allns()
+ * every one's), is where records go.  Who may join it there is decided in
+ * that namespace's user namespace (GENL_MCAST_CAP_SYS_ADMIN); netlink.c
+ * keeps records with addresses out of namespaces not the host's.
+ * genlmsg_multicast_netns() is the same on 6.1 and 6.12: no feature test.
+ */
+static DEFINE_SPINLOCK(gpuprobe_listener_lock);
+static struct net *gpuprobe_listener_net;
+
+/* Called by START, STOP and the owner's release notifier (atomic). */
 void gpuprobe_compat_set_listener(struct sock *sk, u32 portid, struct net *net)
 {
+	struct net *old;
+
+	if (net)
+		get_net(net);
+	spin_lock_bh(&gpuprobe_listener_lock);
+	old = gpuprobe_listener_net;
+	gpuprobe_listener_net = net;
+	spin_unlock_bh(&gpuprobe_listener_lock);
+	/* the last reference's cleanup is a work item: fine here */
+	if (old)
+		put_net(old);
 }
 
 int gpuprobe_compat_send(const struct genl_family *family, struct sk_buff *msg)
 {
-	return genlmsg_multicast(family, msg, 0, 0, GFP_KERNEL);
+	struct net *net;
+	int err;
+
+	spin_lock_bh(&gpuprobe_listener_lock);
+	net = gpuprobe_listener_net;
+	if (net)
+		get_net(net);
+	spin_unlock_bh(&gpuprobe_listener_lock);
+	/* the owner closed: nobody in its namespace asked for more */
+	if (!net) {
+		nlmsg_free(msg);
+		return -ESRCH;
+	}
+	err = genlmsg_multicast_netns(family, net, msg, 0, 0, GFP_KERNEL);
+	put_net(net);
+	return err;
 }
 
 #else

@@ -19,6 +19,9 @@
  * START needs CAP_NET_ADMIN, and CAP_SYS_ADMIN or CAP_PERFMON for records
  * with addresses), as taskstats does.  GPUPROBE_UNICAST=1 at build time
  * takes that path on any kernel, for its tests.
+ *
+ * Either way records go to the owner's network namespace and no other
+ * (the family is netnsok): multicast there, or unicast to the owner.
  */
 #ifdef GPUPROBE_HAVE_GENL_MCAST_CAP
 #define GPUPROBE_COMPAT_MCGRP_FLAGS	GENL_MCAST_CAP_SYS_ADMIN

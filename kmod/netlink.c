@@ -11,6 +11,18 @@
  * without a privileged group, the owner is who receives them (compat.h).
  * TGIDs are the caller's (its pid namespace).
  *
+ * Network namespaces (netnsok, Documentation/module.md): the family answers
+ * in every one, so a container with a network namespace of its own can
+ * record.  The targets, the probes and the one session are the host's, so
+ * control stays GENL_ADMIN_PERM, CAP_NET_ADMIN in the initial user
+ * namespace: a user namespace's root, which any user can become, may not
+ * start, stop or retarget the host's tracing.  A session is its network
+ * namespace's: records go there only (compat.c), and from another one but
+ * the initial STOP, TGID_*, TARGET_* while it runs and the reads of its
+ * counters and summary are refused.  Records with addresses never go to a network namespace owned
+ * by another user namespace than the initial one, where its root (not the
+ * host's) decides who joins "events".
+ *
  * The family is parallel_ops: TARGET_ADD waits for a device lock and START/
  * STOP for grace periods, which must not hold every other family's requests
  * behind genl_mutex.  gpuprobe_lock serialises what needs it, op by op
@@ -26,7 +38,10 @@
 #include <linux/sched.h>
 #include <linux/time64.h>
 #include <linux/utsname.h>
+#include <linux/user_namespace.h>
 #include <net/genetlink.h>
+#include <net/net_namespace.h>
+#include <net/sock.h>
 
 #include "compat.h"
 #include "gpuprobe.h"
@@ -106,6 +121,52 @@ static int gpuprobe_nl_get_info(struct sk_buff *skb, struct genl_info *info)
 	return gpuprobe_reply_send(msg, hdr, err, info);
 }
 
+/*
+ * The cookie (never reused, unlike a pointer) of the network namespace that
+ * started the session running, or the last one, whose counters and summary
+ * stay readable until the next START; 0 before the first.  Under
+ * gpuprobe_lock.
+ */
+static u64 gpuprobe_session_net_cookie;
+
+/* May a request from net read the counters and the summary? */
+static bool gpuprobe_session_may_read(const struct net *net)
+{
+	lockdep_assert_held(&gpuprobe_lock);
+	return net_eq(net, &init_net) || !gpuprobe_session_net_cookie ||
+	       gpuprobe_session_net_cookie == net->net_cookie;
+}
+
+/* May it change the session running (STOP, TGID_*, its targets)? */
+static bool gpuprobe_session_may_control(const struct net *net)
+{
+	lockdep_assert_held(&gpuprobe_lock);
+	return !gpuprobe_running || net_eq(net, &init_net) ||
+	       gpuprobe_session_net_cookie == net->net_cookie;
+}
+
+#define GPUPROBE_OTHER_NETNS \
+	"the session was started in another network namespace: only it, or the host's, may change or read it"
+
+/*
+ * Targets are the host's, but a container's change to them would change
+ * the session of another: checked when the request comes (a session that
+ * starts while TARGET_ADD waits for the device lock sees the new target,
+ * as it would had the request come first).
+ */
+static int gpuprobe_targets_may_change(struct genl_info *info)
+{
+	bool ok;
+
+	mutex_lock(&gpuprobe_lock);
+	ok = gpuprobe_session_may_control(genl_info_net(info));
+	mutex_unlock(&gpuprobe_lock);
+	if (ok)
+		return 0;
+	NL_SET_ERR_MSG_MOD(info->extack, GPUPROBE_OTHER_NETNS);
+	return -EPERM;
+}
+
 static int gpuprobe_get_bdf(struct genl_info *info, u32 *bdf)
 {
 	if (GENL_REQ_ATTR_CHECK(info, GPUPROBE_A_BDF)) {
@@ -126,6 +187,8 @@ static int gpuprobe_nl_target_add(struct sk_buff *skb, struct genl_info *info)
 	int err;
 
 	err = gpuprobe_get_bdf(info, &bdf);
+	if (!err)
+		err = gpuprobe_targets_may_change(info);
 	if (err)
 		return err;
 	/* takes gpuprobe_lock itself, after the device lock */
@@ -148,6 +211,8 @@ static int gpuprobe_nl_target_del(struct sk_buff *skb, struct genl_info *info)
 	int err;
 
 	err = gpuprobe_get_bdf(info, &bdf);
+	if (!err)
+		err = gpuprobe_targets_may_change(info);
 	if (err)
 		return err;
 	err = gpuprobe_target_del(bdf);
@@ -269,6 +334,13 @@ static int gpuprobe_nl_start(struct sk_buff *skb, struct genl_info *info)
 				    "DMA and IOMMU records carry DMA and physical addresses: they need CAP_SYS_ADMIN or CAP_PERFMON");
 		return -EPERM;
 	}
+	if ((mask & GPUPROBE_EVMASK_ADDR) &&
+	    genl_info_net(info)->user_ns != &init_user_ns) {
+		NL_SET_ERR_MSG_ATTR(info->extack,
+				    info->attrs[GPUPROBE_A_EVENT_MASK],
+				    "DMA and IOMMU records carry addresses: not in a network namespace owned by a user namespace other than the host's");
+		return -EPERM;
+	}
 
 	/* fresh vectors for the first records (device locks: not under ours) */
 	gpuprobe_targets_rescan();
@@ -277,6 +349,9 @@ static int gpuprobe_nl_start(struct sk_buff *skb, struct genl_info *info)
 	err = gpuprobe_start(mask, summary, NETLINK_CB(skb).sk,
 			     info->snd_portid, genl_info_net(info),
 			     info->extack);
+	/* the counters it reset and its summary are that namespace's now */
+	if (!err)
+		gpuprobe_session_net_cookie = genl_info_net(info)->net_cookie;
 	mutex_unlock(&gpuprobe_lock);
 	if (err == -EOPNOTSUPP)
 		NL_SET_ERR_MSG_ATTR(info->extack,
@@ -290,9 +365,14 @@ static int gpuprobe_nl_stop(struct sk_buff *skb, struct genl_info *info)
 	int err;
 
 	mutex_lock(&gpuprobe_lock);
-	err = gpuprobe_stop();
+	if (!gpuprobe_session_may_control(genl_info_net(info)))
+		err = -EPERM;
+	else
+		err = gpuprobe_stop();
 	mutex_unlock(&gpuprobe_lock);
-	if (err)
+	if (err == -EPERM)
+		NL_SET_ERR_MSG_MOD(info->extack, GPUPROBE_OTHER_NETNS);
+	else if (err)
 		NL_SET_ERR_MSG_MOD(info->extack, "not started");
 	return err;
 }
@@ -388,6 +468,12 @@ static int gpuprobe_nl_stats_get(struct sk_buff *skb, struct genl_info *info)
 		return -EMSGSIZE;
 	}
 	mutex_lock(&gpuprobe_lock);
+	if (!gpuprobe_session_may_read(genl_info_net(info))) {
+		mutex_unlock(&gpuprobe_lock);
+		nlmsg_free(msg);
+		NL_SET_ERR_MSG_MOD(info->extack, GPUPROBE_OTHER_NETNS);
+		return -EPERM;
+	}
 	for_each_possible_cpu(cpu) {
 		err = gpuprobe_fill_stats_cpu(msg, cpu);
 		if (err)
@@ -397,6 +483,23 @@ static int gpuprobe_nl_stats_get(struct sk_buff *skb, struct genl_info *info)
 		err = gpuprobe_fill_stats_totals(msg);
 	mutex_unlock(&gpuprobe_lock);
 	return gpuprobe_reply_send(msg, hdr, err, info);
+}
+
+/*
+ * The dump's start: a refusal here is an ack with the error and the
+ * message, where one from the dump itself hides in NLMSG_DONE.
+ */
+static int gpuprobe_stats_dump_start(struct netlink_callback *cb)
+{
+	bool ok;
+
+	mutex_lock(&gpuprobe_lock);
+	ok = gpuprobe_session_may_read(sock_net(cb->skb->sk));
+	mutex_unlock(&gpuprobe_lock);
+	if (ok)
+		return 0;
+	NL_SET_ERR_MSG_MOD(cb->extack, GPUPROBE_OTHER_NETNS);
+	return -EPERM;
 }
 
 /*
@@ -414,6 +517,9 @@ static int gpuprobe_nl_stats_dump(struct sk_buff *skb,
 	cpu = cpumask_next(cpu - 1, cpu_possible_mask);
 	if (cb->args[0] && cpu >= nr_cpu_ids)
 		return 0;
+	/* a session started since the dump began (its start checked) */
+	if (gpuprobe_stats_dump_start(cb))
+		return -EPERM;
 	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
 			  &gpuprobe_family, NLM_F_MULTI, GPUPROBE_CMD_STATS_GET);
 	if (!hdr)
@@ -480,10 +586,17 @@ static int gpuprobe_nl_tgid(struct sk_buff *skb, struct genl_info *info)
 		err = add ? -ESRCH : -ENOENT;
 	} else {
 		mutex_lock(&gpuprobe_lock);
-		err = add ? gpuprobe_tgid_add(tgid) : gpuprobe_tgid_del(tgid);
+		if (!gpuprobe_session_may_control(genl_info_net(info)))
+			err = -EPERM;
+		else if (add)
+			err = gpuprobe_tgid_add(tgid);
+		else
+			err = gpuprobe_tgid_del(tgid);
 		mutex_unlock(&gpuprobe_lock);
 	}
-	if (err == -ESRCH)
+	if (err == -EPERM)
+		NL_SET_ERR_MSG_MOD(info->extack, GPUPROBE_OTHER_NETNS);
+	else if (err == -ESRCH)
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[GPUPROBE_A_TGID],
 				    "no such process in the caller's pid namespace");
 	else if (err == -ENOSPC)
@@ -511,8 +624,16 @@ static int gpuprobe_nl_summary_get(struct sk_buff *skb, struct genl_info *info)
 		return -EMSGSIZE;
 	}
 	mutex_lock(&gpuprobe_lock);
-	err = gpuprobe_summary_fill(msg);
+	if (gpuprobe_session_may_read(genl_info_net(info)))
+		err = gpuprobe_summary_fill(msg);
+	else
+		err = -EPERM;
 	mutex_unlock(&gpuprobe_lock);
+	if (err == -EPERM) {
+		nlmsg_free(msg);
+		NL_SET_ERR_MSG_MOD(info->extack, GPUPROBE_OTHER_NETNS);
+		return err;
+	}
 	if (err == -ENODATA) {
 		nlmsg_free(msg);
 		NL_SET_ERR_MSG_MOD(info->extack,
@@ -560,6 +681,7 @@ static const struct genl_ops gpuprobe_ops[] = {
 	{
 		.cmd = GPUPROBE_CMD_STATS_GET,
 		.doit = gpuprobe_nl_stats_get,
+		.start = gpuprobe_stats_dump_start,
 		.dumpit = gpuprobe_nl_stats_dump,
 	},
 	{
@@ -592,7 +714,7 @@ static const struct genl_multicast_group gpuprobe_mcgrps[] = {
 static struct genl_family gpuprobe_family __ro_after_init = {
 	.name = GPUPROBE_FAMILY_NAME,
 	.version = GPUPROBE_FAMILY_VERSION,
-	.netnsok = false,
+	.netnsok = true,
 	.parallel_ops = true,
 	/* every op: strict header and attribute checks, no policy = none */
 	.resv_start_op = GPUPROBE_CMD_GET_INFO,

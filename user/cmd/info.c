@@ -27,8 +27,11 @@ struct info_options {
 
 struct module_status {
 	int present;			/* 1 loaded, 0 absent, -1 unusable */
-	char reason[256];
+	char reason[512];
 	struct module_info info;
+	int control;			/* control ops: 1 permitted, 0 EPERM, -1 unknown */
+	char control_reason[600];
+	bool own_userns;		/* in a user namespace of its own */
 };
 
 static const char *const cap_names[] = {
@@ -58,13 +61,25 @@ void explain_module_absent(char *buf, size_t size)
 	char text[128] = "";
 	struct stat st;
 
+	/*
+	 * Loaded (sysfs's modules are the kernel's, whatever the namespace)
+	 * but not found: only a family without netnsok hides so, from a
+	 * network namespace other than the host's.
+	 */
+	if (!stat("/sys/module/gpuprobe", &st)) {
+		if (read_text_file("/sys/module/gpuprobe/version", text, sizeof(text)))
+			snprintf(text, sizeof(text), "unknown");
+		snprintf(buf, size, "gpuprobe.ko (version %.64s) is loaded, but its netlink family is not visible from this network namespace: that module predates network-namespace support and answers only in the host's; load the module of this release on the host, or run in the host's network namespace (Kubernetes hostNetwork: true, docker run --network host), or use --source tracefs",
+			 text);
+		return;
+	}
 	if (stat("/proc/modules", &st))
 		snprintf(buf, size, "this kernel has no loadable module support");
 	else if (!read_text_file("/proc/sys/kernel/modules_disabled", text, sizeof(text)) &&
 		 text[0] == '1')
 		snprintf(buf, size, "module loading is disabled until reboot (kernel.modules_disabled=1): use --source tracefs");
 	else if (!can_ever_load_modules())
-		snprintf(buf, size, "this environment cannot load modules (CAP_SYS_MODULE is not in its capability bounding set, as in most containers): load gpuprobe.ko from the host, or use --source tracefs");
+		snprintf(buf, size, "module not loaded, and this environment cannot load modules (CAP_SYS_MODULE is not in its capability bounding set, as in most containers, which share the host's kernel): load gpuprobe.ko on the host (insmod, or a privileged DaemonSet on each node), or use --source tracefs");
 	else if (!read_text_file("/sys/module/module/parameters/sig_enforce", text, sizeof(text)) &&
 		 text[0] == 'Y')
 		snprintf(buf, size, "this kernel enforces module signatures: sign gpuprobe.ko with your MOK key, or use --source tracefs");
@@ -89,6 +104,17 @@ static void probe_module(struct module_status *m)
 		m->present = -1;
 		snprintf(m->reason, sizeof(m->reason), "%s", err);
 	}
+	m->own_userns = module_own_user_namespace();
+	m->control = m->present == 1 ?
+		module_control_permitted(m->control_reason, sizeof(m->control_reason)) : -1;
+}
+
+/* What records of addresses need, and whether this process has it. */
+static const char *address_records_note(const struct module_status *m)
+{
+	if (m->own_userns)
+		return "not from a user namespace of its own: DMA and IOMMU records need CAP_SYS_ADMIN or CAP_PERFMON of the host, and the module sends them to no network namespace owned by another user namespace";
+	return NULL;
 }
 
 static void irq_action_name(uint32_t irq, char *buf, size_t size)
@@ -122,6 +148,14 @@ static void print_module_text(const struct module_status *m)
 	if (mi->record_version != GPUPROBE_RECORD_VERSION)
 		printf("  WARNING: module records are version %u, this tool reads %u: rebuild one of them\n",
 		       mi->record_version, GPUPROBE_RECORD_VERSION);
+	if (m->control == 1)
+		printf("  control ops (record, targets): permitted\n");
+	else if (m->control == 0)
+		printf("  control ops (record, targets): not permitted: %s\n", m->control_reason);
+	else
+		printf("  control ops (record, targets): unknown: %s\n", m->control_reason);
+	if (address_records_note(m))
+		printf("  DMA/IOMMU records: %s\n", address_records_note(m));
 	for (unsigned int i = 0; i < mi->nhooks; i++)
 		printf("  hook %-24s %s%s%s\n", mi->hooks[i].name,
 		       mi->hooks[i].attached ? "attached" : "not attached",
@@ -152,7 +186,7 @@ static void print_dma_support_text(void)
 static void print_tracefs_text(const struct tracefs_state *t)
 {
 	if (!t->mounted) {
-		printf("tracefs source: not available: tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)\n");
+		printf("tracefs source: not available: tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing; in a container, mount the host's in: a hostPath volume of /sys/kernel/tracing in Kubernetes, docker run -v /sys/kernel/tracing:/sys/kernel/tracing)\n");
 		return;
 	}
 	if (!t->readable) {
@@ -215,6 +249,12 @@ static void json_module(struct json *j, const struct module_status *m)
 	json_kv_u64(j, "clock_id", mi->clock_id);
 	json_kv_u64(j, "record_version", mi->record_version);
 	json_kv_u64(j, "caps_mask", mi->caps);
+	json_key(j, "control");
+	json_object_begin(j);
+	json_kv_bool(j, "permitted", m->control == 1);
+	json_kv_string(j, "reason", m->control == 1 ? "" : m->control_reason);
+	json_object_end(j);
+	json_kv_bool(j, "own_user_namespace", m->own_userns);
 	json_key(j, "caps");
 	json_array_begin(j);
 	for (size_t i = 0; i < ARRAY_SIZE(cap_names); i++)

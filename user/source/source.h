@@ -108,6 +108,14 @@ struct module_info {
 /* 1: family "gpuprobe" registered, 0: absent, -1: netlink unusable (err). */
 int module_family_present(char *err, size_t errlen);
 int module_get_info(struct module_info *info, char *err, size_t errlen);
+/*
+ * May this process send control ops (CAP_NET_ADMIN of the host)?  1 yes,
+ * 0 EPERM (why in err, from module_explain_eperm), -1 not known (err).
+ * Asks with a request the module refuses either way, changing nothing.
+ */
+int module_control_permitted(char *err, size_t errlen);
+void module_explain_eperm(char *buf, size_t size);
+bool module_own_user_namespace(void);
 
 /* ---- tracefs/tracefs_enable.c: what tracefs offers ---- */
 

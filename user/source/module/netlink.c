@@ -152,6 +152,38 @@ int module_get_info(struct module_info *info, char *err, size_t errlen)
 	return ret;
 }
 
+static int put_tgid_zero(struct nl_msg *msg, const void *arg)
+{
+	(void)arg;
+	return nla_put_u32(msg, GPUPROBE_A_TGID, 0);
+}
+
+/*
+ * TGID_DEL of thread group 0: the core checks the op's privilege before
+ * the policy, which refuses 0 (ERANGE, below its minimum; EINVAL from a
+ * module whose policy had none, in the op itself); so EPERM means not
+ * permitted, and nothing changes whatever the answer.
+ */
+int module_control_permitted(char *err, size_t errlen)
+{
+	struct request req = { 0 };
+	struct nl_conn c;
+	char why[512];
+
+	if (conn_open(&c, err, errlen))
+		return -1;
+	nl_do(&c, GPUPROBE_CMD_TGID_DEL, put_tgid_zero, NULL, &req, why, sizeof(why));
+	conn_close(&c);
+	if (req.error == -EPERM) {
+		module_explain_eperm(err, errlen);
+		return 0;
+	}
+	if (req.error == -ERANGE || req.error == -EINVAL)
+		return 1;
+	snprintf(err, errlen, "%s", req.done ? strerror(-req.error) : why);
+	return -1;
+}
+
 /* ---- the module as a record source ---- */
 
 /*

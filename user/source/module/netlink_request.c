@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -105,16 +106,69 @@ static int error_cb(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
 	return NL_STOP;
 }
 
+/* Is bit cap set in this process's "CapEff:" (/proc/self/status)? */
+static bool cap_effective(unsigned int cap)
+{
+	FILE *f = fopen("/proc/self/status", "re");
+	unsigned long long eff = 0;
+	char line[256];
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &eff) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return eff & (1ULL << cap);
+}
+
+/*
+ * In a user namespace other than the initial one?  Only that one maps
+ * every uid to itself ("0 0 4294967295"), as a container's never does.
+ * false when /proc says nothing.
+ */
+bool module_own_user_namespace(void)
+{
+	FILE *f = fopen("/proc/self/uid_map", "re");
+	unsigned long long inside, outside, count;
+	int lines = 0, ok = 0;
+	char line[128];
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		lines++;
+		if (sscanf(line, "%llu %llu %llu", &inside, &outside, &count) == 3 &&
+		    !inside && !outside && count == 4294967295ULL)
+			ok = 1;
+	}
+	fclose(f);
+	return !(lines == 1 && ok);
+}
+
+#define CAP_NET_ADMIN_BIT	12
+
+/* Why control ops answer EPERM here, and what to do about it. */
+void module_explain_eperm(char *buf, size_t size)
+{
+	if (module_own_user_namespace())
+		snprintf(buf, size, "control ops need CAP_NET_ADMIN in the host's (initial) user namespace, and this process is in a user namespace of its own (a rootless or user-namespaced container: /proc/self/uid_map is not the host's), where its capabilities do not count for the host's devices: run it without a user namespace (Kubernetes: hostUsers true, the default; Docker: --userns=host; LXC: a privileged container) with CAP_NET_ADMIN, or record from the host");
+	else if (!cap_effective(CAP_NET_ADMIN_BIT))
+		snprintf(buf, size, "control ops need CAP_NET_ADMIN, which this process does not have: run as root, or grant it (docker run --cap-add NET_ADMIN; Kubernetes securityContext.capabilities.add: [NET_ADMIN])");
+	else
+		snprintf(buf, size, "control ops need CAP_NET_ADMIN in the host's user namespace, held both by the task and by whoever opened the socket");
+}
+
 static void explain_error(const struct request *req, uint8_t cmd, char *err, size_t errlen)
 {
-	const char *hint = req->error == -EPERM ?
-		" (control ops need CAP_NET_ADMIN: run as root)" : "";
+	char hint[600] = "";
 
+	if (req->error == -EPERM && !req->extack[0])
+		module_explain_eperm(hint, sizeof(hint));
 	if (req->extack[0])
 		snprintf(err, errlen, "kernel reports: %s", req->extack);
 	else
-		snprintf(err, errlen, "gpuprobe command %u failed: %s%s", cmd,
-			 strerror(-req->error), hint);
+		snprintf(err, errlen, "gpuprobe command %u failed: %s%s%s", cmd,
+			 strerror(-req->error), hint[0] ? ": " : "", hint);
 }
 
 int wait_readable(struct nl_sock *sock, int timeout_ms)
