@@ -133,7 +133,7 @@ if make -s modules-next >"$LOGDIR/knext.log" 2>&1; then
 	# patching of 6.12's static calls (an int3 oops, not a kernel bug)
 	VM_TCG_THREAD=single MODDIR="$TOP/build/knext" VMDIR="$TOP/build/vm-next" \
 		scripts/vmtest.sh -q -t 900 \
-		-T module_load,genl_info,genl_policy,irq_events,sched_events,dma_events,dma_context,irq_shared,vfio_irq,serve_module,serve_tracefs,session_owner,iommu_parts,scale,irq_vectors \
+		-T module_load,genl_info,genl_policy,irq_events,sched_events,dma_events,dma_context,irq_shared,vfio_irq,serve_module,serve_tracefs,session_owner,iommu_parts,scale,irq_vectors,netns,netns_info \
 		2>&1 | tee "$LOGDIR/vm-next.log"
 	add_summary vm-next "${PIPESTATUS[0]}" "$LOGDIR/vm-next.log" "vmtest: "
 	VM_EDUS=2 VM_TCG_THREAD=single MODDIR="$TOP/build/knext" \
@@ -208,9 +208,9 @@ elif ! make -s modules-debug-build KDIR_DEBUG="$kdir" >"$LOGDIR/kdebug.log" 2>&1
 else
 	# not serve_*: serve listens on 127.0.0.1 and the debug kernel
 	# (allnoconfig + its fragment) has no IPv4; they would only skip
-	# nor session_owner_unicast: no unicast build for the debug kernel
+	# nor session_owner_unicast, netns_unicast: no unicast build for the debug kernel
 	names=$(cat selftests/gpuprobe/vm/list selftests/gpuprobe/vm/list.debug |
-		grep -v '^#' | awk 'NF && $1 !~ /^serve_/ && $1 != "session_owner_unicast" { print $1 }')
+		grep -v '^#' | awk 'NF && $1 !~ /^serve_/ && $1 != "session_owner_unicast" && $1 != "netns_unicast" { print $1 }')
 	# Two VMs at once, one host core each: the second runs these, whose
 	# guest times (run.sh's "# NAME took S s", 2026-12-01, the machine
 	# loaded) were 388 + 200 + 20 + 18 + 16 + 16 s of the 1287 s in all
