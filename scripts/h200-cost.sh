@@ -27,7 +27,7 @@
 # SYNCS=1: where the sync records come from, side by side (interleaved and
 # rotated as above), results in $OUT/syncs-LOOP:
 #   run: SYNCS=1 bash scripts/h200-cost.sh launch     carry: [".gpu"]
-#   traced     default: waits timed from CUPTI's driver-API callbacks
+#   traced     GPUPROBE_CUDA_SYNCS=callbacks: waits timed from CUPTI's driver-API callbacks
 #   actsyncs   GPUPROBE_CUDA_SYNCS=activity: CUPTI's SYNCHRONIZATION kind (as before)
 #   apicb      traced, and GPUPROBE_CUDA_API_SOURCE=callbacks: the selected API
 #              calls timed from callbacks too, no API activity records
@@ -70,6 +70,8 @@ if [ "${SPLIT:-0}" = 1 ]; then
 	SAMPLES=$R/samples.txt
 elif [ "${SYNCS:-0}" = 1 ]; then
 	CONFIGS=${CONFIGS:-untraced traced actsyncs apicb}
+	# the callbacks are not the default (2026-12-02b): ask for them here
+	export GPUPROBE_CUDA_SYNCS=callbacks
 	R=$OUT/syncs-$LOOP
 	mkdir -p "$R"
 	SAMPLES=$R/samples.txt
