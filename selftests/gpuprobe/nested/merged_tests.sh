@@ -8,8 +8,11 @@
 # no order violation, two machines and a clock error bound; the exact clock
 # (KVM's TSC offset of QEMU's vCPU, Documentation/passthrough.md) in use,
 # its bound printed (goal 1 us), the exchanges agreeing with it, every pair made
-# by time with none ambiguous; and the same trace reported with the offset
-# made wrong by 1 s of ticks makes the exchanges disagree.
+# by time with none ambiguous; each interrupt's path through the host (its
+# irqfd step, injection and delivering VM entry) counted N times, the vCPU's
+# state known at each, every EOI seen by KVM, the route not posted; and the
+# same trace reported with the offset made wrong by 1 s of ticks makes the
+# exchanges disagree.
 # usage: merged_tests.sh N
 N=$1
 . /gpuprobe/tests/ktap.sh
