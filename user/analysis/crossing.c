@@ -21,10 +21,15 @@ static const struct {
 	bool crosses;
 } stage_desc[CROSS_STAGES] = {
 	[CROSS_HOST_HANDLER] = { "host handler (vfio-msi)", "host_handler", false },
+	[CROSS_HOST_TO_IRQFD] = { "host handler -> irqfd (KVM MSI)", "host_to_irqfd", false },
+	[CROSS_IRQFD_TO_INJECT] = { "irqfd -> KVM injection", "irqfd_to_inject", false },
 	[CROSS_HOST_TO_INJECT] = { "host handler -> KVM injection", "host_to_inject", false },
+	[CROSS_INJECT_TO_ENTRY] = { "KVM injection -> VM entry", "inject_to_entry", false },
+	[CROSS_ENTRY_TO_GUEST] = { "VM entry -> guest handler", "entry_to_guest", true },
 	[CROSS_INJECT_TO_GUEST] = { "KVM injection -> guest handler", "inject_to_guest", true },
 	[CROSS_HOST_TO_GUEST] = { "host handler -> guest handler", "host_to_guest", true },
 	[CROSS_GUEST_HANDLER] = { "guest handler", "guest_handler", false },
+	[CROSS_GUEST_TO_EOI] = { "guest handler -> EOI in KVM", "guest_to_eoi", true },
 	[CROSS_GUEST_TO_WAKE] = { "guest handler -> thread wake", "guest_handler_to_wake", false },
 	[CROSS_HOST_TO_WAKE] = { "host handler -> thread wake", "host_to_wake", true },
 };
@@ -46,6 +51,21 @@ static bool stage_value(const struct pt_pair *p, unsigned int s, uint64_t *v)
 	case CROSS_HOST_HANDLER:
 		*v = p->host_duration;
 		return true;
+	case CROSS_HOST_TO_IRQFD:
+		*v = later_minus(p->irqfd_ts, p->host_ts);
+		return p->irqfd_ts != 0;
+	case CROSS_IRQFD_TO_INJECT:
+		*v = later_minus(p->inject_ts, p->irqfd_ts);
+		return p->irqfd_ts && p->inject_ts;
+	case CROSS_INJECT_TO_ENTRY:
+		*v = later_minus(p->entry_ts, p->inject_ts);
+		return p->entry_ts != 0;
+	case CROSS_ENTRY_TO_GUEST:
+		*v = later_minus(p->guest_ts, p->entry_ts);
+		return p->entry_ts != 0;
+	case CROSS_GUEST_TO_EOI:
+		*v = later_minus(p->eoi_exit_ts, p->guest_ts);
+		return p->eoi_exit_ts != 0;
 	case CROSS_HOST_TO_INJECT:
 		*v = later_minus(p->inject_ts, p->host_ts);
 		return p->inject_ts != 0;
@@ -77,6 +97,8 @@ static int by_value(const void *a, const void *b)
 
 static bool complete(const struct crossing *c, const struct pt_pair *p)
 {
+	if (c->through_host_path)
+		return p->wake_ts && p->irqfd_ts && p->inject_ts && p->entry_ts;
 	return p->wake_ts && (!c->through_injection || p->inject_ts);
 }
 
@@ -187,17 +209,27 @@ void crossing_compute(struct crossing *c, const struct passthrough *pt)
 	c->pairs = pt->pairs ? pt->irq_paired : 0;
 	c->measured = c->pairs > 0;
 	c->clock_error_ns = pt->clock_error_ns;
-	for (uint64_t i = 0; i < c->pairs; i++)
+	for (uint64_t i = 0; i < c->pairs; i++) {
 		c->through_injection |= pt->pairs[i].inject_ts != 0;
+		c->through_host_path |= pt->pairs[i].irqfd_ts && pt->pairs[i].entry_ts;
+	}
 	for (unsigned int s = 0; s < CROSS_STAGES; s++) {
 		c->stage[s].name = stage_desc[s].name;
 		c->stage[s].key = stage_desc[s].key;
 		c->stage[s].crosses = stage_desc[s].crosses;
 	}
 	c->stage[CROSS_GUEST_TO_WAKE].in_chain = true;
-	c->stage[CROSS_HOST_TO_INJECT].in_chain = c->through_injection;
-	c->stage[CROSS_INJECT_TO_GUEST].in_chain = c->through_injection;
-	c->stage[CROSS_HOST_TO_GUEST].in_chain = !c->through_injection;
+	if (c->through_host_path) {	/* the injection's half split in its steps */
+		c->stage[CROSS_HOST_TO_IRQFD].in_chain = true;
+		c->stage[CROSS_IRQFD_TO_INJECT].in_chain = true;
+		c->stage[CROSS_INJECT_TO_ENTRY].in_chain = true;
+		c->stage[CROSS_ENTRY_TO_GUEST].in_chain = true;
+	} else {
+		c->stage[CROSS_HOST_TO_INJECT].in_chain = c->through_injection;
+		c->stage[CROSS_INJECT_TO_GUEST].in_chain = c->through_injection;
+		c->stage[CROSS_HOST_TO_GUEST].in_chain = !c->through_injection;
+	}
+	hostpath_summarize(&c->path, pt);
 	clock_warnings(c, pt);
 	values = malloc((c->pairs ? c->pairs : 1) * sizeof(*values));
 	if (!values) {

@@ -15,12 +15,19 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "hostpath.h"
+
 enum crossing_stage_id {
 	CROSS_HOST_HANDLER,	/* host vfio-msi handler, entry -> exit */
+	CROSS_HOST_TO_IRQFD,	/* host handler entry -> irqfd injection (kvm_msi_set_irq) */
+	CROSS_IRQFD_TO_INJECT,	/* irqfd injection -> KVM injection (kvm_inj_virq) */
 	CROSS_HOST_TO_INJECT,	/* host handler entry -> KVM injection */
+	CROSS_INJECT_TO_ENTRY,	/* KVM injection -> the VM entry that delivers it (kvm_entry) */
+	CROSS_ENTRY_TO_GUEST,	/* that VM entry -> guest handler entry */
 	CROSS_INJECT_TO_GUEST,	/* KVM injection -> guest handler entry */
 	CROSS_HOST_TO_GUEST,	/* host handler entry -> guest handler entry */
 	CROSS_GUEST_HANDLER,	/* guest handler, entry -> exit */
+	CROSS_GUEST_TO_EOI,	/* guest handler entry -> the exit its EOI came in (kvm_eoi) */
 	CROSS_GUEST_TO_WAKE,	/* guest handler entry -> thread wake-up */
 	CROSS_HOST_TO_WAKE,	/* host handler entry -> thread wake-up: the whole crossing */
 	CROSS_STAGES
@@ -46,6 +53,7 @@ struct crossing_warning {
 struct crossing {
 	bool measured;			/* some pair was made */
 	bool through_injection;		/* the chain goes through KVM's injection records */
+	bool through_host_path;		/* ... and the irqfd step and VM entries (hostpath.h) */
 	uint64_t pairs, complete_pairs;	/* complete: every step of the chain measured */
 	uint64_t clock_error_ns;
 	struct crossing_stage stage[CROSS_STAGES];
@@ -53,6 +61,7 @@ struct crossing {
 	char verdict[320];
 	unsigned int nwarnings;
 	struct crossing_warning warning[CROSSING_MAX_WARNINGS];
+	struct hostpath_summary path;	/* vCPU states, EOIs, exits on the way, the route */
 };
 
 struct passthrough;

@@ -55,6 +55,12 @@ const char *kvm_stage_name(unsigned int stage)
 	case GPUPROBE_KVM_SET_IRQ:	return "set_irq";
 	case GPUPROBE_KVM_ACCEPT:	return "accept";
 	case GPUPROBE_KVM_INJECT:	return "inject";
+	case GPUPROBE_KVM_ENTRY:	return "entry";
+	case GPUPROBE_KVM_EXIT:		return "exit";
+	case GPUPROBE_KVM_EOI:		return "eoi";
+	case GPUPROBE_KVM_PV_EOI:	return "pv_eoi";
+	case GPUPROBE_KVM_PI_IRTE:	return "pi_irte_update";
+	case GPUPROBE_KVM_APIC_MODE:	return "apic_mode";
 	default:			return "unknown";
 	}
 }
@@ -198,7 +204,8 @@ void kvm_host_add(struct kvm_host *k, const struct gpuprobe_rec_hdr *rec)
 		add_handler(k, (const void *)rec);
 		return;
 	}
-	if (rec->type != TRACEFILE_REC_KVM)
+	/* the vCPU's own steps are the crossing's (hostpath.c), not the injection's */
+	if (rec->type != TRACEFILE_REC_KVM || r->stage >= KVM_STAGES)
 		return;
 	k->records++;
 	if (r->stage < KVM_STAGES)

@@ -174,6 +174,10 @@ void passthrough_add(struct passthrough *pt, const struct gpuprobe_rec_hdr *rec)
 	case TRACEFILE_REC_KVM: {
 		const struct gpuprobe_rec_kvm *k = (const void *)rec;
 
+		if (!pt->hostpath)
+			pt->hostpath = calloc(1, sizeof(*pt->hostpath));
+		if (pt->hostpath)
+			hostpath_add(pt->hostpath, k);
 		/* the injections into a vCPU; a reinjection is not a new interrupt */
 		if (k->stage == GPUPROBE_KVM_INJECT && !(rec->flags & GPUPROBE_KVM_REINJECTED)) {
 			struct pt_event *e = push(pt, &pt->inject, rec->ts_ns, 0, k->host_irq, rec->cpu);
@@ -233,6 +237,7 @@ void passthrough_free(struct passthrough *pt)
 	free(pt->host);
 	free(pt->guest);
 	free(pt->pairs);
+	hostpath_free(pt->hostpath);
 	if (pt->tsc)
 		tsc_clock_free(pt->tsc);
 	free(pt->tsc);

@@ -17,6 +17,7 @@
 #include "agg.h"
 #include "clocksync.h"
 #include "crossing.h"
+#include "hostpath.h"
 #include "hist.h"
 #include "machine.h"
 #include "tscclock.h"
@@ -59,6 +60,15 @@ struct pt_pair {
 	uint32_t host_cpu, guest_cpu;
 	uint32_t vmm_pid, vcpu_tid;	/* the injection's task (0: unknown) */
 	uint32_t wake_pid, wake_tid;	/* the woken task's tgid and pid (0: unknown) */
+	uint32_t vector;		/* the injection's guest vector */
+	/* the path through the host (hostpath.c); 0: not found */
+	uint64_t irqfd_ts;		/* kvm_msi_set_irq (or kvm_set_irq) in the host handler */
+	uint64_t entry_ts;		/* the VM entry after the injection: delivers it */
+	uint64_t eoi_ts, eoi_exit_ts;	/* the guest's EOI (kvm_eoi), the exit it came in */
+	uint32_t eoi_reason;		/* that exit's reason */
+	uint16_t eoi_isa;
+	uint8_t vcpu_state;		/* enum hostpath_vcpu_state, at irqfd_ts */
+	uint8_t eoi_kind;		/* enum hostpath_eoi_kind */
 };
 
 struct passthrough {
@@ -108,6 +118,7 @@ struct passthrough {
 	struct hist guest_handler_ns, guest_handler_to_wake_ns, vfio_map_ns;
 	struct pt_pair *pairs;		/* irq_paired of them, in host order */
 	struct crossing crossing;	/* the stages per interrupt, from pairs (crossing.h) */
+	struct hostpath_input *hostpath;	/* the VMM's KVM steps; NULL: none (hostpath.h) */
 	char note[256];			/* why a number is missing, else empty */
 };
 

@@ -246,6 +246,7 @@ static void stage_pairs(struct passthrough *pt)
 			p.inject_ts = pt->inject.e[ge->next].ts;
 			p.vmm_pid = pt->inject.e[ge->next].pid;
 			p.vcpu_tid = pt->inject.e[ge->next].tid;
+			p.vector = pt->inject.e[ge->next].vector;
 			pt->pairs_injected++;
 			hist_add(&pt->host_to_inject_ns, later_minus(p.inject_ts, he->ts));
 			hist_add(&pt->inject_to_guest_ns, later_minus(ge->ts, p.inject_ts));
@@ -311,6 +312,7 @@ void passthrough_pair_irqs(struct passthrough *pt)
 	pair_guest(pt, pt->inject.n ? &pt->inject : &pt->host_irq);
 	stage_pairs(pt);
 	pair_maps(pt);
+	hostpath_fill_pairs(pt);
 	crossing_compute(&pt->crossing, pt);
 	if (pt->order_violations)
 		snprintf(pt->note, sizeof(pt->note),

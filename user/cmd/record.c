@@ -634,6 +634,7 @@ static int open_source(struct recorder *r)
 	r->cfg.targets = &r->info.targets;
 	r->cfg.workload_pid = r->have_workload ? r->workload.pid : 0;
 	r->cfg.event_mask = GPUPROBE_EVMASK_ALL;
+	r->cfg.kvm_vcpu_steps = r->opts.guest.address != NULL;	/* only a merged trace has a crossing */
 	r->src = r->src_ops->open(&r->cfg, err, sizeof(err));
 	if (!r->src) {
 		errorf("%s source: %s", r->src_ops->name, err);

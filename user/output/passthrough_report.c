@@ -87,12 +87,48 @@ static void print_stage(FILE *out, const struct crossing *c, const struct crossi
 	fputc('\n', out);
 }
 
+/* The vCPU's state at each irqfd injection, the EOIs' exits, the exits on the way, the route. */
+static void print_host_path(FILE *out, const struct crossing *c)
+{
+	const struct hostpath_summary *p = &c->path;
+
+	fprintf(out, "  IRQ posting: %s\n", p->route);
+	if (!p->measured) {
+		fprintf(out, "  host path: no VM entry or exit of the VMM traced (tracefs source, kvm:kvm_entry/kvm_exit): vCPU states and EOIs not measured\n");
+		return;
+	}
+	fprintf(out, "  vCPU at the irqfd injection: %" PRIu64 " in the guest (kicked), %" PRIu64 " halted (woken), %" PRIu64 " in the host (next entry), %" PRIu64 " unknown\n",
+		p->state[VCPU_IN_GUEST], p->state[VCPU_HALTED], p->state[VCPU_IN_HOST],
+		p->state[VCPU_UNKNOWN]);
+	fprintf(out, "  EOI: %" PRIu64 " by an x2APIC MSR write exit, %" PRIu64 " by an APIC access exit, %" PRIu64 " PV EOI (no exit of its own), %" PRIu64 " at another exit, %" PRIu64 " not seen\n",
+		p->eoi[EOI_MSR_EXIT], p->eoi[EOI_APIC_EXIT], p->eoi[EOI_PV], p->eoi[EOI_OTHER_EXIT],
+		p->eoi[EOI_NONE]);
+	if (!p->exits_counted)
+		return;
+	fprintf(out, "  exits from the irqfd injection to the EOI's (included), per interrupt: p50 %" PRIu64 ", max %" PRIu64 ", %" PRIu64 " over %" PRIu64 " interrupts:",
+		p->exits_p50, p->exits_max, p->exits_sum, p->exits_counted);
+	for (unsigned int i = 0; i < p->nreasons; i++) {
+		const char *name = hostpath_reason_name(p->reason[i].isa, p->reason[i].reason);
+
+		fprintf(out, "%s %s 0x%x %" PRIu64, i ? "," : "",
+			p->reason[i].isa == GPUPROBE_KVM_ISA_SVM ? "SVM" :
+			p->reason[i].isa == GPUPROBE_KVM_ISA_VMX ? "VMX" : "?",
+			p->reason[i].reason, p->reason[i].count);
+		if (name)
+			fprintf(out, " (%s)", name);
+	}
+	if (p->reasons_other)
+		fprintf(out, ", %" PRIu64 " of other reasons", p->reasons_other);
+	fputc('\n', out);
+}
+
 /* The stages, the verdict, and what makes them doubtful. */
 static void print_crossing(FILE *out, const struct crossing *c)
 {
 	static const unsigned int order[] = {
-		CROSS_HOST_HANDLER, CROSS_HOST_TO_INJECT, CROSS_INJECT_TO_GUEST, CROSS_HOST_TO_GUEST,
-		CROSS_GUEST_HANDLER, CROSS_GUEST_TO_WAKE, CROSS_HOST_TO_WAKE,
+		CROSS_HOST_HANDLER, CROSS_HOST_TO_IRQFD, CROSS_IRQFD_TO_INJECT, CROSS_HOST_TO_INJECT,
+		CROSS_INJECT_TO_ENTRY, CROSS_ENTRY_TO_GUEST, CROSS_INJECT_TO_GUEST, CROSS_HOST_TO_GUEST,
+		CROSS_GUEST_HANDLER, CROSS_GUEST_TO_EOI, CROSS_GUEST_TO_WAKE, CROSS_HOST_TO_WAKE,
 	};
 
 	fprintf(out, "  %-32s %8s %10s %10s %10s %10s %7s\n", "stage", "count", "p50", "p99", "max",
@@ -103,10 +139,17 @@ static void print_crossing(FILE *out, const struct crossing *c)
 		/* without injection records the two halves of host -> guest are not there */
 		if (!c->through_injection && (order[i] == CROSS_HOST_TO_INJECT || order[i] == CROSS_INJECT_TO_GUEST))
 			continue;
+		/* nor, without the VMM's entries and exits, the steps of the host path */
+		if (!c->path.measured && !st->count &&
+		    (order[i] == CROSS_INJECT_TO_ENTRY || order[i] == CROSS_ENTRY_TO_GUEST ||
+		     order[i] == CROSS_GUEST_TO_EOI || order[i] == CROSS_HOST_TO_IRQFD ||
+		     order[i] == CROSS_IRQFD_TO_INJECT))
+			continue;
 		print_stage(out, c, st);
 	}
 	fprintf(out, "  (per interrupt, exact; total: summed over the pairs; share: of host handler entry -> guest thread wake, over the %" PRIu64 " pairs with every stage)\n",
 		c->complete_pairs);
+	print_host_path(out, c);
 	fprintf(out, "  verdict: %s\n", c->verdict);
 	for (unsigned int i = 0; i < c->nwarnings; i++)
 		fprintf(out, "  WARNING: %s\n", c->warning[i].text);
@@ -264,6 +307,69 @@ static void json_stage(struct json *j, const struct crossing *c, const struct cr
 	json_object_end(j);
 }
 
+static void json_host_path(struct json *j, const struct hostpath_summary *p)
+{
+	static const char *const param[] = { "off", "on", "absent" };
+
+	json_key(j, "host_path");
+	json_object_begin(j);
+	json_kv_bool(j, "measured", p->measured);
+	json_kv_u64(j, "with_irqfd", p->with_irqfd);
+	json_kv_u64(j, "with_entry", p->with_entry);
+	json_key(j, "vcpu_state");
+	json_object_begin(j);
+	for (unsigned int s = 0; s < VCPU_STATES; s++)
+		json_kv_u64(j, hostpath_state_name(s), p->state[s]);
+	json_object_end(j);
+	json_key(j, "eoi");
+	json_object_begin(j);
+	for (unsigned int k = 0; k < EOI_KINDS; k++)
+		json_kv_u64(j, hostpath_eoi_name(k), p->eoi[k]);
+	json_object_end(j);
+	json_kv_u64(j, "exits_counted", p->exits_counted);
+	json_kv_u64(j, "exits_sum", p->exits_sum);
+	json_kv_u64(j, "exits_p50", p->exits_p50);
+	json_kv_u64(j, "exits_max", p->exits_max);
+	json_key(j, "exit_reasons");
+	json_array_begin(j);
+	for (unsigned int i = 0; i < p->nreasons; i++) {
+		const char *name = hostpath_reason_name(p->reason[i].isa, p->reason[i].reason);
+
+		json_object_begin(j);
+		json_kv_string(j, "isa", p->reason[i].isa == GPUPROBE_KVM_ISA_SVM ? "svm" :
+			       p->reason[i].isa == GPUPROBE_KVM_ISA_VMX ? "vmx" : "unknown");
+		json_kv_u64(j, "reason", p->reason[i].reason);
+		json_key(j, "name");
+		if (name)
+			json_put_string(j, name);
+		else
+			json_put_null(j);
+		json_kv_u64(j, "count", p->reason[i].count);
+		json_object_end(j);
+	}
+	json_array_end(j);
+	json_kv_u64(j, "exit_reasons_other", p->reasons_other);
+	json_key(j, "route");
+	json_object_begin(j);
+	json_kv_bool(j, "known", p->route_known);
+	json_kv_bool(j, "posted", p->posted);
+	json_key(j, "avic");
+	if (p->have_mode)
+		json_put_string(j, param[p->avic < 3 ? p->avic : 2]);
+	else
+		json_put_null(j);
+	json_key(j, "enable_apicv");
+	if (p->have_mode)
+		json_put_string(j, param[p->apicv < 3 ? p->apicv : 2]);
+	else
+		json_put_null(j);
+	json_kv_u64(j, "pi_irte_posted", p->pi_posted);
+	json_kv_u64(j, "pi_irte_unposted", p->pi_unposted);
+	json_kv_string(j, "text", p->route);
+	json_object_end(j);
+	json_object_end(j);
+}
+
 static void json_crossing(struct json *j, const struct crossing *c)
 {
 	json_key(j, "crossing");
@@ -271,6 +377,7 @@ static void json_crossing(struct json *j, const struct crossing *c)
 	json_kv_u64(j, "pairs", c->pairs);
 	json_kv_u64(j, "complete_pairs", c->complete_pairs);
 	json_kv_bool(j, "through_injection", c->through_injection);
+	json_kv_bool(j, "through_host_path", c->through_host_path);
 	json_kv_u64(j, "clock_error_ns", c->clock_error_ns);
 	json_key(j, "stages");
 	json_array_begin(j);
@@ -291,6 +398,7 @@ static void json_crossing(struct json *j, const struct crossing *c)
 		json_put_null(j);
 	json_kv_string(j, "text", c->verdict);
 	json_object_end(j);
+	json_host_path(j, &c->path);
 	json_key(j, "warnings");
 	json_array_begin(j);
 	for (unsigned int i = 0; i < c->nwarnings; i++) {

@@ -241,6 +241,9 @@ static void open_kvm(struct guest_link *g, const struct record_sink *sink)
 {
 	char why[400];
 
+	/* whether interrupts can be posted: the crossing's route (hostpath.c) */
+	if (kvm_apic_mode_put("/sys", sink))
+		warnf("cannot write the host's APIC virtualization record: the route will say 'not recorded'");
 	g->kvm = kvm_tsc_open(&g->o.kvm, why, sizeof(why));
 	if (!g->kvm) {
 		warnf("no exact clock for the guest (%s): its times are mapped by the clock exchanges", why);

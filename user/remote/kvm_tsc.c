@@ -340,3 +340,37 @@ void kvm_tsc_close(struct kvm_tsc *k)
 	}
 	free(k);
 }
+
+/* A Y/N (or 1/0) module parameter: GPUPROBE_KVM_PARAM_*. */
+static uint32_t read_param(const char *root, const char *module, const char *param)
+{
+	char path[512], v[8] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/module/%s/parameters/%s", root, module, param);
+	f = fopen(path, "r");
+	if (!f)
+		return GPUPROBE_KVM_PARAM_ABSENT;
+	if (!fgets(v, sizeof(v), f))
+		v[0] = '\0';
+	fclose(f);
+	if (v[0] == 'Y' || v[0] == 'y' || v[0] == '1')
+		return GPUPROBE_KVM_PARAM_ON;
+	if (v[0] == 'N' || v[0] == 'n' || v[0] == '0')
+		return GPUPROBE_KVM_PARAM_OFF;
+	return GPUPROBE_KVM_PARAM_ABSENT;
+}
+
+int kvm_apic_mode_put(const char *root, const struct record_sink *sink)
+{
+	struct gpuprobe_rec_kvm rec = {
+		.hdr = { .type = TRACEFILE_REC_KVM, .size = sizeof(rec), .ts_ns = mono_now_ns() },
+		.bdf = GPUPROBE_BDF_NONE,
+		.vcpu = GPUPROBE_KVM_VCPU_NONE,
+		.stage = GPUPROBE_KVM_APIC_MODE,
+		.vector = read_param(root, "kvm_amd", "avic"),
+		.level = read_param(root, "kvm_intel", "enable_apicv"),
+	};
+
+	return sink_put(sink, &rec.hdr);
+}

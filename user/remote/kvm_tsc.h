@@ -33,6 +33,12 @@ int kvm_tsc_put_traced(struct kvm_tsc *k, const struct record_sink *sink);
 /* The directory read: "/sys/kernel/debug/kvm/1234-11". */
 const char *kvm_tsc_dir(const struct kvm_tsc *k);
 void kvm_tsc_close(struct kvm_tsc *k);
+/*
+ * The host's APIC virtualization, as KVM's module parameters say (kvm_amd
+ * avic, kvm_intel enable_apicv under root, or GPUPROBE_KVM_PARAM_ABSENT):
+ * one KVM record of stage APIC_MODE (Documentation/trace-format.md).
+ */
+int kvm_apic_mode_put(const char *root, const struct record_sink *sink);
 
 /*
  * One line of the trace file: 1 and its fields when it is a

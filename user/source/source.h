@@ -33,6 +33,11 @@ struct source_config {
 	uint32_t event_mask;		/* GPUPROBE_EVMASK() bits */
 	const struct record_sink *sink;	/* for records that arrive before poll */
 	const char *sysfs_root;		/* NULL: /sys (tests give a tree of their own) */
+	/*
+	 * The VMM's VM entries, exits and EOIs too (the tracefs source): the
+	 * crossing's host path, for record --guest; many events on a busy host
+	 */
+	bool kvm_vcpu_steps;
 };
 
 struct source_counters {
@@ -119,7 +124,7 @@ bool module_own_user_namespace(void);
 
 /* ---- tracefs/tracefs_enable.c: what tracefs offers ---- */
 
-#define TRACEFS_EVENT_COUNT	24
+#define TRACEFS_EVENT_COUNT	32
 
 struct tracefs_event_state {
 	const char *system;

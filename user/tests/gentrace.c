@@ -19,7 +19,7 @@ void usage_of(const char *cmd, FILE *out)
 }
 
 /* gentrace merged FILE [n=N] [latency=NS] [drop=K] [offset_error=NS] [bound=NS] [drift_ppb=D] [maps=M] [inject] [cut] [app]
- *   [vary] [tsc] [tsc_samples=N] */
+ *   [vary] [tsc] [tsc_samples=N] [host_path] */
 static int merged(int argc, char **argv)
 {
 	struct synth_merged o;
@@ -51,6 +51,8 @@ static int merged(int argc, char **argv)
 			o.guest_app = true;
 		else if (!strcmp(a, "vary"))
 			o.vary = true;
+		else if (!strcmp(a, "host_path"))
+			o.host_path = true;
 		else if (!strcmp(a, "tsc"))
 			o.tsc = true;
 		else if (!strncmp(a, "tsc_samples=", 12))

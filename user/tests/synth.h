@@ -77,6 +77,13 @@ struct synth_merged {
 	/* KVM's TSC relation and both sides' samples (drift 0 only): the exact clock, bound 101 ns */
 	bool tsc;
 	uint32_t tsc_host_samples;	/* host samples, spread over the run; 0: one a burst */
+	/*
+	 * With injections: each interrupt's path through the host, as the
+	 * tracefs source records it (synth_stages' host path fields): the
+	 * irqfd step in the handler, the vCPU thread's entries and exits (SVM
+	 * reasons), the guest's EOI, and the host's APIC mode (avic off)
+	 */
+	bool host_path;
 };
 
 /* Interrupt i's stages as synth_write_merged writes them, in ns. */
@@ -85,7 +92,17 @@ struct synth_stages {
 	uint64_t to_inject;		/* host handler entry -> KVM injection (with injections) */
 	uint64_t to_guest;		/* host handler entry -> guest handler entry */
 	uint64_t to_wake;		/* guest handler entry -> the guest thread's wake-up */
+	/* host_path: */
+	uint64_t to_irqfd;		/* host handler entry -> kvm_msi_set_irq */
+	uint64_t to_entry;		/* KVM injection -> the VM entry after it */
+	uint64_t to_eoi;		/* guest handler entry -> the EOI's exit */
+	unsigned int state;		/* the vCPU then: SYNTH_VCPU_IN_GUEST, _HALTED, _IN_HOST */
+	unsigned int npf_exits;		/* NPF exits between the guest handler and the EOI */
+	bool pv_eoi;			/* the EOI is a PV EOI, taken at a HLT exit; else an MSR exit */
 };
+#define SYNTH_VCPU_IN_GUEST	0	/* a VM entry 5 us before the handler; kicked (INTR exit) */
+#define SYNTH_VCPU_HALTED	1	/* a HLT exit 5 us before */
+#define SYNTH_VCPU_IN_HOST	2	/* an IOIO exit 5 us before */
 void synth_merged_stages(const struct synth_merged *o, uint32_t i, struct synth_stages *s);
 #define SYNTH_TSC_BOUND_NS	101	/* 50 + 50 ns half read windows, + 1 for the scaling's last tick */
 #define SYNTH_VMM_PID		4242	/* the injections' VMM and vCPU thread */

@@ -30,6 +30,12 @@
 void synth_merged_stages(const struct synth_merged *o, uint32_t i, struct synth_stages *s)
 {
 	s->handler = HANDLER_NS;
+	s->state = i % 3;
+	s->npf_exits = i % 4;
+	s->pv_eoi = i % 5 == 4;
+	s->to_irqfd = o->vary ? 200 + (uint64_t)(i * 31 % 100) * 13 : 1000;
+	s->to_entry = o->vary ? 100 + (uint64_t)(i * 13 % 100) * 9 : 500;
+	s->to_eoi = o->vary ? 1500 + (uint64_t)(i * 17 % 100) * 11 : 2000;
 	if (!o->vary) {
 		s->to_inject = INJECT_NS;
 		s->to_guest = o->latency_ns;
@@ -147,9 +153,86 @@ static int put_tsc(const struct synth_merged *o, struct trace_writer *w)
 	return err | put_tsc_sample(o, w, MACHINE_GUEST, to);
 }
 
+/* A step of the vCPU thread (SYNTH_VCPU_TID, vCPU 0). */
+static int put_vcpu(struct trace_writer *w, uint64_t ts, uint16_t stage, uint32_t value)
+{
+	struct gpuprobe_rec_kvm k = {
+		.hdr = { .type = TRACEFILE_REC_KVM, .size = sizeof(k), .cpu = 1, .ts_ns = ts },
+		.bdf = GPUPROBE_BDF_NONE, .pid = SYNTH_VMM_PID, .tid = SYNTH_VCPU_TID, .vcpu = 0,
+		.vector = value, .stage = stage,
+		.level = stage == GPUPROBE_KVM_EXIT ? GPUPROBE_KVM_ISA_SVM : 0,
+	};
+
+	return trace_writer_put(w, &k.hdr);
+}
+
+#define SVM_EXIT_INTR	0x060
+#define SVM_EXIT_HLT	0x078
+#define SVM_EXIT_IOIO	0x07b
+#define SVM_EXIT_MSR	0x07c
+#define SVM_EXIT_NPF	0x400
+
+/*
+ * Interrupt i's host path around its injection at t + to_inject (written by
+ * put_host): the state before, the irqfd step in the handler (irq), the
+ * kick, the delivering entry, NPF exits, the EOI's exit and the EOI.
+ */
+static int put_host_path(struct trace_writer *w, uint64_t t, uint32_t irq,
+			 const struct synth_stages *st, bool after_inject)
+{
+	static const uint32_t before[] = {
+		[SYNTH_VCPU_IN_GUEST] = 0, [SYNTH_VCPU_HALTED] = SVM_EXIT_HLT,
+		[SYNTH_VCPU_IN_HOST] = SVM_EXIT_IOIO,
+	};
+	uint64_t g = t + st->to_guest, eoi = g + st->to_eoi;
+	struct gpuprobe_rec_kvm msi = {
+		.hdr = { .type = TRACEFILE_REC_KVM, .size = sizeof(msi), .ts_ns = t + st->to_irqfd },
+		.bdf = SYNTH_GPU_BDF, .host_irq = irq, .vcpu = GPUPROBE_KVM_VCPU_NONE, .vector = 0x41,
+		.stage = GPUPROBE_KVM_MSI, .msi_address = 0xfee00000,
+	};
+	int err = 0;
+
+	if (!after_inject) {
+		err |= st->state == SYNTH_VCPU_IN_GUEST ?
+		       put_vcpu(w, t - 5000, GPUPROBE_KVM_ENTRY, 0) :
+		       put_vcpu(w, t - 5000, GPUPROBE_KVM_EXIT, before[st->state]);
+		err |= trace_writer_put(w, &msi.hdr);
+		if (st->state == SYNTH_VCPU_IN_GUEST)
+			err |= put_vcpu(w, t + st->to_irqfd + 500, GPUPROBE_KVM_EXIT, SVM_EXIT_INTR);
+		return err;
+	}
+	err |= put_vcpu(w, t + st->to_inject + st->to_entry, GPUPROBE_KVM_ENTRY, 0);
+	for (unsigned int j = 0; j < st->npf_exits; j++) {
+		err |= put_vcpu(w, g + 100 * (j + 1), GPUPROBE_KVM_EXIT, SVM_EXIT_NPF);
+		err |= put_vcpu(w, g + 100 * (j + 1) + 50, GPUPROBE_KVM_ENTRY, 0);
+	}
+	if (st->pv_eoi) {	/* synced on the way out, before SVM traces the exit (a HLT) */
+		err |= put_vcpu(w, eoi - 30, GPUPROBE_KVM_EOI, 0x41);
+		err |= put_vcpu(w, eoi - 20, GPUPROBE_KVM_PV_EOI, 0x41);
+		err |= put_vcpu(w, eoi, GPUPROBE_KVM_EXIT, SVM_EXIT_HLT);
+	} else {		/* the x2APIC EOI MSR's exit, then KVM's handling of it */
+		err |= put_vcpu(w, eoi, GPUPROBE_KVM_EXIT, SVM_EXIT_MSR);
+		err |= put_vcpu(w, eoi + 20, GPUPROBE_KVM_EOI, 0x41);
+	}
+	return err | put_vcpu(w, eoi + 300, GPUPROBE_KVM_ENTRY, 0);
+}
+
+static int put_apic_mode(struct trace_writer *w)
+{
+	struct gpuprobe_rec_kvm k = {
+		.hdr = { .type = TRACEFILE_REC_KVM, .size = sizeof(k), .ts_ns = HOST_T0 - 3000000 },
+		.bdf = GPUPROBE_BDF_NONE, .vcpu = GPUPROBE_KVM_VCPU_NONE,
+		.stage = GPUPROBE_KVM_APIC_MODE, .vector = GPUPROBE_KVM_PARAM_OFF,
+		.level = GPUPROBE_KVM_PARAM_ABSENT,
+	};
+
+	return trace_writer_put(w, &k.hdr);
+}
+
 static int put_host(const struct synth_merged *o, struct trace_writer *w)
 {
-	int err = 0;
+	bool path = o->injections && o->host_path;
+	int err = path ? put_apic_mode(w) : 0;
 
 	for (uint32_t i = 0; i < o->n; i++) {
 		uint64_t t = HOST_T0 + (uint64_t)i * o->spacing_ns;
@@ -160,6 +243,8 @@ static int put_host(const struct synth_merged *o, struct trace_writer *w)
 
 		synth_irq(&irq, t, 0, 0, HANDLER_NS, true);
 		irq.hdr.flags |= GPUPROBE_IRQ_VFIO;
+		if (path)
+			err |= put_host_path(w, t, irq.irq, &st, false);
 		err |= trace_writer_put(w, &irq.hdr);
 		if (o->injections) {
 			struct gpuprobe_rec_kvm k = {
@@ -189,6 +274,8 @@ static int put_host(const struct synth_merged *o, struct trace_writer *w)
 				err |= trace_writer_put(w, &first.hdr);
 			}
 			err |= trace_writer_put(w, &k.hdr);
+			if (path)
+				err |= put_host_path(w, t, irq.irq, &st, true);
 		}
 	}
 	for (uint32_t i = 0; i < o->maps; i++) {

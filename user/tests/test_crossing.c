@@ -52,6 +52,12 @@ static void expect_of(uint64_t *v, uint64_t n, struct expected *e)
 	e->max = v[n - 1];
 }
 
+static bool is_host_path_stage(unsigned int s)
+{
+	return s == CROSS_HOST_TO_IRQFD || s == CROSS_IRQFD_TO_INJECT || s == CROSS_INJECT_TO_ENTRY ||
+	       s == CROSS_ENTRY_TO_GUEST || s == CROSS_GUEST_TO_EOI;
+}
+
 /* Every stage's figures from the synthetic inputs: CROSS_N interrupts, none dropped. */
 static void expected_stages(const struct synth_merged *o, struct expected e[CROSS_STAGES])
 {
@@ -68,9 +74,17 @@ static void expected_stages(const struct synth_merged *o, struct expected e[CROS
 		v[CROSS_GUEST_HANDLER][i] = s.handler;
 		v[CROSS_GUEST_TO_WAKE][i] = s.to_wake;
 		v[CROSS_HOST_TO_WAKE][i] = s.to_guest + s.to_wake;
+		v[CROSS_HOST_TO_IRQFD][i] = s.to_irqfd;
+		v[CROSS_IRQFD_TO_INJECT][i] = s.to_inject - s.to_irqfd;
+		v[CROSS_INJECT_TO_ENTRY][i] = s.to_entry;
+		v[CROSS_ENTRY_TO_GUEST][i] = s.to_guest - s.to_inject - s.to_entry;
+		v[CROSS_GUEST_TO_EOI][i] = s.to_eoi;
 	}
-	for (unsigned int st = 0; st < CROSS_STAGES; st++)
+	for (unsigned int st = 0; st < CROSS_STAGES; st++) {
 		expect_of(v[st], CROSS_N, &e[st]);
+		if (!o->host_path && is_host_path_stage(st))
+			memset(&e[st], 0, sizeof(e[st]));	/* no such records: not measured */
+	}
 }
 
 static void crossing_options(struct synth_merged *o, bool tsc, int64_t offset_error_ns)
@@ -118,15 +132,21 @@ static struct passthrough *crossing_trace(const struct synth_merged *o, const ch
 }
 
 /* The chain's shares (host -> injection, injection -> guest, guest -> wake) and its largest. */
-static unsigned int expected_largest(const struct expected e[CROSS_STAGES], double share[CROSS_STAGES])
+static unsigned int expected_largest(const struct synth_merged *o, const struct expected e[CROSS_STAGES],
+				     double share[CROSS_STAGES])
 {
-	static const unsigned int chain[] = { CROSS_HOST_TO_INJECT, CROSS_INJECT_TO_GUEST, CROSS_GUEST_TO_WAKE };
+	static const unsigned int injection[] = { CROSS_HOST_TO_INJECT, CROSS_INJECT_TO_GUEST, CROSS_GUEST_TO_WAKE };
+	/* with the host path: the injection's half in its steps */
+	static const unsigned int steps[] = { CROSS_HOST_TO_IRQFD, CROSS_IRQFD_TO_INJECT, CROSS_INJECT_TO_ENTRY,
+					      CROSS_ENTRY_TO_GUEST, CROSS_GUEST_TO_WAKE };
+	const unsigned int *chain = o->host_path ? steps : injection;
+	size_t n = o->host_path ? 5 : 3;
 	uint64_t total = 0;
 	unsigned int best = chain[0];
 
-	for (size_t i = 0; i < 3; i++)
+	for (size_t i = 0; i < n; i++)
 		total += e[chain[i]].sum;
-	for (size_t i = 0; i < 3; i++) {
+	for (size_t i = 0; i < n; i++) {
 		share[chain[i]] = 100.0 * (double)e[chain[i]].sum / (double)total;
 		if (e[chain[i]].sum > e[best].sum)
 			best = chain[i];
@@ -142,7 +162,7 @@ static void check_stages(const struct passthrough *pt, const struct synth_merged
 	unsigned int largest;
 
 	expected_stages(o, e);
-	largest = expected_largest(e, share);
+	largest = expected_largest(o, e, share);
 	CHECK_EQ_U64(pt->irq_paired, CROSS_N);
 	CHECK_EQ_U64(c->pairs, CROSS_N);
 	CHECK_EQ_U64(c->complete_pairs, CROSS_N);
@@ -189,6 +209,9 @@ void test_crossing_stages_exact(void)
 	if (pt) {
 		CHECK(!pt->clock_exact, "no TSC records: the exchanges' clock");
 		check_stages(pt, &o, o.bound_ns);
+		/* no APIC mode record, no IRTE update: the route is not claimed either way */
+		CHECK(!pt->crossing.path.route_known && !pt->crossing.path.measured &&
+		      strstr(pt->crossing.path.route, "not known") != NULL, "route: %s", pt->crossing.path.route);
 	}
 	passthrough_free(pt);
 }
@@ -216,10 +239,17 @@ static const json_t *crossing_json(json_t **doc, const char *text)
 void test_crossing_json(void)
 {
 	static const char *const keys[CROSS_STAGES] = {
-		"host_handler", "host_to_inject", "inject_to_guest", "host_to_guest",
-		"guest_handler", "guest_handler_to_wake", "host_to_wake",
+		[CROSS_HOST_HANDLER] = "host_handler", [CROSS_HOST_TO_IRQFD] = "host_to_irqfd",
+		[CROSS_IRQFD_TO_INJECT] = "irqfd_to_inject", [CROSS_HOST_TO_INJECT] = "host_to_inject",
+		[CROSS_INJECT_TO_ENTRY] = "inject_to_entry", [CROSS_ENTRY_TO_GUEST] = "entry_to_guest",
+		[CROSS_INJECT_TO_GUEST] = "inject_to_guest", [CROSS_HOST_TO_GUEST] = "host_to_guest",
+		[CROSS_GUEST_HANDLER] = "guest_handler", [CROSS_GUEST_TO_EOI] = "guest_to_eoi",
+		[CROSS_GUEST_TO_WAKE] = "guest_handler_to_wake", [CROSS_HOST_TO_WAKE] = "host_to_wake",
 	};
-	static const bool crosses[CROSS_STAGES] = { false, false, true, true, false, false, true };
+	static const bool crosses[CROSS_STAGES] = {
+		[CROSS_ENTRY_TO_GUEST] = true, [CROSS_INJECT_TO_GUEST] = true, [CROSS_HOST_TO_GUEST] = true,
+		[CROSS_GUEST_TO_EOI] = true, [CROSS_HOST_TO_WAKE] = true,
+	};
 	const char *path = test_tmp_path("cross-json");
 	struct expected e[CROSS_STAGES];
 	double share[CROSS_STAGES] = { 0 };
@@ -230,8 +260,9 @@ void test_crossing_json(void)
 	unsigned int largest;
 
 	crossing_options(&o, true, 0);
+	o.host_path = true;
 	expected_stages(&o, e);
-	largest = expected_largest(e, share);
+	largest = expected_largest(&o, e, share);
 	CHECK(synth_write_merged(path, &o) == 0, "synth_write_merged");
 	text = test_report(path, true);
 	c = crossing_json(&doc, text);
@@ -360,7 +391,7 @@ void test_crossing_documented(void)
 	static const char doc_path[] = "../../Documentation/report-json.md";
 	const char *path = test_tmp_path("cross-doc");
 	struct synth_merged o;
-	const json_t *c, *objs[4];
+	const json_t *c, *objs[9];
 	char *json, *md = NULL;
 	size_t len = 0;
 	FILE *f = fopen(doc_path, "r");
@@ -373,6 +404,7 @@ void test_crossing_documented(void)
 	len = md ? fread(md, 1, (1 << 20) - 1, f) : 0;
 	fclose(f);
 	crossing_options(&o, true, 50000);	/* with a warning: its keys too */
+	o.host_path = true;			/* and the host path's */
 	CHECK(synth_write_merged(path, &o) == 0, "synth_write_merged");
 	json = test_report(path, true);
 	unlink(path);
@@ -381,9 +413,15 @@ void test_crossing_documented(void)
 	objs[1] = json_array_get(jread_array(c, "stages"), 0);
 	objs[2] = jread_get(c, "verdict");
 	objs[3] = json_array_get(jread_array(c, "warnings"), 0);
+	objs[4] = jread_get(c, "host_path");
+	objs[5] = jread_get(objs[4], "vcpu_state");
+	objs[6] = jread_get(objs[4], "eoi");
+	objs[7] = jread_get(objs[4], "route");
+	objs[8] = json_array_get(jread_array(objs[4], "exit_reasons"), 0);
 	CHECK(len && c && objs[1] && objs[2] && objs[3], "report --json: crossing, a stage, verdict, a warning");
+	CHECK(objs[5] && objs[6] && objs[7] && objs[8], "report --json: host_path and its objects");
 	CHECK(md && strstr(md, "| `crossing` |"), "report-json.md has no `crossing` row");
-	for (size_t i = 0; md && i < 4; i++) {
+	for (size_t i = 0; md && i < 9; i++) {
 		const char *key;
 		json_t *val;
 
@@ -420,4 +458,121 @@ void test_crossing_untrusted_verdict(void)
 	if (pt)
 		CHECK(!strstr(pt->crossing.verdict, "NOT TO BE TRUSTED"), "verdict: %s", pt->crossing.verdict);
 	passthrough_free(pt);
+}
+
+/* What the host path must say of synth_merged's host_path inputs, worked here from them. */
+struct expected_path {
+	uint64_t state[VCPU_STATES], eoi[EOI_KINDS];
+	uint64_t exits_sum, exits_p50, exits_max;
+	uint64_t intr, npf, msr, hlt;		/* exits on the paths by SVM reason */
+};
+
+static void expected_path_of(const struct synth_merged *o, struct expected_path *x)
+{
+	static const unsigned int state_of[] = {
+		[SYNTH_VCPU_IN_GUEST] = VCPU_IN_GUEST, [SYNTH_VCPU_HALTED] = VCPU_HALTED,
+		[SYNTH_VCPU_IN_HOST] = VCPU_IN_HOST,
+	};
+	uint64_t exits[CROSS_N];
+
+	memset(x, 0, sizeof(*x));
+	for (uint32_t i = 0; i < CROSS_N; i++) {
+		struct synth_stages s;
+		bool kicked;
+
+		synth_merged_stages(o, i, &s);
+		kicked = s.state == SYNTH_VCPU_IN_GUEST;
+		x->state[state_of[s.state]]++;
+		x->eoi[s.pv_eoi ? EOI_PV : EOI_MSR_EXIT]++;
+		/* the kick (in the guest only), the NPFs, the EOI's exit */
+		exits[i] = kicked + s.npf_exits + 1;
+		x->exits_sum += exits[i];
+		x->intr += kicked;
+		x->npf += s.npf_exits;
+		x->msr += !s.pv_eoi;
+		x->hlt += s.pv_eoi;
+	}
+	qsort(exits, CROSS_N, sizeof(exits[0]), cmp_u64);
+	x->exits_p50 = rank_of(exits, CROSS_N, 50);
+	x->exits_max = exits[CROSS_N - 1];
+}
+
+static uint64_t reason_count(const struct hostpath_summary *p, uint32_t reason)
+{
+	for (unsigned int i = 0; i < p->nreasons; i++)
+		if (p->reason[i].isa == GPUPROBE_KVM_ISA_SVM && p->reason[i].reason == reason)
+			return p->reason[i].count;
+	return 0;
+}
+
+/*
+ * 100 interrupts with their host path (synth_merged host_path): every new
+ * stage's exact figures and the chain through them, the vCPU's state at
+ * each irqfd step, the EOIs by kind, the exits on the way by reason, the
+ * route (avic off, no IRTE posted: not posted); the same in report --json.
+ */
+void test_crossing_host_path(void)
+{
+	const char *path = test_tmp_path("cross-path");
+	struct expected_path x;
+	struct synth_merged o;
+	struct passthrough *pt;
+	const json_t *c, *hp;
+	json_t *doc;
+	char *text;
+
+	crossing_options(&o, true, 0);
+	o.host_path = true;
+	expected_path_of(&o, &x);
+	pt = crossing_trace(&o, "cross-path-pt");
+	if (pt) {
+		const struct hostpath_summary *p = &pt->crossing.path;
+
+		CHECK(pt->crossing.through_host_path, "the chain goes through the host path");
+		check_stages(pt, &o, SYNTH_TSC_BOUND_NS);
+		CHECK(p->measured, "host path measured");
+		CHECK_EQ_U64(p->with_irqfd, CROSS_N);
+		CHECK_EQ_U64(p->with_entry, CROSS_N);
+		for (unsigned int s = 0; s < VCPU_STATES; s++)
+			CHECK(p->state[s] == x.state[s], "vCPU %s: %llu, want %llu", hostpath_state_name(s),
+			      (unsigned long long)p->state[s], (unsigned long long)x.state[s]);
+		for (unsigned int k = 0; k < EOI_KINDS; k++)
+			CHECK(p->eoi[k] == x.eoi[k], "EOI %s: %llu, want %llu", hostpath_eoi_name(k),
+			      (unsigned long long)p->eoi[k], (unsigned long long)x.eoi[k]);
+		CHECK_EQ_U64(p->exits_counted, CROSS_N);
+		CHECK_EQ_U64(p->exits_sum, x.exits_sum);
+		CHECK_EQ_U64(p->exits_p50, x.exits_p50);
+		CHECK_EQ_U64(p->exits_max, x.exits_max);
+		CHECK_EQ_U64(reason_count(p, 0x060), x.intr);
+		CHECK_EQ_U64(reason_count(p, 0x400), x.npf);
+		CHECK_EQ_U64(reason_count(p, 0x07c), x.msr);
+		CHECK_EQ_U64(reason_count(p, 0x078), x.hlt);
+		CHECK_EQ_U64(p->nreasons, 4);
+		CHECK(p->have_mode && p->avic == GPUPROBE_KVM_PARAM_OFF && !p->posted && p->route_known,
+		      "route: avic off, not posted");
+		CHECK(strstr(p->route, "figures of a non-posted path") != NULL, "route: %s", p->route);
+	}
+	passthrough_free(pt);
+	CHECK(synth_write_merged(path, &o) == 0, "synth_write_merged");
+	text = test_report(path, true);
+	c = crossing_json(&doc, text);
+	hp = jread_get(c, "host_path");
+	CHECK(hp != NULL, "no crossing.host_path");
+	if (hp) {
+		CHECK_EQ_U64(jread_u64(jread_get(hp, "vcpu_state"), "in_guest", 0), x.state[VCPU_IN_GUEST]);
+		CHECK_EQ_U64(jread_u64(jread_get(hp, "vcpu_state"), "halted", 0), x.state[VCPU_HALTED]);
+		CHECK_EQ_U64(jread_u64(jread_get(hp, "vcpu_state"), "in_host", 0), x.state[VCPU_IN_HOST]);
+		CHECK_EQ_U64(jread_u64(jread_get(hp, "eoi"), "pv_eoi", 0), x.eoi[EOI_PV]);
+		CHECK_EQ_U64(jread_u64(jread_get(hp, "eoi"), "msr_exit", 0), x.eoi[EOI_MSR_EXIT]);
+		CHECK_EQ_U64(jread_u64(hp, "exits_sum", 0), x.exits_sum);
+		CHECK(json_is_false(jread_get(jread_get(hp, "route"), "posted")), "route.posted false");
+		CHECK(!strcmp(jread_string(jread_get(hp, "route"), "avic", ""), "off"), "route.avic off");
+	}
+	jread_free(doc);
+	free(text);
+	text = test_report(path, false);
+	CHECK(text && strstr(text, "IRQ posting: not posted"), "text: no 'IRQ posting: not posted'");
+	CHECK(text && strstr(text, "VM entry -> guest handler"), "text: no VM entry stage");
+	free(text);
+	unlink(path);
 }

@@ -603,6 +603,74 @@ static void test_report_late_vector(void)
 	agg_free(a);
 }
 
+/* The task the event ran in (common_pid). */
+static void set_pid(struct crafted *c, int32_t pid)
+{
+	struct tep_format_field *f = c->event ? tep_find_common_field(c->event, "common_pid") : NULL;
+
+	CHECK(f != NULL && f->size == 4, "no common_pid");
+	if (f && f->size == 4)
+		memcpy(c->data + f->offset, &pid, sizeof(pid));
+}
+
+static const struct gpuprobe_rec_kvm *vcpu_step(const char *name, int32_t pid, uint64_t ts)
+{
+	int before = got.n;
+	struct crafted c;
+
+	craft(&c, "kvm", name);
+	set_pid(&c, pid);
+	if (!strcmp(name, "kvm_entry")) {
+		set_num(&c, "vcpu_id", 2);
+	} else if (!strcmp(name, "kvm_exit")) {
+		set_num(&c, "vcpu_id", 2);
+		set_num(&c, "exit_reason", 0x7c);
+		set_num(&c, "isa", 2);
+	} else if (!strcmp(name, "kvm_pi_irte_update")) {
+		set_num(&c, "host_irq", 27);
+		set_num(&c, "vcpu_id", 2);
+		set_num(&c, "gvec", 0x42);
+		set_num(&c, "set", 1);
+	} else {	/* kvm_eoi, kvm_pv_eoi */
+		set_num(&c, "apicid", 2);
+		set_num(&c, "vector", 0x42);
+	}
+	feed(&c, ts, 1, 0);
+	return got.n == before + 1 ? last() : NULL;
+}
+
+/*
+ * The vCPU thread's steps (6.18's formats): each field where the uapi
+ * record says (Documentation/trace-format.md, stages 5-9), kept for the
+ * workload's process (pid 1 here) and dropped for another's.
+ */
+static void test_kvm_vcpu_steps(void)
+{
+	static const struct { const char *name; uint16_t stage; uint32_t vcpu, vector, level, host_irq; } want[] = {
+		{ "kvm_entry", GPUPROBE_KVM_ENTRY, 2, 0, 0, 0 },
+		{ "kvm_exit", GPUPROBE_KVM_EXIT, 2, 0x7c, GPUPROBE_KVM_ISA_SVM, 0 },
+		{ "kvm_eoi", GPUPROBE_KVM_EOI, 2, 0x42, 0, 0 },
+		{ "kvm_pv_eoi", GPUPROBE_KVM_PV_EOI, 2, 0x42, 0, 0 },
+		{ "kvm_pi_irte_update", GPUPROBE_KVM_PI_IRTE, 2, 0x42, 1, 27 },
+	};
+
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		const struct gpuprobe_rec_kvm *k = vcpu_step(want[i].name, 1, 1000 + i);
+
+		CHECK(k != NULL && k->hdr.type == TRACEFILE_REC_KVM, "%s: no KVM record", want[i].name);
+		if (!k)
+			continue;
+		CHECK(k->stage == want[i].stage && k->vcpu == want[i].vcpu && k->vector == want[i].vector &&
+		      k->level == want[i].level && k->host_irq == want[i].host_irq && k->tid == 1 &&
+		      k->pid == 1 && k->bdf == GPUPROBE_BDF_NONE && k->hdr.ts_ns == 1000 + i,
+		      "%s: stage %u vcpu %u vector %#x level %u host_irq %u tid %u pid %u", want[i].name,
+		      k->stage, k->vcpu, k->vector, k->level, k->host_irq, k->tid, k->pid);
+		/* another process's VM: not the workload's */
+		CHECK(vcpu_step(want[i].name, (int32_t)getpid(), 2000 + i) == NULL,
+		      "%s of another process kept", want[i].name);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static const struct test_case cases[] = {
@@ -615,6 +683,7 @@ int main(int argc, char **argv)
 		{ "tracefs: two event types in one dispatch slot", test_dispatch_slot_shared },
 		{ "tracefs vectors: late vector, foreign irq, excluded irq, stop, gone", test_late_vectors },
 		{ "report: a vector resolved while recording", test_report_late_vector },
+		{ "tracefs decode: kvm_entry/exit/eoi/pv_eoi/pi_irte_update of the workload only", test_kvm_vcpu_steps },
 	};
 	static struct trace_info info;
 	struct source_config cfg = { .event_mask = GPUPROBE_EVMASK_ALL, .workload_pid = 1 };

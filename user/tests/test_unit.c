@@ -611,6 +611,8 @@ int main(void)
 		{ "crossing: every key of passthrough.crossing named in report-json.md", test_crossing_documented },
 		{ "crossing: the verdict says not to trust it where guest interrupts precede their causes",
 		  test_crossing_untrusted_verdict },
+		{ "crossing: each interrupt's host path (irqfd, vCPU state, VM entry, EOI exit, exits by reason, route) equal to the inputs'",
+		  test_crossing_host_path },
 	};
 	int passed = 0, failed;
 

@@ -125,5 +125,6 @@ void test_crossing_disagreement_warned(void);
 void test_crossing_samples_capped(void);
 void test_crossing_documented(void);
 void test_crossing_untrusted_verdict(void);
+void test_crossing_host_path(void);
 
 #endif /* GPUPROBE_TESTS_H */

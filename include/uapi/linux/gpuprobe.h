@@ -240,7 +240,26 @@ enum gpuprobe_kvm_stage {
 	GPUPROBE_KVM_SET_IRQ,		/* kvm_set_irq: a GSI raised or lowered */
 	GPUPROBE_KVM_ACCEPT,		/* kvm_apic_accept_irq: a vCPU's APIC took it */
 	GPUPROBE_KVM_INJECT,		/* kvm_inj_virq: injected at VM entry */
+	/*
+	 * The vCPU thread's own steps (the tracefs source; stage-specific
+	 * fields in Documentation/trace-format.md): vcpu is the vCPU's id.
+	 */
+	GPUPROBE_KVM_ENTRY,		/* kvm_entry: a VM entry */
+	GPUPROBE_KVM_EXIT,		/* kvm_exit: vector the exit reason, level the ISA */
+	GPUPROBE_KVM_EOI,		/* kvm_eoi: the guest's EOI of vector */
+	GPUPROBE_KVM_PV_EOI,		/* kvm_pv_eoi: one taken from the PV EOI page */
+	GPUPROBE_KVM_PI_IRTE,		/* kvm_pi_irte_update: level 1 posted, 0 not */
+	/* not a tracepoint: the host's kvm_amd avic (vector), kvm_intel enable_apicv (level) */
+	GPUPROBE_KVM_APIC_MODE,
 };
+
+/* gpuprobe_rec_kvm.level of EXIT: kvm_exit's isa */
+#define GPUPROBE_KVM_ISA_VMX	1
+#define GPUPROBE_KVM_ISA_SVM	2
+/* APIC_MODE's vector and level: a module parameter's value */
+#define GPUPROBE_KVM_PARAM_OFF		0
+#define GPUPROBE_KVM_PARAM_ON		1
+#define GPUPROBE_KVM_PARAM_ABSENT	2	/* module not loaded, or no such parameter */
 
 /* gpuprobe_rec_kvm.hdr.flags */
 #define GPUPROBE_KVM_REINJECTED	(1 << 0)	/* kvm_inj_virq says so (6.2+) */

@@ -8,8 +8,11 @@
 # no order violation, two machines and a clock error bound; the exact clock
 # (KVM's TSC offset of QEMU's vCPU, Documentation/passthrough.md) in use,
 # its bound printed (goal 1 us), the exchanges agreeing with it, every pair made
-# by time with none ambiguous; and the same trace reported with the offset
-# made wrong by 1 s of ticks makes the exchanges disagree.
+# by time with none ambiguous; each interrupt's path through the host (its
+# irqfd step, injection and delivering VM entry) counted N times, the vCPU's
+# state known at each, every EOI seen by KVM, the route not posted; and the
+# same trace reported with the offset made wrong by 1 s of ticks makes the
+# exchanges disagree.
 # usage: merged_tests.sh N
 N=$1
 . /gpuprobe/tests/ktap.sh
@@ -65,6 +68,22 @@ echo "# exact clock bound $bound ns (goal 1000 ns: $( [ "${bound:-9999}" -le 100
 check "the exchanges agree with it within both bounds" [ "$(x cross_check_disagree)" = 0 ]
 check "every pair by time (the bound below the spacing), none ambiguous" \
 	[ "$(v paired_by_time)/$amb" = "true/0" ]
+# the path through the host (Documentation/passthrough.md, "The path through
+# the host"): the irqfd step in each vfio-msi handler, the KVM injection, the
+# VM entry that delivers it, each counted once per interrupt raised; the
+# vCPU's state known at each irqfd step, every EOI seen by KVM; TCG's SVM
+# has no AVIC: the route must say not posted
+sc() { awk -v k="\"$1\"" '$1 == "\"key\":" && index($2, k) == 1 { on = 1 } on && $1 == "\"count\":" { v = $2; sub(/,$/, "", v); print v; exit }' /out/merged.json; }
+hp() { sed -n '/"host_path": {/,/"warnings"/p' /out/merged.json | awk -v k="\"$1\":" '$1 == k { v = $2; sub(/,$/, "", v); print v; exit }'; }
+echo "# host path: irqfd $(sc host_to_irqfd), irqfd->inject $(sc irqfd_to_inject), inject->entry $(sc inject_to_entry), entry->guest $(sc entry_to_guest), guest->EOI exit $(sc guest_to_eoi); vCPU in guest $(hp in_guest), halted $(hp halted), in host $(hp in_host), unknown $(hp unknown); EOI msr $(hp msr_exit) apic $(hp apic_exit) pv $(hp pv_eoi) other $(hp other_exit) none $(hp none); exits per interrupt p50 $(hp exits_p50) max $(hp exits_max) sum $(hp exits_sum); avic $(hp avic), posted $(hp posted)"
+grep -E '^  (IRQ posting|vCPU at|EOI:|exits from)' /out/merged.txt
+for s in host_to_irqfd irqfd_to_inject inject_to_entry entry_to_guest; do
+	check "host path stage $s counted for each of the N=$N interrupts" [ "$(sc $s)" = "$N" ]
+done
+check "the vCPU's state known at each irqfd step" \
+	[ "$(($(hp in_guest) + $(hp halted) + $(hp in_host)))/$(hp unknown)" = "$N/0" ]
+check "every interrupt's EOI seen by KVM (kvm_eoi)" [ "$(hp none)" = 0 ]
+check "TCG's SVM: no AVIC, the route not posted" [ "$(hp avic)/$(hp posted)" = '"off"/false' ]
 # a wrong offset must not go unnoticed: 1 s of ticks, far beyond the
 # exchanges' bound, so the cross-check has to disagree (1 ms, within the
 # exchanges' ms bound under TCG, re-paired each guest interrupt with an

@@ -173,12 +173,49 @@ static void decode_dma(struct tracefs_source *ts, struct bound_event *be,
 	tracefs_put(ts, &rec.hdr);
 }
 
+/* A step on a VMM thread: the vCPU's own (or an ioctl's, for the IRTE). */
+static void decode_kvm_vcpu(struct tracefs_source *ts, struct tep_format_field **f,
+			    const struct tep_record *r, struct gpuprobe_rec_kvm *rec)
+{
+	switch (rec->stage) {
+	case GPUPROBE_KVM_INJECT:
+		rec->vector = (uint32_t)field_u64(r, f[F_VECTOR]);
+		if (f[F_REINJECTED] && field_u64(r, f[F_REINJECTED]))
+			rec->hdr.flags |= GPUPROBE_KVM_REINJECTED;
+		break;
+	case GPUPROBE_KVM_ENTRY:
+		rec->vcpu = (uint32_t)field_u64(r, f[F_VCPU_ID]);
+		break;
+	case GPUPROBE_KVM_EXIT:
+		rec->vcpu = (uint32_t)field_u64(r, f[F_VCPU_ID]);
+		rec->vector = (uint32_t)field_u64(r, f[F_EXIT_REASON]);
+		rec->level = (uint32_t)field_u64(r, f[F_ISA]);
+		break;
+	case GPUPROBE_KVM_EOI:
+	case GPUPROBE_KVM_PV_EOI:
+		rec->vcpu = (uint32_t)field_u64(r, f[F_APICID]);
+		rec->vector = (uint32_t)field_u64(r, f[F_VECTOR]);
+		break;
+	case GPUPROBE_KVM_PI_IRTE:
+		rec->host_irq = (uint32_t)field_u64(r, f[F_HOST_IRQ]);
+		rec->vcpu = (uint32_t)field_u64(r, f[F_VCPU_ID]);
+		rec->vector = (uint32_t)field_u64(r, f[F_GVEC]);
+		rec->level = (uint32_t)field_u64(r, f[F_PI_SET]) != 0;
+		break;
+	}
+	rec->pid = tgid_of(&ts->tgids, rec->tid);
+	if (ts->cfg->workload_pid > 0 && rec->pid != (uint32_t)ts->cfg->workload_pid)
+		return;
+	tracefs_put(ts, &rec->hdr);
+}
+
 /*
  * KVM's steps from a host interrupt to a guest one.  MSI routing, GSI and
  * APIC acceptance run inside the host handler that caused them (vfio's,
  * through the irqfd's wake-up): kept when that handler is a target's, and
- * attributed to it.  Injection runs on the vCPU thread at the next VM entry:
- * kept for the workload's process when there is one (the VMM), else all.
+ * attributed to it.  Injection, VM entries and exits, EOIs and IRTE updates
+ * run on the VMM's threads: kept for the workload's process when there is
+ * one (the VMM), else all.
  */
 static void decode_kvm(struct tracefs_source *ts, struct bound_event *be,
 		       const struct tep_record *r, uint16_t cpu)
@@ -206,13 +243,7 @@ static void decode_kvm(struct tracefs_source *ts, struct bound_event *be,
 		rec.vector = (uint32_t)field_u64(r, f[F_VECTOR]);
 		break;
 	default:
-		rec.vector = (uint32_t)field_u64(r, f[F_VECTOR]);
-		if (f[F_REINJECTED] && field_u64(r, f[F_REINJECTED]))
-			rec.hdr.flags |= GPUPROBE_KVM_REINJECTED;
-		rec.pid = tgid_of(&ts->tgids, rec.tid);
-		if (ts->cfg->workload_pid > 0 && rec.pid != (uint32_t)ts->cfg->workload_pid)
-			return;
-		tracefs_put(ts, &rec.hdr);
+		decode_kvm_vcpu(ts, f, r, &rec);
 		return;
 	}
 	rec.host_irq = irq_pairer_current(&ts->pairer, cpu, &rec.bdf, ts->sink);

@@ -77,6 +77,8 @@ static bool wanted(const struct tracefs_source *ts, const struct event_spec *spe
 		return false;
 	if (spec->filter == BY_WORKLOAD)
 		return ts->cfg->workload_pid > 0 && ts->sched.instance;
+	if (spec->kind == K_KVM && spec->op >= GPUPROBE_KVM_ENTRY && spec->op <= GPUPROBE_KVM_PV_EOI)
+		return ts->cfg->kvm_vcpu_steps;		/* every entry and exit: only for a crossing */
 	return true;
 }
 

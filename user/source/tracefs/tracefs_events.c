@@ -20,6 +20,8 @@ const char *const field_names[F_COUNT][FIELD_NAME_CHOICES] = {
 	[F_VECTOR] = { "vector", "vec", "irq" }, [F_APICID] = { "apicid" },
 	[F_MSI_ADDR] = { "address" }, [F_MSI_DATA] = { "data" }, [F_GSI] = { "gsi" },
 	[F_LEVEL] = { "level" }, [F_REINJECTED] = { "reinjected" },
+	[F_VCPU_ID] = { "vcpu_id" }, [F_EXIT_REASON] = { "exit_reason" }, [F_ISA] = { "isa" },
+	[F_HOST_IRQ] = { "host_irq" }, [F_GVEC] = { "gvec" }, [F_PI_SET] = { "set" },
 };
 
 /* dma_map_page & co. are the 6.12 names; 6.16 renamed them *_phys. */
@@ -52,6 +54,19 @@ const struct event_spec event_specs[TRACEFS_NSPECS] = {
 	{ "kvm", "kvm_set_irq", K_KVM, BY_NOTHING, GPUPROBE_EV_KVM, GPUPROBE_KVM_SET_IRQ },
 	{ "kvm", "kvm_apic_accept_irq", K_KVM, BY_NOTHING, GPUPROBE_EV_KVM, GPUPROBE_KVM_ACCEPT },
 	{ "kvm", "kvm_inj_virq", K_KVM, BY_NOTHING, GPUPROBE_EV_KVM, GPUPROBE_KVM_INJECT },
+	/*
+	 * The vCPU thread's way around the injection (the host path of
+	 * Documentation/passthrough.md): its entries and exits (the reason),
+	 * the guest's EOIs, and whether the IRTE posts the MSI to the vCPU.
+	 * Kept for the workload (the VMM) as injections are; entries, exits
+	 * and EOIs enabled only for record --guest (tracefs_enable.c): on a
+	 * host with many busy VMs and no workload named, they are many.
+	 */
+	{ "kvm", "kvm_entry", K_KVM, BY_NOTHING, GPUPROBE_EV_KVM, GPUPROBE_KVM_ENTRY },
+	{ "kvm", "kvm_exit", K_KVM, BY_NOTHING, GPUPROBE_EV_KVM, GPUPROBE_KVM_EXIT },
+	{ "kvm", "kvm_eoi", K_KVM, BY_NOTHING, GPUPROBE_EV_KVM, GPUPROBE_KVM_EOI },
+	{ "kvm", "kvm_pv_eoi", K_KVM, BY_NOTHING, GPUPROBE_EV_KVM, GPUPROBE_KVM_PV_EOI },
+	{ "kvm", "kvm_pi_irte_update", K_KVM, BY_NOTHING, GPUPROBE_EV_KVM, GPUPROBE_KVM_PI_IRTE },
 };
 
 static int append_clause(char *buf, size_t size, const char *fmt, ...)

@@ -16,6 +16,7 @@ enum field_role {
 	F_IRQ, F_RET, F_PID, F_TARGET_CPU, F_PREV_PID, F_NEXT_PID, F_DEVICE,
 	F_IOVA, F_PADDR, F_SIZE, F_DMA_ADDR, F_DIR, F_NENTS, F_LENGTHS, F_DMA_ADDRS,
 	F_VECTOR, F_APICID, F_MSI_ADDR, F_MSI_DATA, F_GSI, F_LEVEL, F_REINJECTED,
+	F_VCPU_ID, F_EXIT_REASON, F_ISA, F_HOST_IRQ, F_GVEC, F_PI_SET,
 	F_COUNT
 };
 
@@ -42,7 +43,7 @@ struct event_spec {
 	uint16_t op;		/* enum gpuprobe_dma_op / _iommu_op / _kvm_stage */
 };
 
-#define TRACEFS_NSPECS	22
+#define TRACEFS_NSPECS	27
 extern const struct event_spec event_specs[TRACEFS_NSPECS];
 
 /*
