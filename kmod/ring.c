@@ -41,6 +41,7 @@
 #include <linux/mm.h>
 #include <linux/percpu.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 #include <linux/sizes.h>
 #include <linux/skbuff.h>
 #include <linux/workqueue.h>
@@ -140,10 +141,11 @@ static void gpuprobe_drain_hurry_fn(struct irq_work *work);
 static DEFINE_PER_CPU(struct irq_work, gpuprobe_drain_hurry);
 static void gpuprobe_drain_now_fn(struct work_struct *work);
 static DEFINE_PER_CPU(struct work_struct, gpuprobe_drain_now);
-/* half full and its CPU has not run the drain: the next online CPU does */
+/* half full and its CPU has not run the drain: a CPU the scheduler picks does */
 static void gpuprobe_drain_elsewhere_fn(struct irq_work *work);
 static DEFINE_PER_CPU(struct irq_work, gpuprobe_drain_elsewhere);
 static DECLARE_WORK(gpuprobe_drain_elsewhere_work, gpuprobe_drain_now_fn);
+static struct workqueue_struct *gpuprobe_drain_wq;	/* unbound, high priority */
 
 /*
  * Under cpus_read_lock() or from the hotplug callback (which runs with the
@@ -249,11 +251,16 @@ int gpuprobe_rings_init(void)
 			  gpuprobe_drain_now_fn);
 	}
 
+	/* unbound: honours wq_unbound_cpumask (isolated CPUs stay alone) */
+	gpuprobe_drain_wq = alloc_workqueue("gpuprobe_drain", WQ_UNBOUND | WQ_HIGHPRI, 0);
+	if (!gpuprobe_drain_wq)
+		return -ENOMEM;
 	gpuprobe_ring_fail_init();
 	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "gpuprobe:ring",
 					gpuprobe_ring_cpu_online, NULL);
 	if (ret < 0) {
 		gpuprobe_ring_fail_exit();
+		destroy_workqueue(gpuprobe_drain_wq);
 		return ret;
 	}
 	gpuprobe_cpuhp_state = ret;
@@ -264,6 +271,7 @@ void gpuprobe_rings_exit(void)
 {
 	cpuhp_remove_state_nocalls(gpuprobe_cpuhp_state);
 	gpuprobe_ring_fail_exit();
+	destroy_workqueue(gpuprobe_drain_wq);
 }
 
 int gpuprobe_rings_alloc(void)
@@ -369,7 +377,13 @@ static void gpuprobe_hurry(struct gpuprobe_ring *r, u64 fill)
 	}
 }
 
-/* Probe context: any context but NMI.  rec->size must be <= 64. */
+/*
+ * Probe context: any, the int3 handlers of kprobes included (in_nmi() is
+ * true there on x86: local_irq_save(), irq_work_queue() and the fast clock
+ * are safe); what it needs is that it is not re-entered on one CPU, which
+ * irqs off here ensure for every probe but a real NMI's (none of ours).
+ * rec->size must be <= 64.
+ */
 void gpuprobe_emit(struct gpuprobe_rec_hdr *rec)
 {
 	struct gpuprobe_ring *r;
@@ -474,6 +488,13 @@ static enum gpuprobe_drained gpuprobe_drain_cpu(int cpu, struct gpuprobe_batch *
 	if (!r->slots)
 		return GPUPROBE_DRAINED_NOTHING;
 	WRITE_ONCE(r->hurried, GPUPROBE_HURRY_NONE);
+	/*
+	 * The clear before the head is read: a producer that sees the old
+	 * value skips one hurry, which its next record above a quarter
+	 * asks again (and a raise racing this clear only queues one drain
+	 * more); the timed drain is the backstop either way.
+	 */
+	smp_mb();
 	/* pairs with gpuprobe_emit()'s release: records up to head are whole */
 	head = smp_load_acquire(&r->head);
 	tail = r->tail;
@@ -600,21 +621,18 @@ static void gpuprobe_drain_hurry_fn(struct irq_work *work)
 }
 
 /*
- * From hard-irq context on the CPU whose ring is half full: any other
- * online CPU will do (the drain takes every ring); the next one spreads
- * several stuck CPUs over several drainers.  One work item: while it is
- * pending, it will drain this ring too.  With one CPU there is nowhere
- * else, and the drain asked here waits for this CPU.
+ * From hard-irq context on the CPU whose ring is half full: any CPU will do
+ * (the drain takes every ring), and an unbound worker goes where the
+ * scheduler finds room, an idle CPU first, not this busy one (a CPU
+ * picked by number could be stuck too).  One work item: while it is
+ * pending it will drain this ring as well, for every CPU that asked.
+ * With one CPU there is nowhere else, and the drain asked here waits for
+ * this CPU.
  */
 static void gpuprobe_drain_elsewhere_fn(struct irq_work *work)
 {
-	unsigned int self = smp_processor_id();
-	unsigned int cpu = cpumask_next(self, cpu_online_mask);
-
-	if (cpu >= nr_cpu_ids)
-		cpu = cpumask_first(cpu_online_mask);
-	if (cpu != self && cpu < nr_cpu_ids && READ_ONCE(gpuprobe_draining))
-		queue_work_on(cpu, system_highpri_wq, &gpuprobe_drain_elsewhere_work);
+	if (num_online_cpus() > 1 && READ_ONCE(gpuprobe_draining))
+		queue_work(gpuprobe_drain_wq, &gpuprobe_drain_elsewhere_work);
 }
 
 static void gpuprobe_drain_now_fn(struct work_struct *work)

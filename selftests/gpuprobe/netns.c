@@ -110,6 +110,17 @@ static int ns_pipes_open(struct ns_pipes *p)
 	return pipe(p->to_child) || pipe(p->to_parent) ? -1 : 0;
 }
 
+/*
+ * The parent's side once the child is forked: without the ends it does not
+ * use, a read would never see a child that exited early (EOF needs every
+ * write end closed), and the test would hang instead of failing or skipping.
+ */
+static void ns_pipes_parent(struct ns_pipes *p)
+{
+	close(p->to_parent[1]);
+	close(p->to_child[0]);
+}
+
 static int ns_wait(int fd)
 {
 	char c;
@@ -244,6 +255,7 @@ TEST_F(netns, container_session_is_exact_and_stays_in_its_namespace)
 	nb.c.bdf = gp_bdf(self->edu);
 	nbpid = in_container(CLONE_NEWNET, neighbour_listen, &nb);
 	ASSERT_GE(nbpid, 0);
+	ns_pipes_parent(&nb.p);
 	if (read(nb.p.to_parent[0], &nberr, sizeof(nberr)) != sizeof(nberr)) {
 		status = container_status(nbpid);
 		if (status == NS_UNSUPPORTED)
@@ -258,6 +270,7 @@ TEST_F(netns, container_session_is_exact_and_stays_in_its_namespace)
 	cpid = in_container(CLONE_NEWNET | CLONE_NEWPID | CLONE_NEWNS,
 			    container_session, &run);
 	ASSERT_GE(cpid, 0);
+	close(res[1]);
 	status = container_status(cpid);
 	if (status == NS_UNSUPPORTED)
 		SKIP(return, "no pid or mount namespaces in this kernel");
@@ -382,6 +395,7 @@ static int host_session_seen_from(struct __test_metadata *_metadata,
 			      GPUPROBE_EVMASK(GPUPROBE_EV_DMA)));
 	pid = in_container(flags, uns_ops, run);
 	ASSERT_GE(pid, 0);
+	ns_pipes_parent(&run->p);
 	if (read(run->p.to_parent[0], run->err, sizeof(run->err)) != sizeof(run->err)) {
 		gp_stop(&self->s);
 		return container_status(pid);
@@ -421,6 +435,74 @@ static int host_session_seen_from(struct __test_metadata *_metadata,
 	TH_LOG("targets listed there: %s; its listener: %llu bytes of records",
 	       run->targets, (unsigned long long)run->c.bytes);
 	return status;
+}
+
+/* Control ops with no session running: only the capability can refuse them. */
+enum { IDLE_START, IDLE_STOP, IDLE_TARGET_ADD, IDLE_TARGET_DEL, IDLE_TGID_ADD,
+       IDLE_TGID_DEL, IDLE_N };
+
+struct idle_run {
+	const char *edu;
+	struct ns_pipes p;
+	int32_t err[IDLE_N];
+};
+
+static int idle_ops(void *arg)
+{
+	struct idle_run *run = arg;
+	struct genl_sock s;
+
+	for (int i = 0; i < IDLE_N; i++)
+		run->err[i] = 1;
+	if (genl_open(&s, GPUPROBE_FAMILY_NAME, NULL))
+		return 20;
+	run->err[IDLE_TARGET_DEL] = gp_cmd(&s, GPUPROBE_CMD_TARGET_DEL, run->edu, 0, 0);
+	run->err[IDLE_TARGET_ADD] = gp_cmd(&s, GPUPROBE_CMD_TARGET_ADD, run->edu, 0, 0);
+	run->err[IDLE_TGID_ADD] = gp_cmd(&s, GPUPROBE_CMD_TGID_ADD, NULL,
+					 GPUPROBE_A_TGID, getpid());
+	run->err[IDLE_TGID_DEL] = gp_cmd(&s, GPUPROBE_CMD_TGID_DEL, NULL,
+					 GPUPROBE_A_TGID, getpid());
+	run->err[IDLE_STOP] = gp_stop(&s);
+	run->err[IDLE_START] = gp_start(&s, GPUPROBE_EVMASK(GPUPROBE_EV_IRQ));
+	genl_close(&s);
+	return write(run->p.to_parent[1], run->err, sizeof(run->err)) ==
+	       sizeof(run->err) ? 0 : 21;
+}
+
+/*
+ * With a session running, its namespace check refuses a container's STOP or
+ * TARGET_DEL by itself; with none, only GENL_ADMIN_PERM does: a user
+ * namespace's root (CAP_NET_ADMIN there, not in the host's) changes nothing.
+ */
+TEST_F(netns, user_namespace_root_controls_nothing_without_a_session)
+{
+	struct idle_run run = { .edu = self->edu };
+	struct gp_stats st;
+	char targets[256];
+	int status;
+	pid_t pid;
+
+	ASSERT_EQ(0, ns_pipes_open(&run.p));
+	pid = in_container(CLONE_NEWUSER | CLONE_NEWNET, idle_ops, &run);
+	ASSERT_GE(pid, 0);
+	ns_pipes_parent(&run.p);
+	if (read(run.p.to_parent[0], run.err, sizeof(run.err)) != sizeof(run.err)) {
+		status = container_status(pid);
+		if (status == NS_UNSUPPORTED)
+			SKIP(return, "no user or network namespaces in this kernel");
+		ASSERT_EQ(0, status);
+	}
+	ASSERT_EQ(0, container_status(pid));
+	for (int i = 0; i < IDLE_N; i++) {
+		EXPECT_EQ(-EPERM, run.err[i]) {
+			TH_LOG("op %d", i);
+		}
+	}
+	/* the target is still there, and no session was started */
+	ASSERT_EQ(0, gp_targets(&self->s, targets));
+	EXPECT_STREQ(self->edu, targets);
+	ASSERT_EQ(0, gp_stats(&self->s, &st));
+	EXPECT_FALSE(st.running);
 }
 
 TEST_F(netns, user_namespace_root_neither_controls_nor_reads)
@@ -549,10 +631,10 @@ TEST_F(netns, no_address_records_where_a_user_namespace_listens)
 
 	ASSERT_LT(0, pci_msi_irqs(self->edu, irqs, 8));
 	ASSERT_EQ(0, ns_pipes_open(&run.p));
-	ASSERT_EQ(0, ns_pipes_open(&op));
 	run.c.bdf = gp_bdf(self->edu);
 	pid = in_container(CLONE_NEWUSER | CLONE_NEWNET, owner_ns_listen, &run);
 	ASSERT_GE(pid, 0);
+	ns_pipes_parent(&run.p);
 	if (read(run.p.to_parent[0], &err, sizeof(err)) != sizeof(err)) {
 		status = container_status(pid);
 		if (status == NS_UNSUPPORTED)
@@ -564,10 +646,13 @@ TEST_F(netns, no_address_records_where_a_user_namespace_listens)
 	snprintf(path, sizeof(path), "/proc/%d/ns/net", pid);
 	nsfd = open(path, O_RDONLY | O_CLOEXEC);
 	ASSERT_LE(0, nsfd);
+	/* opened after the container's fork: it holds none of their ends */
+	ASSERT_EQ(0, ns_pipes_open(&op));
 	owner = fork();
 	ASSERT_GE(owner, 0);
 	if (owner == 0)
 		_exit(enter_and_start(nsfd, &op, gp_bdf(self->edu)));
+	ns_pipes_parent(&op);
 	close(nsfd);
 	ASSERT_EQ(sizeof(e), read(op.to_parent[0], e, sizeof(e)));
 	p0 = proc_irq_count(irqs[0]);
