@@ -600,6 +600,8 @@ int main(void)
 		  test_passthrough_never_compared },
 		{ "reader: a header too small for the targets it counts is refused at the first one",
 		  test_mutant_truncated_target },
+		{ "report: a damaged string table is counted and warned of (text, JSON), its good names used",
+		  test_attribution_malformed_strings },
 	};
 	int passed = 0, failed;
 

@@ -51,6 +51,7 @@ void test_clockmap_drift(void);
 void test_attribution_clock_all_streams(void);
 void test_attribution_many_events(void);
 void test_attribution_report_keys(void);
+void test_attribution_malformed_strings(void);
 void test_attribution_two_processes(void);
 void test_passthrough_text_note(void);
 void test_passthrough_never_compared(void);
