@@ -11,8 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "agg.h"
+#include "iommu_mode.h"
 #include "report.h"
 #include "testlib.h"
 #include "tests.h"
@@ -180,4 +182,66 @@ void test_iommu_parts_absent(void)
 	}
 	free(buf);
 	agg_free(a);
+}
+
+/*
+ * More targets' IOMMU mode records than the table keeps (issue 28): 19
+ * records, bdfs 0000:00:00.0 to 0000:00:02.2; the first 16 are shown, the
+ * 3 others counted and warned of (text and JSON), never dropped silently.
+ * With 16, none is dropped and nothing is warned of.
+ */
+static void modes_of(unsigned int n, const char *json_asserts, bool warned)
+{
+	static struct trace_info info;
+	static struct trace_reader r;
+	struct agg *a = agg_new(&info);
+	const char *path = test_tmp_path("modes.json");
+	char *buf = NULL;
+	size_t len = 0;
+	struct json j;
+	FILE *out;
+
+	CHECK(a != NULL, "agg_new");
+	if (!a)
+		return;
+	for (unsigned int i = 0; i < n; i++) {
+		struct tracefile_rec_iommu_mode m = {
+			.hdr = { .type = TRACEFILE_REC_IOMMU_MODE, .size = sizeof(m), .ts_ns = 1 },
+			.bdf = GPUPROBE_BDF(0, 0, i), .flags = IOMMU_MODE_PRESENT, .vendor = "intel",
+			.domain_type = "DMA",
+		};
+
+		agg_add(a, &m.hdr);
+	}
+	agg_finish(a, &r);
+	CHECK(a->parts && a->parts->nmodes == (n < 16 ? n : 16) &&
+	      a->parts->modes_dropped == (n > 16 ? n - 16 : 0),
+	      "%u mode records: %u kept, %llu dropped", n, a->parts ? a->parts->nmodes : 0,
+	      a->parts ? (unsigned long long)a->parts->modes_dropped : 0ull);
+	out = open_memstream(&buf, &len);
+	if (out) {
+		iommu_parts_print_text(out, a);
+		fclose(out);
+		CHECK(buf && strstr(buf, "  0000:00:01.7:\n") && !strstr(buf, "0000:00:02.0"),
+		      "%u modes: the 16th shown, the 17th not: %s", n, buf ? buf : "");
+		CHECK(buf && !!strstr(buf, "  warning: 3 more IOMMU mode records not shown: this tool keeps the first 16\n") == warned &&
+		      !!strstr(buf, "warning") == warned, "%u modes: the warning: %s", n, buf ? buf : "");
+	}
+	free(buf);
+	out = test_json_begin(&j, path);
+	if (out) {
+		iommu_parts_print_json(&j, a);
+		json_object_end(&j);
+		fclose(out);
+		CHECK(!test_python_json(path, json_asserts), "%u modes: report --json (above)", n);
+		unlink(path);
+	}
+	agg_free(a);
+}
+
+void test_iommu_parts_modes_dropped(void)
+{
+	modes_of(19, "assert len(d[\"iommu_mode\"])==16 and d[\"iommu_mode_dropped\"]==3, d\n"
+		     "assert [m[\"bdf\"] for m in d[\"iommu_mode\"]][-1]==\"0000:00:01.7\", d\n", true);
+	modes_of(16, "assert len(d[\"iommu_mode\"])==16 and d[\"iommu_mode_dropped\"]==0, d\n", false);
 }

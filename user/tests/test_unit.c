@@ -602,6 +602,8 @@ int main(void)
 		  test_mutant_truncated_target },
 		{ "report: a damaged string table is counted and warned of (text, JSON), its good names used",
 		  test_attribution_malformed_strings },
+		{ "iommu parts: mode records past the 16 kept are counted and warned of (text, JSON)",
+		  test_iommu_parts_modes_dropped },
 	};
 	int passed = 0, failed;
 

@@ -119,5 +119,6 @@ void test_unattributed_iommu_two_gpus(void);
 void test_iommu_parts_split(void);
 void test_iommu_parts_text(void);
 void test_iommu_parts_absent(void);
+void test_iommu_parts_modes_dropped(void);
 
 #endif /* GPUPROBE_TESTS_H */
