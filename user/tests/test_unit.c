@@ -604,6 +604,8 @@ int main(void)
 		  test_attribution_malformed_strings },
 		{ "iommu parts: mode records past the 16 kept are counted and warned of (text, JSON)",
 		  test_iommu_parts_modes_dropped },
+		{ "round trip: every record type cut short at its start and inside it: the records before it",
+		  test_roundtrip_cut_every_record },
 	};
 	int passed = 0, failed;
 

@@ -19,6 +19,7 @@ void test_fuzz_flips_and_truncations(void);
 void test_truncation_every_chunk(void);
 void test_close_waits_for_chunk_thread(void);
 void test_encodings_agree(void);
+void test_roundtrip_cut_every_record(void);
 void test_damage_flipped_bytes(void);
 void test_damage_headers(void);
 void test_damage_report(void);
