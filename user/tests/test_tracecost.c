@@ -158,6 +158,8 @@ void test_tracing_cost_parse(void)
 	CHECK(trace_cost_parse("cuda", &c), "no value");
 	CHECK(trace_cost_parse("cuda=", &c), "empty value");
 	CHECK(trace_cost_parse("cuda=-1", &c), "negative");
+	CHECK(trace_cost_parse("cuda=-0", &c), "negative zero");
+	CHECK(trace_cost_parse("kernel=-0.0", &c), "negative zero");
 	CHECK(trace_cost_parse("cuda=1x", &c), "trailing junk");
 	CHECK(trace_cost_parse("gpu=1", &c), "unknown layer");
 	CHECK(trace_cost_parse("cuda=1,", &c), "trailing comma");

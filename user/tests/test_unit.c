@@ -606,6 +606,8 @@ int main(void)
 		  test_iommu_parts_modes_dropped },
 		{ "round trip: every record type cut short at its start and inside it: the records before it",
 		  test_roundtrip_cut_every_record },
+		{ "iommu mode: read from made-up sysfs trees (VT-d with and without CM, AMD, another, none)",
+		  test_iommu_mode_read },
 	};
 	int passed = 0, failed;
 

@@ -121,5 +121,6 @@ void test_iommu_parts_split(void);
 void test_iommu_parts_text(void);
 void test_iommu_parts_absent(void);
 void test_iommu_parts_modes_dropped(void);
+void test_iommu_mode_read(void);
 
 #endif /* GPUPROBE_TESTS_H */
