@@ -181,6 +181,10 @@ void test_strtab_records(void)
 	const char *w;
 
 	CHECK_EQ_U64(strtab_hash("abc", 3), 0xe71fa2190541574bull);
+	/* an empty table (a trace without string records): a short form stays itself */
+	snprintf(shortn, sizeof(shortn), "k~%016llx", 0xe71fa2190541574bull);
+	CHECK(strtab_whole(&t, shortn, GPUPROBE_APPF_TRUNCATED_NAME) == shortn, "empty table");
+	CHECK(strtab_whole(NULL, shortn, GPUPROBE_APPF_TRUNCATED_NAME) == shortn, "no table");
 	memset(name, 'q', sizeof(name) - 1);
 	name[sizeof(name) - 1] = '\0';
 	CHECK(strtab_record_build(strtab_hash(name, strlen(name)), name, strlen(name), false, 1,

@@ -76,10 +76,10 @@ static uint64_t guest_mono(uint64_t h, uint64_t jump)
 	return h + D_NS + (h >= CHANGE_NS ? jump : 0);
 }
 
-/* Samples every second: host windows of 400 ns, guest ones of 600, exchanges of 2 us. */
-static void add_samples_jump(struct tsc_clock *c, uint64_t jump)
+/* n samples every second: host windows of 400 ns, guest ones of 600, exchanges of 2 us. */
+static void add_samples_n(struct tsc_clock *c, uint64_t jump, uint64_t n)
 {
-	for (uint64_t s = 0; s < 10; s++) {
+	for (uint64_t s = 0; s < n; s++) {
 		uint64_t h = 1000000000ull * (s + 1), g = 500000000ull + 1000000000ull * s;
 		struct tracefile_rec_tsc r = rec(TSC_REC_SAMPLE, MACHINE_HOST, h);
 
@@ -96,6 +96,11 @@ static void add_samples_jump(struct tsc_clock *c, uint64_t jump)
 		r.apic_id = 0;
 		CHECK(tsc_clock_add(c, &r) == 0, "guest sample");
 	}
+}
+
+static void add_samples_jump(struct tsc_clock *c, uint64_t jump)
+{
+	add_samples_n(c, jump, 10);
 }
 
 static void add_samples(struct tsc_clock *c)
@@ -261,6 +266,35 @@ void test_tscclock_unknown_cpu_skips_end_only(void)
 	CHECK(c->usable, "usable: %s", c->why_not);
 	CHECK(tsc_guest_to_host(c, truth + D_NS, 77, &h), "guest CPU 77 mapped");
 	CHECK_EQ_U64(h, truth);
+	tsc_clock_free(c);
+	free(c);
+}
+
+/*
+ * The fewest samples a line is drawn through: 2 host and 2 guest samples
+ * (s = 0, 1: host 1 s and 2 s, guest 0.5 s and 1.5 s) under one relation
+ * make a usable clock that maps exactly; with 1 of each it is refused.
+ */
+void test_tscclock_two_samples_each(void)
+{
+	struct tsc_clock *c = malloc(sizeof(*c));
+	uint64_t h = 0;
+
+	tsc_clock_init(c);
+	add_kvm(c, 100000000ull, 0, OFF1);
+	add_samples_n(c, 0, 2);
+	tsc_clock_solve(c);
+	CHECK(c->usable && c->host.used == 2 && c->guest.used == 2, "2 each: usable %d (%s), %u and %u",
+	      c->usable, c->why_not, c->host.used, c->guest.used);
+	CHECK(tsc_guest_to_host(c, 1200000000ull + D_NS, 0, &h) && h == 1200000000ull,
+	      "2 each: 1.2 s mapped to %llu", (unsigned long long)h);
+	tsc_clock_free(c);
+	tsc_clock_init(c);
+	add_kvm(c, 100000000ull, 0, OFF1);
+	add_samples_n(c, 0, 1);
+	tsc_clock_solve(c);
+	CHECK(!c->usable && strstr(c->why_not, "too few TSC samples (host 1, guest 1;"),
+	      "1 each: %s", c->why_not);
 	tsc_clock_free(c);
 	free(c);
 }

@@ -608,6 +608,8 @@ int main(void)
 		  test_roundtrip_cut_every_record },
 		{ "iommu mode: read from made-up sysfs trees (VT-d with and without CM, AMD, another, none)",
 		  test_iommu_mode_read },
+		{ "exact clock: 2 host and 2 guest samples are enough, 1 each is refused",
+		  test_tscclock_two_samples_each },
 	};
 	int passed = 0, failed;
 

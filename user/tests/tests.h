@@ -122,5 +122,6 @@ void test_iommu_parts_text(void);
 void test_iommu_parts_absent(void);
 void test_iommu_parts_modes_dropped(void);
 void test_iommu_mode_read(void);
+void test_tscclock_two_samples_each(void);
 
 #endif /* GPUPROBE_TESTS_H */
