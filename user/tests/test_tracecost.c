@@ -203,6 +203,23 @@ void test_strtab_records(void)
 	r->len = r->hdr.size;	/* longer than the record */
 	CHECK(strtab_add(&t, &r->hdr) && t.malformed == 2, "length past the record refused");
 	strtab_free(&t);
+	/* 1000 names: the table grows from 64 slots to 2048 and finds every one */
+	for (unsigned int i = 0; i < 1000; i++) {
+		snprintf(name, sizeof(name), "%060u", i);
+		CHECK(!strtab_put(&t, strtab_hash(name, 60), name, 60), "put %u", i);
+	}
+	CHECK(t.n == 1000 && t.cap == 2048, "%zu names in %zu slots", t.n, t.cap);
+	for (unsigned int i = 0; i < 1000; i++) {
+		snprintf(name, sizeof(name), "%060u", i);
+		snprintf(shortn, sizeof(shortn), "%.46s~%016llx", name,
+			 (unsigned long long)strtab_hash(name, 60));
+		w = strtab_whole(&t, shortn, GPUPROBE_APPF_TRUNCATED_NAME);
+		if (w == shortn || strcmp(w, name)) {
+			CHECK(0, "name %u not found", i);
+			break;
+		}
+	}
+	strtab_free(&t);
 }
 
 void test_name_abbreviate(void)
