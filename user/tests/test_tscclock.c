@@ -10,6 +10,9 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#endif
 
 #include "kvm_tsc.h"
 #include "machine.h"
@@ -295,6 +298,81 @@ void test_tscclock_two_samples_each(void)
 	tsc_clock_solve(c);
 	CHECK(!c->usable && strstr(c->why_not, "too few TSC samples (host 1, guest 1;"),
 	      "1 each: %s", c->why_not);
+	tsc_clock_free(c);
+	free(c);
+}
+
+/* A made-up CLOCK_MONOTONIC: the values of fake_mono[], one a call. */
+static const uint64_t fake_mono[] = { 100, 150, 200, 210, 300, 330 };
+static unsigned int fake_next;
+
+static uint64_t fake_clock(void *arg)
+{
+	(void)arg;
+	return fake_mono[fake_next++ % (sizeof(fake_mono) / sizeof(fake_mono[0]))];
+}
+
+/*
+ * tsc_sample_now: of 3 reads (windows 50, 10 and 30 ns of the clock above)
+ * the narrowest, [200, 210], with a TSC read between two of ours and the
+ * CPU it ran on; 1 try is a read too.  A try on which the thread moved is
+ * left out, so each case is tried until a run had no move (20 at most).
+ * tsc_clock_add refuses what it cannot use: -1, nothing kept.
+ */
+void test_tscclock_sample_now_and_refusals(void)
+{
+	struct tsc_clock *c = malloc(sizeof(*c));
+	struct tracefile_rec_tsc r;
+	bool got3 = false, got1 = false;
+
+#if defined(__x86_64__) || defined(__i386__)
+	for (int k = 0; k < 20 && !(got3 && got1); k++) {
+		struct tsc_sample s;
+		uint64_t before, after;
+		unsigned int aux;
+
+		fake_next = 0;
+		before = __rdtscp(&aux);
+		if (!got3 && tsc_sample_now(fake_clock, NULL, 3, &s) == 0 && s.mono_lo == 200) {
+			after = __rdtscp(&aux);
+			got3 = true;
+			CHECK(s.mono_hi == 210 && s.tsc >= before && s.tsc <= after && fake_next == 6,
+			      "3 tries: [%llu, %llu] tsc %llu (ours %llu..%llu), %u clock reads",
+			      (unsigned long long)s.mono_lo, (unsigned long long)s.mono_hi,
+			      (unsigned long long)s.tsc, (unsigned long long)before,
+			      (unsigned long long)after, fake_next);
+		}
+		fake_next = 0;
+		if (!got1 && tsc_sample_now(fake_clock, NULL, 1, &s) == 0) {
+			got1 = true;
+			CHECK(s.mono_lo == 100 && s.mono_hi == 150 && fake_next == 2,
+			      "1 try: [%llu, %llu], %u clock reads", (unsigned long long)s.mono_lo,
+			      (unsigned long long)s.mono_hi, fake_next);
+		}
+	}
+	CHECK(got3 && got1, "no run without a move: 3 tries %d, 1 try %d", got3, got1);
+#else
+	(void)got3;
+	(void)got1;
+#endif
+	tsc_clock_init(c);
+	r = rec(3, MACHINE_HOST, 1);	/* neither SAMPLE nor KVM */
+	CHECK(tsc_clock_add(c, &r) == -1, "kind 3 taken");
+	r = rec(TSC_REC_KVM, MACHINE_GUEST, 1);
+	r.frac_bits = 64;
+	CHECK(tsc_clock_add(c, &r) == -1, "64 fractional bits taken");
+	r.frac_bits = 63;
+	r.hdr.size = sizeof(r) - 8;
+	CHECK(tsc_clock_add(c, &r) == -1, "a record short of its struct taken");
+	r = rec(TSC_REC_SAMPLE, MACHINE_HOST, 1);
+	r.mono_lo = 20;
+	r.mono_hi = 10;
+	CHECK(tsc_clock_add(c, &r) == -1, "a read window ending before it starts taken");
+	CHECK(c->nkvm == 0 && c->host.n == 0 && c->guest.n == 0, "kept: %u relations, %u and %u samples",
+	      c->nkvm, c->host.n, c->guest.n);
+	r = rec(TSC_REC_KVM, MACHINE_GUEST, 1);
+	r.frac_bits = 63;
+	CHECK(tsc_clock_add(c, &r) == 0 && c->nkvm == 1, "63 fractional bits refused");
 	tsc_clock_free(c);
 	free(c);
 }

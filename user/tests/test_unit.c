@@ -610,6 +610,8 @@ int main(void)
 		  test_iommu_mode_read },
 		{ "exact clock: 2 host and 2 guest samples are enough, 1 each is refused",
 		  test_tscclock_two_samples_each },
+		{ "exact clock: the narrowest of N reads around rdtscp; records it cannot use refused",
+		  test_tscclock_sample_now_and_refusals },
 	};
 	int passed = 0, failed;
 

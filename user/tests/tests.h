@@ -123,5 +123,6 @@ void test_iommu_parts_absent(void);
 void test_iommu_parts_modes_dropped(void);
 void test_iommu_mode_read(void);
 void test_tscclock_two_samples_each(void);
+void test_tscclock_sample_now_and_refusals(void);
 
 #endif /* GPUPROBE_TESTS_H */
