@@ -299,6 +299,26 @@ void test_tscclock_two_samples_each(void)
 	CHECK(!c->usable && strstr(c->why_not, "too few TSC samples (host 1, guest 1;"),
 	      "1 each: %s", c->why_not);
 	tsc_clock_free(c);
+	/*
+	 * A relation with one guest sample: 7 samples, the write at 5.5 s, the
+	 * guest's at 0.5 .. 4.5 s under the first relation, 5.5 s across the
+	 * write (dropped), 6.5 s alone under the second: a guest time there
+	 * maps through that point at the slope of the longest stretch (3.9
+	 * ticks/ns, exact), to the nanosecond.
+	 */
+	tsc_clock_init(c);
+	add_kvm(c, 100000000ull, 0, OFF1);
+	add_kvm(c, CHANGE_NS, TSC_KVM_TRACED, OFF2);
+	add_samples_n(c, 0, 7);
+	tsc_clock_solve(c);
+	CHECK(c->usable && c->guest_dropped == 1 && c->guest.used == 6, "lone point: usable %d (%s), %u dropped, %u used",
+	      c->usable, c->why_not, c->guest_dropped, c->guest.used);
+	for (uint64_t at = 6000000000ull; at <= 7200000000ull; at += 600000000ull) {
+		h = 0;
+		CHECK(tsc_guest_to_host(c, at + D_NS, 0, &h) && h == at,
+		      "lone point: host %llu mapped to %llu", (unsigned long long)at, (unsigned long long)h);
+	}
+	tsc_clock_free(c);
 	free(c);
 }
 
