@@ -121,6 +121,14 @@ void test_iommu_parts_split(void)
 	CHECK_EQ_U64(t->part[GPUPROBE_PART_INVALIDATE].count, 3);
 	CHECK_EQ_U64(t->part[GPUPROBE_PART_INVALIDATE].in_call, 2);
 	CHECK_EQ_U64(t->part[GPUPROBE_PART_INVALIDATE].arg_sum, 3);
+	/* own times, in the calls or not: invalidations 1200, 200, 300; flushes 30, 60 */
+	CHECK(t->part[GPUPROBE_PART_INVALIDATE].self_ns &&
+	      t->part[GPUPROBE_PART_INVALIDATE].self_ns->count == 3 &&
+	      t->part[GPUPROBE_PART_INVALIDATE].self_ns->sum == 1700 &&
+	      t->part[GPUPROBE_PART_INVALIDATE].self_ns->min == 200 &&
+	      t->part[GPUPROBE_PART_INVALIDATE].self_ns->max == 1200, "invalidate's own-time histogram");
+	CHECK(t->part[GPUPROBE_PART_FLUSH].self_ns && t->part[GPUPROBE_PART_FLUSH].self_ns->count == 2 &&
+	      t->part[GPUPROBE_PART_FLUSH].self_ns->sum == 90, "flush's own-time histogram");
 	CHECK_EQ_U64(t->part[GPUPROBE_PART_IOVA_ALLOC].count, 2);
 	CHECK_EQ_U64(t->part[GPUPROBE_PART_IOVA_ALLOC].slow, 1);
 	CHECK_EQ_U64(t->part[GPUPROBE_PART_PGTABLE_MAP].count, 2);
