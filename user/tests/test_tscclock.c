@@ -313,11 +313,29 @@ void test_tscclock_two_samples_each(void)
 	tsc_clock_solve(c);
 	CHECK(c->usable && c->guest_dropped == 1 && c->guest.used == 6, "lone point: usable %d (%s), %u dropped, %u used",
 	      c->usable, c->why_not, c->guest_dropped, c->guest.used);
+	/* straight lines: the bound is the two widest half windows (200, 300) and the tick */
+	CHECK_EQ_U64(c->error_ns, 200 + 300 + 1);
 	for (uint64_t at = 6000000000ull; at <= 7200000000ull; at += 600000000ull) {
 		h = 0;
 		CHECK(tsc_guest_to_host(c, at + D_NS, 0, &h) && h == at,
 		      "lone point: host %llu mapped to %llu", (unsigned long long)at, (unsigned long long)h);
 	}
+	tsc_clock_free(c);
+	/*
+	 * Bent lines: 3 samples each, the middle host read 30 ns late, the
+	 * middle guest read 50 ns late (their neighbours' line is straight):
+	 * the bound grows by both bends, 200 + 300 + 30 + 50 + 1.
+	 */
+	tsc_clock_init(c);
+	add_kvm(c, 100000000ull, 0, OFF1);
+	add_samples_n(c, 0, 3);
+	c->host.p[1].mono += 30;
+	c->guest.p[1].mono += 50;
+	tsc_clock_solve(c);
+	CHECK(c->usable && c->host.bend_ns == 30 && c->guest.bend_ns == 50,
+	      "bent: usable %d, bends %llu and %llu", c->usable, (unsigned long long)c->host.bend_ns,
+	      (unsigned long long)c->guest.bend_ns);
+	CHECK_EQ_U64(c->error_ns, 200 + 300 + 30 + 50 + 1);
 	tsc_clock_free(c);
 	free(c);
 }
