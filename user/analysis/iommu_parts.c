@@ -76,7 +76,9 @@ static bool dma_is_map(uint16_t op)
 void iommu_parts_add(struct iommu_parts *p, const struct gpuprobe_rec_hdr *rec)
 {
 	if (rec->type == TRACEFILE_REC_IOMMU_MODE) {
-		if (rec->size >= sizeof(p->modes[0]) && p->nmodes < PARTS_MAX_TARGETS)
+		if (rec->size < sizeof(p->modes[0]) || p->nmodes >= PARTS_MAX_TARGETS)
+			p->modes_dropped++;
+		else
 			memcpy(&p->modes[p->nmodes++], rec, sizeof(p->modes[0]));
 		return;
 	}

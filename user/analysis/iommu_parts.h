@@ -82,6 +82,7 @@ struct iommu_parts {
 	uint64_t records;		/* part records seen */
 	unsigned int nmodes;		/* the targets' IOMMU modes (0x800e) */
 	struct tracefile_rec_iommu_mode modes[PARTS_MAX_TARGETS];
+	uint64_t modes_dropped;		/* mode records past PARTS_MAX_TARGETS: not kept */
 	bool finished;
 };
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The tracer's cost in the workload (tracecost.h). */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,7 +14,8 @@ static int parse_one(const char *key, size_t klen, const char *val, struct trace
 
 	errno = 0;
 	v = strtod(val, &end);
-	if (errno || end == val || (*end && *end != ',') || !(v >= 0) || v > 1e9)
+	/* "-0" too is negative: the estimate, a maximum, is then never -0 */
+	if (errno || end == val || (*end && *end != ',') || !(v >= 0) || signbit(v) || v > 1e9)
 		return -1;
 	if (klen == 4 && !strncmp(key, "cuda", 4))
 		c->cuda_ns = v;

@@ -63,10 +63,21 @@ static void text_counts(FILE *out, const struct attr_counts *c)
 		c->irqs, c->dma_maps, c->dma_map_bytes, c->iommu_maps, c->swiotlb, c->wakeups);
 }
 
+/* A damaged string table: why names may stay short; "" when it is whole. */
+static const char *names_note(const struct attribution *at, char *buf, size_t size)
+{
+	buf[0] = '\0';
+	if (at->strings.malformed)
+		snprintf(buf, size, "%" PRIu64 " string records (whole kernel names) are malformed "
+			 "(length, NUL or hash wrong) and were not used: the kernels they name keep "
+			 "their short form (46 characters~hash)", at->strings.malformed);
+	return buf;
+}
+
 static void text_summary(FILE *out, const struct attribution *at)
 {
 	const struct attr_summary *s = &at->sum;
-	char a[32], b[32], c[32];
+	char a[32], b[32], c[32], note[200];
 
 	fprintf(out, "\napplication: %" PRIu64 " events (%zu kernels/copies/memsets, %" PRIu64 " API calls, %" PRIu64 " synchronisation records); %" PRIu64 " kernel events in their span%s\n",
 		at->app_events, at->nops, at->api_events, at->sync_events, at->kernel_events,
@@ -84,6 +95,8 @@ static void text_summary(FILE *out, const struct attribution *at)
 	}
 	for (unsigned int i = 0; i < at->nnotes; i++)
 		fprintf(out, "  note: %s\n", at->notes[i]);
+	if (at->strings.malformed)
+		fprintf(out, "  warning: %s\n", names_note(at, note, sizeof(note)));
 	fprintf(out, "  device busy %s; waiting from device end to call return %s in %" PRIu64 " waits\n",
 		format_ns(a, FORMAT_NS_LEN, s->device_ns), format_ns(b, FORMAT_NS_LEN, s->return_wait_ns), s->waits);
 	fprintf(out, "  interrupt path: %s in %" PRIu64 " waits that saw a target interrupt = %.2f%% of wall time (%s)\n",
@@ -345,6 +358,7 @@ static void json_op(struct json *j, const struct attribution *at, const struct a
 void attribute_print_json(struct json *j, const struct attribution *at)
 {
 	size_t nops = at->nops < JSON_OPS ? at->nops : JSON_OPS;
+	char note[200];
 
 	json_key(j, "app");
 	json_object_begin(j);
@@ -402,6 +416,8 @@ void attribute_print_json(struct json *j, const struct attribution *at)
 	for (unsigned int i = 0; i < at->nnotes; i++)
 		json_put_string(j, at->notes[i]);
 	json_array_end(j);
+	json_kv_u64(j, "string_records_malformed", at->strings.malformed);
+	json_kv_string(j, "names_note", names_note(at, note, sizeof(note)));
 	json_summary(j, at);
 	json_key(j, "unattributed");
 	json_object_begin(j);

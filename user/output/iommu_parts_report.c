@@ -74,7 +74,7 @@ static void print_modes(FILE *out, const struct iommu_parts *p)
 {
 	char name[BDF_STRLEN];
 
-	if (!p->nmodes)
+	if (!p->nmodes && !p->modes_dropped)
 		return;
 	fprintf(out, "\nIOMMU mode at the start (sysfs):\n");
 	for (unsigned int i = 0; i < p->nmodes; i++) {
@@ -82,6 +82,9 @@ static void print_modes(FILE *out, const struct iommu_parts *p)
 		fprintf(out, "  %s:\n", name);
 		iommu_mode_print(out, "    ", &p->modes[i]);
 	}
+	if (p->modes_dropped)
+		fprintf(out, "  warning: %" PRIu64 " more IOMMU mode records not shown: this tool keeps the first %u\n",
+			p->modes_dropped, PARTS_MAX_TARGETS);
 }
 
 void iommu_parts_print_text(FILE *out, const struct agg *a)
@@ -188,6 +191,7 @@ static void json_modes(struct json *j, const struct iommu_parts *p)
 		json_object_end(j);
 	}
 	json_array_end(j);
+	json_kv_u64(j, "iommu_mode_dropped", p ? p->modes_dropped : 0);
 }
 
 void iommu_parts_print_json(struct json *j, const struct agg *a)

@@ -3,7 +3,8 @@
 # Damaged and cut traces through the command line: bytes flipped inside a
 # chunk make `report` name the chunk's offset, mark the file damaged and
 # its counts lower bounds, and count every other chunk exactly; a recording
-# cut inside its one chunk keeps every whole record before the cut.  The
+# cut inside its one chunk keeps every whole record before the cut; the
+# same for a trace of every record type (gentrace fields-all).  The
 # expected numbers come from tests/gentrace's own records (the same trace
 # written as version 1) and a compact-encoding length model written here
 # from Documentation/trace-format.md, never from the tool's output.
@@ -155,5 +156,42 @@ for frac in 0.67 0.5 0.9; do
 	[ "$rc.$got" = "0.$records $irqs 0 $at" ] || echo "    got: exit $rc: $got"
 done
 check "cut: stderr says incomplete, inside the chunk" grep -q "incomplete: the file ends inside chunk 1" "$T/err"
+
+# every record type (gentrace fields-all: the newer ones too, adversarial
+# values), one compact chunk cut: every whole record before the cut read
+"$GEN" fields-all "$T/v1a.trace"
+for frac in 0.3 0.61 0.95; do
+	GENTRACE_ZSTD=-1 "$GEN" fields-all "$T/a.trace"
+	read -r at records irqs <<-END
+	$(python3 "$T/model.py" cut "$T/v1a.trace" "$T/a.trace" $frac)
+	END
+	"$GPT" report --json "$T/a.trace" >"$T/r.json" 2>"$T/err"
+	rc=$?
+	# the model counts every record, those of types the reader skips too
+	got=$(python3 -c 'import json, sys; t = json.load(open(sys.argv[1]))["trace"]
+print(t["records"] + t["unknown_records"], int(t["complete"]), t["truncated_at"])' "$T/r.json" 2>&1)
+	check "every record type, one compact chunk cut at $frac of its bytes: exit 0, incomplete, read to offset $at: $records records (known and unknown types)" \
+		[ "$rc.$got" = "0.$records 0 $at" ]
+	[ "$rc.$got" = "0.$records 0 $at" ] || echo "    got: exit $rc: $got"
+	"$GPT" report "$T/a.trace" >/dev/null 2>&1
+	check "every record type, cut at $frac: the text report exits 0" [ $? -eq 0 ]
+done
+# ... and chunks of 50 records, 4 bytes flipped in the second (compact, zstd)
+for enc in -1 3; do
+	GENTRACE_ZSTD=$enc GENTRACE_CHUNK=50 "$GEN" fields-all "$T/a.trace"
+	read -r off nrec records irqs dur <<-END
+	$(python3 "$T/model.py" flip "$T/v1a.trace" "$T/a.trace" 1)
+	END
+	"$GPT" report --json "$T/a.trace" >"$T/r.json" 2>"$T/err"
+	rc=$?
+	got=$(python3 -c 'import json, sys; t = json.load(open(sys.argv[1]))["trace"]
+print(int(t["damaged"]), t["damage"][0]["offset"], t["damage"][0]["records"],
+      t["records"] + t["unknown_records"], int(t["complete"]))' "$T/r.json" 2>&1)
+	check "every record type, level $enc, 4 bytes flipped in chunk 2: exit 0, damaged at offset $off ($nrec records), the other chunks' $records records exact" \
+		[ "$rc.$got" = "0.1 $off $nrec $records 1" ]
+	[ "$rc.$got" = "0.1 $off $nrec $records 1" ] || echo "    got: exit $rc: $got"
+	"$GPT" report "$T/a.trace" >/dev/null 2>&1
+	check "every record type, level $enc, flipped: the text report exits 0" [ $? -eq 0 ]
+done
 
 finish

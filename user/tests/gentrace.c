@@ -77,6 +77,10 @@ int main(int argc, char **argv)
 		return tracedump_file(argv[2], stdout);
 	if (argc == 3 && !strcmp(argv[1], "fields"))
 		return synth_write_fields(argv[2], 2, false) ? 1 : 0;
+	if (argc == 3 && !strcmp(argv[1], "fields-all")) {	/* and the types the committed traces lack */
+		synth_fields_set_newer(true);
+		return synth_write_fields(argv[2], 2, false) ? 1 : 0;
+	}
 	if (argc >= 3 && !strcmp(argv[1], "merged"))
 		return merged(argc, argv);
 	if (argc == 3 && !strcmp(argv[1], "known"))
@@ -99,7 +103,8 @@ int main(int argc, char **argv)
 		return synth_write_app(argv[4], strtoull(argv[2], NULL, 0),
 				       strtoull(argv[3], NULL, 0), 42) ? 1 : 0;
 	fprintf(stderr, "usage: gentrace known FILE | gentrace flows FILE [ROUNDS] | gentrace export FILE |\n"
-		"       gentrace mix NRECORDS FILE | gentrace fields FILE | gentrace dump FILE |\n"
+		"       gentrace mix NRECORDS FILE | gentrace fields FILE | gentrace fields-all FILE |\n"
+		"       gentrace dump FILE |\n"
 		"       gentrace app NKERNEL NAPP FILE | gentrace verdict FILE [tracefs] | gentrace names FILE |\n"
 		"       gentrace merged FILE [n=N] [latency=NS] [drop=K] [offset_error=NS] [bound=NS] [drift_ppb=D] [maps=M] [inject] [cut] [app]\n"
 		"  GENTRACE_ZSTD=LEVEL: format version 3 (-1 compact, 1-19 compact and zstd)\n"

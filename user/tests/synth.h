@@ -134,6 +134,8 @@ struct synth_recs {
 
 /* Header with ntargets targets (1..TARGET_MAX), the last with TARGET_MAX_VECTORS vectors. */
 void synth_fields_info(struct trace_info *info, unsigned int ntargets);
+/* With the record types the committed traces lack (IOMMU parts to IOMMU mode): off by default. */
+void synth_fields_set_newer(bool on);
 /* big: and one record of TRACEFILE_REC_MAX_SIZE bytes. */
 int synth_fields_build(struct synth_recs *s, bool big);
 void synth_recs_append(struct synth_recs *s, const struct gpuprobe_rec_hdr *h);

@@ -14,7 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "iommu_mode.h"
+#include "strtab.h"
 #include "synth.h"
+#include "tscclock.h"
 #include "tracefile_chunk.h"
 #include "util.h"
 
@@ -297,6 +300,132 @@ static void put_merged(struct gen *g, unsigned int j)
 	}
 }
 
+/*
+ * The record types added after the committed traces were written (IOMMU
+ * parts, command, delivery, string, TSC, IOMMU mode; issue 28), with
+ * adversarial values too: parts and kinds that are none, string records
+ * whose length, NUL or hash is wrong, a command whose counts disagree with
+ * its text, mode strings without a NUL, a record that grew.  Only with
+ * synth_fields_set_newer(true): the committed traces hold none of them.
+ */
+static bool with_newer;
+
+void synth_fields_set_newer(bool on)
+{
+	with_newer = on;
+}
+
+static void put_part_delivery(struct gen *g, unsigned int j)
+{
+	struct gpuprobe_rec_iommu_part *p = add(g, GPUPROBE_EV_IOMMU_PART, sizeof(*p));
+	struct tracefile_rec_delivery *d;
+
+	p->bdf = j % 3 ? v32(j, 56) : GPUPROBE_BDF_NONE;
+	p->part = (uint16_t)(j < 10 ? j : j == 10 ? 0xffff : j % 9);	/* every part, 0, 9 and more */
+	p->depth = (uint16_t)v32(j, 57);
+	p->duration_ns = v64(j, 27);
+	p->self_ns = v64(j, 28);
+	p->call_ts = j % 4 ? v64(j, 29) : 0;	/* 0: the flush queue's timer */
+	p->domain = v32(j, 58);
+	p->arg = v32(j, 59);
+	d = add(g, TRACEFILE_REC_DELIVERY, sizeof(*d));
+	d->slots = v32(j, 60);
+	d->high_water_cpu = j % 2 ? 8191 : v32(j, 61);
+	d->high_water = v64(j, 30);
+	d->wait_max_ns = v64(j, 31);
+	d->ring_dropped = v64(j, 32);
+	d->undelivered = v64(j, 33);
+	d->overrun = v64(j, 34);
+	d->socket_overflows = v64(j, 35);
+	d->rcvbuf = j % 3 ? (int32_t)v32(j, 62) : INT32_MIN;
+	d->reserved = v32(j, 63);
+}
+
+/* A command record: nargs strings of j characters or so; counts off the text when j % 4 == 3. */
+static void put_command(struct gen *g, unsigned int j)
+{
+	char text[128];
+	size_t len = 0;
+	uint32_t nargs = 1 + j % 4;
+	struct tracefile_rec_command *c;
+
+	for (uint32_t i = 0; i < nargs; i++)
+		len += (size_t)snprintf(text + len, sizeof(text) - len, "arg%u-%.*s", i, (int)j,
+					"xxxxxxxxxxxxxxxx") + 1;
+	c = add(g, TRACEFILE_REC_COMMAND, (uint16_t)((sizeof(*c) + len + 7) & ~(size_t)7));
+	c->argc = j % 4 == 3 ? v32(j, 64) : nargs;
+	c->nargs = j % 4 == 3 ? nargs + 7 : nargs;
+	c->len = j % 4 == 3 ? (uint32_t)len + 9 : (uint32_t)len;
+	c->flags = j % 2 ? COMMAND_CUT : v32(j, 65);
+	memcpy(c + 1, text, len);
+}
+
+/*
+ * A string record of j * 37 + 1 bytes of text: whole (its hash the text's),
+ * cut (STRING_CUT, any hash), or malformed: a wrong hash, a NUL inside, a
+ * length past the record.  Once the longest text the format keeps.
+ */
+static void put_string(struct gen *g, unsigned int j)
+{
+	size_t len = j == 7 ? TRACEFILE_STRING_MAX : j * 37 + 1;
+	uint16_t size = (uint16_t)((sizeof(struct tracefile_rec_string) + len + 1 + 7) & ~(size_t)7);
+	struct tracefile_rec_string *r = add(g, TRACEFILE_REC_STRING, size);
+	char *text = (char *)(r + 1);
+
+	for (size_t i = 0; i < len; i++)
+		text[i] = (char)(' ' + (i * 7 + j) % 95);
+	r->len = (uint32_t)len;
+	r->flags = j % 5 == 1 ? STRING_CUT : 0;
+	r->hash = strtab_hash(text, len);
+	switch (j % 5) {
+	case 2: r->hash ^= 1ull << 63; break;			/* not the text's */
+	case 3: text[len / 2] = '\0'; break;			/* a NUL inside */
+	case 4: r->len = (uint32_t)(size - sizeof(*r)); break;	/* no NUL after it */
+	}
+}
+
+static void put_tsc_mode(struct gen *g, unsigned int j)
+{
+	struct tracefile_rec_tsc *t = add(g, TRACEFILE_REC_TSC, sizeof(*t));
+	struct tracefile_rec_iommu_mode *m;
+	uint16_t msize = j % 5 == 3 ? sizeof(*m) + 8 : sizeof(*m);	/* grown */
+
+	t->machine = j % 3 ? (uint32_t)(j % 2) : v32(j, 66);
+	t->kind = (uint16_t)(j % 4);		/* SAMPLE, KVM, and 0 and 3: none */
+	t->flags = (uint16_t)v32(j, 67);
+	t->cpu = v32(j, 68);
+	t->apic_id = j % 2 ? TSC_APIC_UNKNOWN : v32(j, 69);
+	t->mono_lo = v64(j, 36);
+	t->tsc = v64(j, 37);
+	t->mono_hi = v64(j, 38);
+	t->tsc_offset = j % 3 ? (int64_t)v64(j, 39) : INT64_MIN;
+	t->ratio = v64(j, 40);
+	t->frac_bits = j % 2 ? 48 : v32(j, 70);
+	t->reserved = v32(j, 71);
+	t->host_lo = v64(j, 41);
+	t->host_hi = v64(j, 42);
+	m = add(g, TRACEFILE_REC_IOMMU_MODE, msize);
+	m->bdf = v32(j, 72);
+	m->flags = v32(j, 73);
+	m->pgsizes = v64(j, 43);
+	if (j % 4 == 0) {	/* 16 bytes, no NUL: the format carries them */
+		memset(m->vendor, 'i', sizeof(m->vendor));
+		memset(m->domain_type, 'D', sizeof(m->domain_type));
+	} else {
+		snprintf(m->vendor, sizeof(m->vendor), "%s", j % 4 == 1 ? "intel" : j % 4 == 2 ? "amd" : "");
+		snprintf(m->domain_type, sizeof(m->domain_type), "%s", j % 3 ? "DMA-FQ" : "identity");
+	}
+	fill_tail(m, sizeof(*m), msize, j);
+}
+
+static void put_newer(struct gen *g, unsigned int j)
+{
+	put_part_delivery(g, j);
+	put_command(g, j);
+	put_string(g, j);
+	put_tsc_mode(g, j);
+}
+
 /* Types the reader does not know: skipped and counted, never handed out. */
 static void put_unknown(struct gen *g, unsigned int j)
 {
@@ -350,6 +479,8 @@ int synth_fields_build(struct synth_recs *s, bool big)
 		put_file_types(&g, j);
 		put_app(&g, j);
 		put_unknown(&g, j);
+		if (with_newer)
+			put_newer(&g, j);
 		if (j % 4 == 1)
 			put_merged(&g, j);
 		/* grown: 8 bytes more (its own template), then over the template limit */

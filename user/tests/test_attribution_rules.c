@@ -555,3 +555,78 @@ void test_attribution_two_processes(void)
 	}
 	attribution_free(at);
 }
+
+/*
+ * A damaged string table (issue 28): three string records before the
+ * events, one whole (the kernel's name, 200 'w'), one whose hash is not its
+ * text's, one with a NUL inside its text.  The whole one still gives the
+ * kernel its name; the two others are counted and reported (text and JSON),
+ * never taken.
+ */
+#define LONG_NAME_LEN	200
+
+static void put_string(struct trace_writer *w, const char *text, size_t len, uint64_t hash)
+{
+	static char buf[sizeof(struct tracefile_rec_string) + TRACEFILE_STRING_MAX + 8];
+
+	if (strtab_record_build(hash, text, len, false, T0 + 50, buf, sizeof(buf)))
+		trace_writer_put(w, (const struct gpuprobe_rec_hdr *)buf);
+}
+
+static void damaged_strings_kernel_events(struct trace_writer *w)
+{
+	char name[LONG_NAME_LEN], other[LONG_NAME_LEN];
+
+	memset(name, 'w', sizeof(name));
+	memset(other, 'v', sizeof(other));
+	put_string(w, name, sizeof(name), strtab_hash(name, sizeof(name)));
+	put_string(w, other, sizeof(other), strtab_hash(other, sizeof(other)) ^ 1);
+	other[10] = '\0';	/* the hash is the text's, NUL included: still refused */
+	put_string(w, other, sizeof(other), strtab_hash(other, sizeof(other)));
+	put_irq(w, GPU_A, 1500, 0);
+}
+
+void test_attribution_malformed_strings(void)
+{
+	char name[LONG_NAME_LEN + 1], shortn[64];
+	struct app apps[] = {
+		{ GPUPROBE_APP_API, "cuLaunchKernel", .tid = PID, .corr = 1, .start = 800, .end = 820 },
+		{ GPUPROBE_APP_KERNEL, shortn, .stream = 7, .corr = 1, .start = 1000, .end = 2000,
+		  .flags = GPUPROBE_APPF_TRUNCATED_NAME },
+	};
+	struct attribution *at;
+	char *text = NULL;
+
+	memset(name, 'w', LONG_NAME_LEN);
+	name[LONG_NAME_LEN] = '\0';
+	snprintf(shortn, sizeof(shortn), "%.46s~%016llx", name,
+		 (unsigned long long)strtab_hash(name, LONG_NAME_LEN));
+	at = attribute_apps("badstrings", damaged_strings_kernel_events, apps, 2);
+	if (!at)
+		return;
+	CHECK(at->strings.malformed == 2 && at->strings.n == 1, "%llu malformed, %zu kept",
+	      (unsigned long long)at->strings.malformed, at->strings.n);
+	CHECK(!attribution_json_check(at,
+		"a=d[\"app\"]\n"
+		"assert a[\"string_records_malformed\"]==2, a[\"string_records_malformed\"]\n"
+		"assert a[\"names_note\"].startswith(\"2 string records (whole kernel names) are malformed\"), a[\"names_note\"]\n"
+		"assert [n[\"name\"] for n in a[\"names\"]]==[\"w\"*200], a[\"names\"]\n"),
+	      "report --json: the damaged string table's count and note (above)");
+	attribution_text(at, &text);
+	CHECK(text && strstr(text, "\n  warning: 2 string records (whole kernel names) are malformed"),
+	      "text lacks the warning: %s", text ? text : "(none)");
+	free(text);
+	attribution_free(at);
+	/* a whole table: 0 and no note, no warning */
+	at = attribute_apps("goodstrings", launch_map_kernel_events, report_apps, 4);
+	if (!at)
+		return;
+	CHECK(!attribution_json_check(at,
+		"a=d[\"app\"]\n"
+		"assert a[\"string_records_malformed\"]==0 and a[\"names_note\"]==\"\", a\n"),
+	      "report --json without damaged strings (above)");
+	attribution_text(at, &text);
+	CHECK(text && !strstr(text, "warning:"), "a warning without damage: %s", text ? text : "(none)");
+	free(text);
+	attribution_free(at);
+}

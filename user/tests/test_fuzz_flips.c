@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Flipped bytes and cuts, 5000 of each encoding (fixed seeds: a failure
- * reproduces).  A damaged file must be refused with an offset, or read; a
+ * Flipped bytes and cuts, 5000 of each encoding of the known trace and
+ * 1000 of a trace of every record type with adversarial values
+ * (synth_fields.c, the newer types included; their readers past agg, the
+ * string table and the exact clock, run on what is handed out) (fixed
+ * seeds: a failure reproduces).  A damaged file must be refused with an offset, or read; a
  * read must then say where it was cut or find its end record, and give back
  * exactly the original records up to the first damaged byte
  * (Documentation/trace-format.md, "Incomplete files").  Past it, what the
@@ -31,13 +34,17 @@
 #include <unistd.h>
 
 #include "report.h"
+#include "strtab.h"
 #include "synth.h"
 #include "file.h"
 #include "testlib.h"
 #include "tests.h"
 #include "tracefile_chunk.h"
+#include "tscclock.h"
 
 #define FUZZ_ITERATIONS	5000
+/* the every-type image: its report prints 258 vectors, a read costs 5 times the known one's */
+#define FUZZ_FIELDS_ITERATIONS	1000
 
 struct image {
 	unsigned char *data;
@@ -88,6 +95,37 @@ static void readout_free(struct readout *o)
 	memset(o, 0, sizeof(*o));
 }
 
+/*
+ * The readers of the newer records past agg, on whatever a damaged file
+ * hands out: the string table and the exact clock (solved, and a guest time
+ * mapped).  Never a crash; a malformed record is refused by them, counted.
+ */
+static void consume(struct strtab *names, struct tsc_clock *clock, bool *clock_used,
+		    const struct gpuprobe_rec_hdr *rec)
+{
+	if (rec->type == TRACEFILE_REC_STRING) {
+		strtab_add(names, rec);
+	} else if (rec->type == TRACEFILE_REC_TSC) {
+		if (!*clock_used)
+			tsc_clock_init(clock);
+		*clock_used = true;
+		tsc_clock_add(clock, (const struct tracefile_rec_tsc *)rec);
+	}
+}
+
+static void consumed(struct strtab *names, struct tsc_clock *clock, bool clock_used)
+{
+	uint64_t host;
+
+	strtab_free(names);
+	if (!clock_used)
+		return;
+	tsc_clock_solve(clock);
+	for (uint32_t cpu = 0; cpu < 3; cpu++)
+		tsc_guest_to_host(clock, 1000000000ull * cpu, cpu, &host);
+	tsc_clock_free(clock);
+}
+
 /* Read like `report` does (both views printed to /dev/null: never a crash); 0 read, -1 refused. */
 static int read_image(const unsigned char *data, size_t len, struct readout *o)
 {
@@ -95,6 +133,9 @@ static int read_image(const unsigned char *data, size_t len, struct readout *o)
 	static FILE *devnull;
 	const struct gpuprobe_rec_hdr *rec;
 	FILE *f = len ? fmemopen((void *)data, len, "rb") : fopen("/dev/null", "rb");
+	static struct tsc_clock clock;
+	struct strtab names = { 0 };
+	bool clock_used = false;
 	struct trace_reader r;
 	struct agg *a = NULL;
 	int n = -1;
@@ -110,9 +151,11 @@ static int read_image(const unsigned char *data, size_t len, struct readout *o)
 		a = agg_new(&info);
 		while ((n = trace_reader_next(&r, &rec)) > 0) {
 			agg_add(a, rec);
+			consume(&names, &clock, &clock_used, rec);
 			keep(o, &r, rec);
 		}
 	}
+	consumed(&names, &clock, clock_used);
 	if (n < 0) {
 		snprintf(o->error, sizeof(o->error), "%s", r.error);
 	} else {
@@ -333,13 +376,13 @@ static bool same_all(const struct readout *a, const struct readout *b)
 }
 
 static void fuzz_one(const char *name, const struct image *img, const struct readout *orig,
-		     struct tally *t)
+		     int iterations, struct tally *t)
 {
 	unsigned char *buf = malloc(img->len), *flipped = malloc(img->len);
 	uint32_t rng = 0x9e3779b9;
-	char what[96];
+	char what[160];
 
-	for (int i = 0; i < FUZZ_ITERATIONS && t->bad < 5; i++) {
+	for (int i = 0; i < iterations && t->bad < 5; i++) {
 		struct readout got;
 		uint32_t flips;
 		size_t len = mutate(img, buf, flipped, &rng, &flips);
@@ -370,26 +413,35 @@ void test_fuzz_flips_and_truncations(void)
 	};
 	const char *path = test_tmp_path("fuzz-known.trace");
 
-	for (size_t e = 0; e < sizeof(encodings) / sizeof(encodings[0]); e++) {
+	/* the known trace, and every record type with adversarial values (synth_fields.c, the newer types too) */
+	for (size_t e = 0; e < 2 * sizeof(encodings) / sizeof(encodings[0]); e++) {
+		const bool fields = e >= sizeof(encodings) / sizeof(encodings[0]);
+		const char *enc = encodings[e % 3].name;
 		struct tally t = { 0 };
 		struct image img = { 0 };
 		struct readout orig;
+		char name[64];
+		int err;
 
+		snprintf(name, sizeof(name), "%s%s", fields ? "every record type, " : "", enc);
 		/* version 2: a chunk every 7 records, so that flips and cuts meet chunk headers */
-		synth_set_compression(encodings[e].level, 7);
-		CHECK(synth_write_known(path) == 0 && load(path, &img) == 0, "no image");
+		synth_set_compression(encodings[e % 3].level, 7);
+		synth_fields_set_newer(true);
+		err = fields ? synth_write_fields(path, 2, false) : synth_write_known(path);
+		synth_fields_set_newer(false);
+		CHECK(err == 0 && load(path, &img) == 0, "no image");
 		synth_set_compression(0, 0);
 		unlink(path);
 		if (read_image(img.data, img.len, &orig) || !orig.complete) {
-			CHECK(0, "%s: the original not read whole: %s", encodings[e].name, orig.error);
+			CHECK(0, "%s: the original not read whole: %s", name, orig.error);
 			readout_free(&orig);
 			image_free(&img);
 			continue;
 		}
-		fuzz_one(encodings[e].name, &img, &orig, &t);
+		fuzz_one(name, &img, &orig, fields ? FUZZ_FIELDS_ITERATIONS : FUZZ_ITERATIONS, &t);
 		printf("    fuzz, %s: %d iterations: %d refused with an offset, %d read up to the cut they "
 		       "report, %d read whole (%d with flipped bytes, %d of them other records: no checksum)\n",
-		       encodings[e].name, t.refused + t.cut + t.whole + t.bad, t.refused, t.cut,
+		       name, t.refused + t.cut + t.whole + t.bad, t.refused, t.cut,
 		       t.whole, t.whole_flipped, t.silent);
 		readout_free(&orig);
 		image_free(&img);

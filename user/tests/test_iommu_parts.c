@@ -9,10 +9,13 @@
  * in the comments.
  */
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "agg.h"
+#include "iommu_mode.h"
 #include "report.h"
 #include "testlib.h"
 #include "tests.h"
@@ -86,9 +89,13 @@ void test_iommu_parts_split(void)
 	if (!a)
 		return;
 	put_trace(a);
+	/* parts that are none, 9 (one past fq_timer) and 0xffff, in map 1: counted, dropped */
+	put_part(a, PARTS_N, 1000, 5000, 0, 0);
+	put_part(a, 0xffff, 1000, 5000, 0, 0);
 	agg_finish(a, &r);
-	/* 2 + 3 + 4 + 1 (the calls) + 3 (the timer) + 1 (orphan) */
-	CHECK_EQ_U64(a->parts->records, 14);
+	/* 2 + 3 + 4 + 1 (the calls) + 3 (the timer) + 1 (orphan) + the 2 that are none */
+	CHECK_EQ_U64(a->parts->records, 16);
+	CHECK_EQ_U64(a->parts->dropped, 2);
 	CHECK_EQ_U64(a->parts->ntargets, 1);
 	t = &a->parts->targets[0];
 	CHECK_EQ_U64(t->bdf, EDU);
@@ -114,6 +121,14 @@ void test_iommu_parts_split(void)
 	CHECK_EQ_U64(t->part[GPUPROBE_PART_INVALIDATE].count, 3);
 	CHECK_EQ_U64(t->part[GPUPROBE_PART_INVALIDATE].in_call, 2);
 	CHECK_EQ_U64(t->part[GPUPROBE_PART_INVALIDATE].arg_sum, 3);
+	/* own times, in the calls or not: invalidations 1200, 200, 300; flushes 30, 60 */
+	CHECK(t->part[GPUPROBE_PART_INVALIDATE].self_ns &&
+	      t->part[GPUPROBE_PART_INVALIDATE].self_ns->count == 3 &&
+	      t->part[GPUPROBE_PART_INVALIDATE].self_ns->sum == 1700 &&
+	      t->part[GPUPROBE_PART_INVALIDATE].self_ns->min == 200 &&
+	      t->part[GPUPROBE_PART_INVALIDATE].self_ns->max == 1200, "invalidate's own-time histogram");
+	CHECK(t->part[GPUPROBE_PART_FLUSH].self_ns && t->part[GPUPROBE_PART_FLUSH].self_ns->count == 2 &&
+	      t->part[GPUPROBE_PART_FLUSH].self_ns->sum == 90, "flush's own-time histogram");
 	CHECK_EQ_U64(t->part[GPUPROBE_PART_IOVA_ALLOC].count, 2);
 	CHECK_EQ_U64(t->part[GPUPROBE_PART_IOVA_ALLOC].slow, 1);
 	CHECK_EQ_U64(t->part[GPUPROBE_PART_PGTABLE_MAP].count, 2);
@@ -180,4 +195,207 @@ void test_iommu_parts_absent(void)
 	}
 	free(buf);
 	agg_free(a);
+	iommu_parts_free(NULL);	/* as free(NULL): nothing */
+}
+
+/*
+ * More targets' IOMMU mode records than the table keeps (issue 28): 19
+ * records, bdfs 0000:00:00.0 to 0000:00:02.2; the first 16 are shown, the
+ * 3 others counted and warned of (text and JSON), never dropped silently.
+ * With 16, none is dropped and nothing is warned of.
+ */
+static void modes_of(unsigned int n, const char *json_asserts, bool warned)
+{
+	static struct trace_info info;
+	static struct trace_reader r;
+	struct agg *a = agg_new(&info);
+	const char *path = test_tmp_path("modes.json");
+	char *buf = NULL;
+	size_t len = 0;
+	struct json j;
+	FILE *out;
+
+	CHECK(a != NULL, "agg_new");
+	if (!a)
+		return;
+	for (unsigned int i = 0; i < n; i++) {
+		struct tracefile_rec_iommu_mode m = {
+			.hdr = { .type = TRACEFILE_REC_IOMMU_MODE, .size = sizeof(m), .ts_ns = 1 },
+			.bdf = GPUPROBE_BDF(0, 0, i), .flags = IOMMU_MODE_PRESENT, .vendor = "intel",
+			.domain_type = "DMA",
+		};
+
+		agg_add(a, &m.hdr);
+	}
+	agg_finish(a, &r);
+	CHECK(a->parts && a->parts->nmodes == (n < 16 ? n : 16) &&
+	      a->parts->modes_dropped == (n > 16 ? n - 16 : 0),
+	      "%u mode records: %u kept, %llu dropped", n, a->parts ? a->parts->nmodes : 0,
+	      a->parts ? (unsigned long long)a->parts->modes_dropped : 0ull);
+	out = open_memstream(&buf, &len);
+	if (out) {
+		iommu_parts_print_text(out, a);
+		fclose(out);
+		CHECK(buf && strstr(buf, "  0000:00:01.7:\n") && !strstr(buf, "0000:00:02.0"),
+		      "%u modes: the 16th shown, the 17th not: %s", n, buf ? buf : "");
+		CHECK(buf && !!strstr(buf, "  warning: 3 more IOMMU mode records not shown: this tool keeps the first 16\n") == warned &&
+		      !!strstr(buf, "warning") == warned, "%u modes: the warning: %s", n, buf ? buf : "");
+	}
+	free(buf);
+	out = test_json_begin(&j, path);
+	if (out) {
+		iommu_parts_print_json(&j, a);
+		json_object_end(&j);
+		fclose(out);
+		CHECK(!test_python_json(path, json_asserts), "%u modes: report --json (above)", n);
+		unlink(path);
+	}
+	agg_free(a);
+}
+
+void test_iommu_parts_modes_dropped(void)
+{
+	modes_of(19, "assert len(d[\"iommu_mode\"])==16 and d[\"iommu_mode_dropped\"]==3, d\n"
+		     "assert [m[\"bdf\"] for m in d[\"iommu_mode\"]][-1]==\"0000:00:01.7\", d\n", true);
+	modes_of(16, "assert len(d[\"iommu_mode\"])==16 and d[\"iommu_mode_dropped\"]==0, d\n", false);
+}
+
+/* A file of a made-up sysfs/procfs tree under root, its folders made. */
+static void put_file(const char *root, const char *rel, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	for (char *p = path + strlen(root) + 1; (p = strchr(p, '/')); p++) {
+		*p = '\0';
+		mkdir(path, 0755);
+		*p = '/';
+	}
+	if (!text)	/* a folder */
+		return;
+	f = fopen(path, "w");
+	CHECK(f && fputs(text, f) >= 0 && fclose(f) == 0, "cannot write %s", path);
+}
+
+static void put_link(const char *root, const char *rel, const char *to)
+{
+	char path[512];
+
+	put_file(root, rel, NULL);
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	CHECK(symlink(to, path) == 0, "symlink %s", path);
+}
+
+static void read_mode(const char *root, const char *bdf, struct tracefile_rec_iommu_mode *m,
+		      char **text)
+{
+	size_t len = 0;
+	FILE *out;
+
+	memset(m, 0xa5, sizeof(*m));	/* what read leaves unset shows */
+	iommu_mode_read(root, bdf, 0x0100, m);
+	*text = NULL;
+	out = open_memstream(text, &len);
+	if (out) {
+		iommu_mode_print(out, "", m);
+		fclose(out);
+	}
+}
+
+/*
+ * iommu_mode_read on made-up trees (lib/iommu_mode.c): the values worked
+ * out from the sysfs layout by hand.
+ *   VT-d: iommu -> .../dmar3, cap 0xc00000080 (CM bit 7; SLLPS bits 34, 35:
+ *     2M, 1G), type DMA-FQ, io_tlb_nslabs 32768, swiotlb=force: every flag,
+ *     page sizes 4K|2M|1G = 0x40201000;
+ *   cap 0x3c00000000 (no CM, bits 34-37): 4K|2M|1G|512G|256T = 0x1008040201000;
+ *   AMD: iommu -> ivhd0, type identity, debugfs without swiotlb: present and
+ *     swiotlb known (not set up), no capability read;
+ *   another unit (arm-smmu.0), no debugfs, no cmdline: present only;
+ *   no iommu link: nothing but the type read.
+ */
+void test_iommu_mode_read(void)
+{
+	char root[] = "/tmp/gpuprobe-test-sysfs-XXXXXX", cmd[600], *text;
+	const char *bdf = "0000:01:00.0";
+	struct tracefile_rec_iommu_mode m;
+
+	if (!mkdtemp(root)) {
+		CHECK(0, "mkdtemp");
+		return;
+	}
+	put_file(root, "sys/bus/pci/devices/0000:01:00.0/iommu_group/type", "DMA-FQ\n");
+	put_link(root, "sys/bus/pci/devices/0000:01:00.0/iommu", "../../../../devices/virtual/iommu/dmar3");
+	put_file(root, "sys/class/iommu/dmar3/intel-iommu/cap", "c00000080\n");
+	put_file(root, "sys/kernel/debug/swiotlb/io_tlb_nslabs", "32768\n");
+	put_file(root, "proc/cmdline", "BOOT_IMAGE=/vmlinuz root=/dev/vda1 swiotlb=force quiet\n");
+	read_mode(root, bdf, &m, &text);
+	CHECK(m.hdr.type == TRACEFILE_REC_IOMMU_MODE && m.hdr.size == 64 && m.hdr.cpu == 0 &&
+	      m.hdr.flags == 0 && m.hdr.ts_ns == 0 && m.bdf == 0x0100, "VT-d: header type %u size %u bdf %u",
+	      m.hdr.type, m.hdr.size, m.bdf);
+	CHECK(m.flags == 0x3f && m.pgsizes == 0x40201000ull && !strcmp(m.vendor, "intel") &&
+	      !strcmp(m.domain_type, "DMA-FQ"), "VT-d: flags 0x%x pgsizes 0x%llx vendor '%.16s' type '%.16s'",
+	      m.flags, (unsigned long long)m.pgsizes, m.vendor, m.domain_type);
+	CHECK(text && !strcmp(text, "IOMMU: intel, domain DMA-FQ: lazy (unmaps queued, invalidated in batches by the flush queue)\n"
+			       "  caching mode on (an emulated IOMMU, a vIOMMU: every map invalidates too); page sizes 4K 2M 1G\n"
+			       "  swiotlb: set up, forced (swiotlb=force): every map bounces\n"), "VT-d text: %s", text);
+	free(text);
+
+	put_file(root, "sys/class/iommu/dmar3/intel-iommu/cap", "3c00000000\n");
+	put_file(root, "sys/bus/pci/devices/0000:01:00.0/iommu_group/type", "DMA\n");
+	put_file(root, "sys/kernel/debug/swiotlb/io_tlb_nslabs", "0\n");
+	put_file(root, "proc/cmdline", "quiet\n");
+	read_mode(root, bdf, &m, &text);
+	CHECK(m.flags == 0x23 && m.pgsizes == 0x1008040201000ull && !strcmp(m.domain_type, "DMA"),
+	      "VT-d, no CM: flags 0x%x pgsizes 0x%llx", m.flags, (unsigned long long)m.pgsizes);
+	CHECK(text && !strcmp(text, "IOMMU: intel, domain DMA: strict (an invalidation at every unmap)\n"
+			       "  caching mode off; page sizes 4K 2M 1G 512G\n"
+			       "  swiotlb: not set up\n"), "VT-d, no CM, text: %s", text);
+	free(text);
+
+	snprintf(cmd, sizeof(cmd), "rm -f %s/sys/bus/pci/devices/0000:01:00.0/iommu %s/sys/kernel/debug/swiotlb/io_tlb_nslabs",
+		 root, root);
+	CHECK(system(cmd) == 0, "%s", cmd);
+	put_link(root, "sys/bus/pci/devices/0000:01:00.0/iommu", "../../../../devices/virtual/iommu/ivhd0");
+	put_file(root, "sys/bus/pci/devices/0000:01:00.0/iommu_group/type", "identity\n");
+	read_mode(root, bdf, &m, &text);
+	CHECK(m.flags == (IOMMU_MODE_PRESENT | IOMMU_MODE_SWIOTLB_KNOWN) && m.pgsizes == 0 &&
+	      !strcmp(m.vendor, "amd") && !strcmp(m.domain_type, "identity"),
+	      "AMD: flags 0x%x pgsizes 0x%llx vendor '%.16s'", m.flags, (unsigned long long)m.pgsizes, m.vendor);
+	CHECK(text && !strcmp(text, "IOMMU: amd, domain identity: identity (passthrough: no translation, no invalidation)\n"
+			       "  swiotlb: not set up\n"), "AMD text: %s", text);
+	free(text);
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s/sys/bus/pci/devices/0000:01:00.0/iommu %s/sys/kernel/debug %s/proc",
+		 root, root, root);
+	CHECK(system(cmd) == 0, "%s", cmd);
+	put_link(root, "sys/bus/pci/devices/0000:01:00.0/iommu", "arm-smmu.0");
+	put_file(root, "sys/bus/pci/devices/0000:01:00.0/iommu_group/type", "unmanaged\n");
+	read_mode(root, bdf, &m, &text);
+	CHECK(m.flags == IOMMU_MODE_PRESENT && !strcmp(m.vendor, "other") && !strcmp(m.domain_type, "unmanaged"),
+	      "other: flags 0x%x vendor '%.16s'", m.flags, m.vendor);
+	CHECK(text && !strcmp(text, "IOMMU: other, domain unmanaged: not the DMA API's domain (a VFIO or driver-owned domain)\n"
+			       "  swiotlb: unknown (debugfs not readable)\n"), "other text: %s", text);
+	free(text);
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s/sys/bus/pci/devices/0000:01:00.0/iommu", root);
+	CHECK(system(cmd) == 0, "%s", cmd);
+	read_mode(root, bdf, &m, &text);
+	CHECK(m.flags == 0 && !m.vendor[0] && m.pgsizes == 0 && !strcmp(m.domain_type, "unmanaged"),
+	      "none: flags 0x%x vendor '%.16s'", m.flags, m.vendor);
+	CHECK(text && !strcmp(text, "IOMMU: none: no IOMMU translates this device's DMA\n"
+			       "  swiotlb: unknown (debugfs not readable)\n"), "none text: %s", text);
+	free(text);
+	/* no type either: unknown */
+	snprintf(cmd, sizeof(cmd), "rm -rf %s/sys/bus/pci/devices/0000:01:00.0/iommu_group/type", root);
+	CHECK(system(cmd) == 0, "%s", cmd);
+	memset(&m, 0, sizeof(m));
+	m.flags = IOMMU_MODE_PRESENT;
+	CHECK(!strcmp(iommu_mode_strictness(&m), "domain type unknown"), "no type");
+	read_mode(root, bdf, &m, &text);
+	CHECK(!m.domain_type[0], "a type read from nothing: '%.16s'", m.domain_type);
+	free(text);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	CHECK(system(cmd) == 0, "%s", cmd);
 }

@@ -18,6 +18,8 @@
 #include "testlib.h"
 #include "tests.h"
 #include "tracefile_chunk.h"
+#include "file.h"
+#include <stddef.h>
 
 static const struct encoding {
 	const char *name;
@@ -176,6 +178,32 @@ static void check_adversarial(const struct synth_recs *s)
 	      back_same_cpu, back_other_cpu, zero_gap, top, half, cpu_max);
 }
 
+/*
+ * Every type the reader knows (tracefile_record_min_size), the end record
+ * aside (the writer's), is among the records: a type added to the format
+ * fails here until synth_fields.c writes it.
+ */
+static void check_every_type(const struct synth_recs *s)
+{
+	static bool seen[65536];
+	unsigned int missing = 0;
+
+	memset(seen, 0, sizeof(seen));
+	for (size_t off = 0; off < s->len; ) {
+		const struct gpuprobe_rec_hdr *h = (const void *)(s->buf + off);
+
+		seen[h->type] = true;
+		off += h->size;
+	}
+	for (unsigned int t = 1; t < 65536; t++)
+		if (tracefile_record_min_size((uint16_t)t) && t != TRACEFILE_REC_END && !seen[t]) {
+			CHECK(0, "the every-field records hold no record of type 0x%x (%s)", t,
+			      tracefile_record_type_name((uint16_t)t));
+			missing++;
+		}
+	CHECK(!missing, "%u known types missing", missing);
+}
+
 static void round_trip(const struct encoding *e, uint64_t chunk, unsigned int ntargets)
 {
 	const char *path = test_tmp_path("roundtrip.trace");
@@ -188,11 +216,14 @@ static void round_trip(const struct encoding *e, uint64_t chunk, unsigned int nt
 	snprintf(what, sizeof(what), "%s, a chunk every %" PRIu64 " records, %u targets",
 		 e->name, chunk, ntargets);
 	synth_set_compression(e->level, chunk);
+	synth_fields_set_newer(true);
 	CHECK(synth_write_fields(path, ntargets, true) == 0, "%s: not written", what);
 	synth_set_compression(0, 0);
 	synth_fields_info(&want, ntargets);
 	synth_fields_build(&recs, true);
+	synth_fields_set_newer(false);
 	check_adversarial(&recs);
+	check_every_type(&recs);
 	if (e->level)
 		count_chunks(path, chunks);
 	if (read_back(path, &rb)) {
@@ -352,7 +383,12 @@ static int write_mix(const char *path)
 
 static int write_fields(const char *path)
 {
-	return synth_write_fields(path, 3, true);
+	int err;
+
+	synth_fields_set_newer(true);
+	err = synth_write_fields(path, 3, true);
+	synth_fields_set_newer(false);
+	return err;
 }
 
 /* Version 1, compact and zstd of one trace: the same header, records and end record, bit for bit. */
@@ -360,4 +396,90 @@ void test_encodings_agree(void)
 {
 	agree("mix", write_mix);
 	agree("every field", write_fields);
+}
+
+/* read_back() of len bytes of data. */
+static int read_back_mem(const unsigned char *data, size_t len, struct readback *rb)
+{
+	const struct gpuprobe_rec_hdr *rec;
+	FILE *f = fmemopen((void *)data, len, "rb");
+	struct trace_reader r;
+	int n = -1;
+
+	memset(rb, 0, sizeof(*rb));
+	if (!f)
+		return -1;
+	if (trace_reader_open_stream(&r, f, "cut", &rb->info) == 0)
+		while ((n = trace_reader_next(&r, &rec)) > 0)
+			synth_recs_append(&rb->recs, rec);
+	snprintf(rb->error, sizeof(rb->error), "%s", r.error);
+	rb->records = r.records;
+	rb->truncated = r.truncated;
+	rb->seen_end = r.seen_end;
+	rb->end.records = r.truncated_at;	/* the cut's offset */
+	trace_reader_close(&r);
+	return n < 0 ? -1 : 0;
+}
+
+/*
+ * Every record type cut short (version 1, the every-field records): cut at
+ * each record's start and inside it (after its header, and a byte before
+ * its end), the file reads as cut at that record's offset and gives back
+ * exactly the records before it, bit for bit.
+ */
+void test_roundtrip_cut_every_record(void)
+{
+	const char *path = test_tmp_path("cut-fields.trace");
+	struct synth_recs want;
+	unsigned char *data;
+	size_t len, off, hsize, cuts = 0, bad = 0;
+
+	synth_fields_set_newer(true);
+	CHECK(synth_write_fields(path, 2, false) == 0, "not written");
+	synth_fields_build(&want, false);
+	synth_fields_set_newer(false);
+	data = (unsigned char *)read_whole_file(path, &len);
+	unlink(path);
+	if (!data) {
+		CHECK(0, "cannot read %s", path);
+		synth_recs_free(&want);
+		return;
+	}
+	memcpy(&hsize, data + offsetof(struct tracefile_header_fixed, header_size), sizeof(uint32_t));
+	hsize &= 0xffffffffu;
+	off = hsize;
+	for (size_t wo = 0, i = 0; wo < want.len && bad < 3; i++) {
+		const struct gpuprobe_rec_hdr *h = (const void *)(want.buf + wo);
+		const size_t at[] = { 0, sizeof(*h), (size_t)h->size - 1 };
+		struct synth_recs before = { .buf = want.buf, .len = wo };
+
+		for (size_t k = 0; k < 3; k++) {
+			struct readback rb;
+			char what[96];
+
+			if (k && at[k] >= h->size)
+				continue;	/* a bare header: the next record's start */
+			snprintf(what, sizeof(what), "record %zu (type 0x%x) cut %zu bytes in", i, h->type, at[k]);
+			if (read_back_mem(data, off + at[k], &rb) == -1) {
+				CHECK(0, "%s: refused: %s", what, rb.error);
+				bad++;
+			} else {
+				if (!rb.truncated || rb.seen_end || rb.end.records != off) {
+					CHECK(0, "%s: truncated %d end %d at %" PRIu64 ", not %zu", what,
+					      rb.truncated, rb.seen_end, rb.end.records, off);
+					bad++;
+				}
+				bad += !same_records(what, &before, &rb.recs);
+			}
+			synth_recs_free(&rb.recs);
+			cuts++;
+		}
+		wo += h->size;
+		off += h->size;
+	}
+	CHECK(bad || off + sizeof(struct tracefile_rec_end) == len, "records end at %zu, the file at %zu", off, len);
+	printf("    %zu cuts in %zu records of every type: the records before each, bit for bit\n",
+	       cuts, want.n);
+	free(data);
+	synth_recs_free(&want);
 }

@@ -158,6 +158,8 @@ void test_tracing_cost_parse(void)
 	CHECK(trace_cost_parse("cuda", &c), "no value");
 	CHECK(trace_cost_parse("cuda=", &c), "empty value");
 	CHECK(trace_cost_parse("cuda=-1", &c), "negative");
+	CHECK(trace_cost_parse("cuda=-0", &c), "negative zero");
+	CHECK(trace_cost_parse("kernel=-0.0", &c), "negative zero");
 	CHECK(trace_cost_parse("cuda=1x", &c), "trailing junk");
 	CHECK(trace_cost_parse("gpu=1", &c), "unknown layer");
 	CHECK(trace_cost_parse("cuda=1,", &c), "trailing comma");
@@ -179,6 +181,10 @@ void test_strtab_records(void)
 	const char *w;
 
 	CHECK_EQ_U64(strtab_hash("abc", 3), 0xe71fa2190541574bull);
+	/* an empty table (a trace without string records): a short form stays itself */
+	snprintf(shortn, sizeof(shortn), "k~%016llx", 0xe71fa2190541574bull);
+	CHECK(strtab_whole(&t, shortn, GPUPROBE_APPF_TRUNCATED_NAME) == shortn, "empty table");
+	CHECK(strtab_whole(NULL, shortn, GPUPROBE_APPF_TRUNCATED_NAME) == shortn, "no table");
 	memset(name, 'q', sizeof(name) - 1);
 	name[sizeof(name) - 1] = '\0';
 	CHECK(strtab_record_build(strtab_hash(name, strlen(name)), name, strlen(name), false, 1,
@@ -196,6 +202,23 @@ void test_strtab_records(void)
 	r->hash ^= 1;
 	r->len = r->hdr.size;	/* longer than the record */
 	CHECK(strtab_add(&t, &r->hdr) && t.malformed == 2, "length past the record refused");
+	strtab_free(&t);
+	/* 1000 names: the table grows from 64 slots to 2048 and finds every one */
+	for (unsigned int i = 0; i < 1000; i++) {
+		snprintf(name, sizeof(name), "%060u", i);
+		CHECK(!strtab_put(&t, strtab_hash(name, 60), name, 60), "put %u", i);
+	}
+	CHECK(t.n == 1000 && t.cap == 2048, "%zu names in %zu slots", t.n, t.cap);
+	for (unsigned int i = 0; i < 1000; i++) {
+		snprintf(name, sizeof(name), "%060u", i);
+		snprintf(shortn, sizeof(shortn), "%.46s~%016llx", name,
+			 (unsigned long long)strtab_hash(name, 60));
+		w = strtab_whole(&t, shortn, GPUPROBE_APPF_TRUNCATED_NAME);
+		if (w == shortn || strcmp(w, name)) {
+			CHECK(0, "name %u not found", i);
+			break;
+		}
+	}
 	strtab_free(&t);
 }
 

@@ -10,6 +10,9 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#endif
 
 #include "kvm_tsc.h"
 #include "machine.h"
@@ -76,10 +79,10 @@ static uint64_t guest_mono(uint64_t h, uint64_t jump)
 	return h + D_NS + (h >= CHANGE_NS ? jump : 0);
 }
 
-/* Samples every second: host windows of 400 ns, guest ones of 600, exchanges of 2 us. */
-static void add_samples_jump(struct tsc_clock *c, uint64_t jump)
+/* n samples every second: host windows of 400 ns, guest ones of 600, exchanges of 2 us. */
+static void add_samples_n(struct tsc_clock *c, uint64_t jump, uint64_t n)
 {
-	for (uint64_t s = 0; s < 10; s++) {
+	for (uint64_t s = 0; s < n; s++) {
 		uint64_t h = 1000000000ull * (s + 1), g = 500000000ull + 1000000000ull * s;
 		struct tracefile_rec_tsc r = rec(TSC_REC_SAMPLE, MACHINE_HOST, h);
 
@@ -96,6 +99,11 @@ static void add_samples_jump(struct tsc_clock *c, uint64_t jump)
 		r.apic_id = 0;
 		CHECK(tsc_clock_add(c, &r) == 0, "guest sample");
 	}
+}
+
+static void add_samples_jump(struct tsc_clock *c, uint64_t jump)
+{
+	add_samples_n(c, jump, 10);
 }
 
 static void add_samples(struct tsc_clock *c)
@@ -261,6 +269,148 @@ void test_tscclock_unknown_cpu_skips_end_only(void)
 	CHECK(c->usable, "usable: %s", c->why_not);
 	CHECK(tsc_guest_to_host(c, truth + D_NS, 77, &h), "guest CPU 77 mapped");
 	CHECK_EQ_U64(h, truth);
+	tsc_clock_free(c);
+	free(c);
+}
+
+/*
+ * The fewest samples a line is drawn through: 2 host and 2 guest samples
+ * (s = 0, 1: host 1 s and 2 s, guest 0.5 s and 1.5 s) under one relation
+ * make a usable clock that maps exactly; with 1 of each it is refused.
+ */
+void test_tscclock_two_samples_each(void)
+{
+	struct tsc_clock *c = malloc(sizeof(*c));
+	uint64_t h = 0;
+
+	tsc_clock_init(c);
+	add_kvm(c, 100000000ull, 0, OFF1);
+	add_samples_n(c, 0, 2);
+	tsc_clock_solve(c);
+	CHECK(c->usable && c->host.used == 2 && c->guest.used == 2, "2 each: usable %d (%s), %u and %u",
+	      c->usable, c->why_not, c->host.used, c->guest.used);
+	CHECK(tsc_guest_to_host(c, 1200000000ull + D_NS, 0, &h) && h == 1200000000ull,
+	      "2 each: 1.2 s mapped to %llu", (unsigned long long)h);
+	tsc_clock_free(c);
+	tsc_clock_init(c);
+	add_kvm(c, 100000000ull, 0, OFF1);
+	add_samples_n(c, 0, 1);
+	tsc_clock_solve(c);
+	CHECK(!c->usable && strstr(c->why_not, "too few TSC samples (host 1, guest 1;"),
+	      "1 each: %s", c->why_not);
+	tsc_clock_free(c);
+	/*
+	 * A relation with one guest sample: 7 samples, the write at 5.5 s, the
+	 * guest's at 0.5 .. 4.5 s under the first relation, 5.5 s across the
+	 * write (dropped), 6.5 s alone under the second: a guest time there
+	 * maps through that point at the slope of the longest stretch (3.9
+	 * ticks/ns, exact), to the nanosecond.
+	 */
+	tsc_clock_init(c);
+	add_kvm(c, 100000000ull, 0, OFF1);
+	add_kvm(c, CHANGE_NS, TSC_KVM_TRACED, OFF2);
+	add_samples_n(c, 0, 7);
+	tsc_clock_solve(c);
+	CHECK(c->usable && c->guest_dropped == 1 && c->guest.used == 6, "lone point: usable %d (%s), %u dropped, %u used",
+	      c->usable, c->why_not, c->guest_dropped, c->guest.used);
+	/* straight lines: the bound is the two widest half windows (200, 300) and the tick */
+	CHECK_EQ_U64(c->error_ns, 200 + 300 + 1);
+	for (uint64_t at = 6000000000ull; at <= 7200000000ull; at += 600000000ull) {
+		h = 0;
+		CHECK(tsc_guest_to_host(c, at + D_NS, 0, &h) && h == at,
+		      "lone point: host %llu mapped to %llu", (unsigned long long)at, (unsigned long long)h);
+	}
+	tsc_clock_free(c);
+	/*
+	 * Bent lines: 3 samples each, the middle host read 30 ns late, the
+	 * middle guest read 50 ns late (their neighbours' line is straight):
+	 * the bound grows by both bends, 200 + 300 + 30 + 50 + 1.
+	 */
+	tsc_clock_init(c);
+	add_kvm(c, 100000000ull, 0, OFF1);
+	add_samples_n(c, 0, 3);
+	c->host.p[1].mono += 30;
+	c->guest.p[1].mono += 50;
+	tsc_clock_solve(c);
+	CHECK(c->usable && c->host.bend_ns == 30 && c->guest.bend_ns == 50,
+	      "bent: usable %d, bends %llu and %llu", c->usable, (unsigned long long)c->host.bend_ns,
+	      (unsigned long long)c->guest.bend_ns);
+	CHECK_EQ_U64(c->error_ns, 200 + 300 + 30 + 50 + 1);
+	tsc_clock_free(c);
+	free(c);
+}
+
+/* A made-up CLOCK_MONOTONIC: the values of fake_mono[], one a call. */
+static const uint64_t fake_mono[] = { 100, 150, 200, 210, 300, 330 };
+static unsigned int fake_next;
+
+static uint64_t fake_clock(void *arg)
+{
+	(void)arg;
+	return fake_mono[fake_next++ % (sizeof(fake_mono) / sizeof(fake_mono[0]))];
+}
+
+/*
+ * tsc_sample_now: of 3 reads (windows 50, 10 and 30 ns of the clock above)
+ * the narrowest, [200, 210], with a TSC read between two of ours and the
+ * CPU it ran on; 1 try is a read too.  A try on which the thread moved is
+ * left out, so each case is tried until a run had no move (20 at most).
+ * tsc_clock_add refuses what it cannot use: -1, nothing kept.
+ */
+void test_tscclock_sample_now_and_refusals(void)
+{
+	struct tsc_clock *c = malloc(sizeof(*c));
+	struct tracefile_rec_tsc r;
+	bool got3 = false, got1 = false;
+
+#if defined(__x86_64__) || defined(__i386__)
+	for (int k = 0; k < 20 && !(got3 && got1); k++) {
+		struct tsc_sample s;
+		uint64_t before, after;
+		unsigned int aux;
+
+		fake_next = 0;
+		before = __rdtscp(&aux);
+		if (!got3 && tsc_sample_now(fake_clock, NULL, 3, &s) == 0 && s.mono_lo == 200) {
+			after = __rdtscp(&aux);
+			got3 = true;
+			CHECK(s.mono_hi == 210 && s.tsc >= before && s.tsc <= after && fake_next == 6,
+			      "3 tries: [%llu, %llu] tsc %llu (ours %llu..%llu), %u clock reads",
+			      (unsigned long long)s.mono_lo, (unsigned long long)s.mono_hi,
+			      (unsigned long long)s.tsc, (unsigned long long)before,
+			      (unsigned long long)after, fake_next);
+		}
+		fake_next = 0;
+		if (!got1 && tsc_sample_now(fake_clock, NULL, 1, &s) == 0) {
+			got1 = true;
+			CHECK(s.mono_lo == 100 && s.mono_hi == 150 && fake_next == 2,
+			      "1 try: [%llu, %llu], %u clock reads", (unsigned long long)s.mono_lo,
+			      (unsigned long long)s.mono_hi, fake_next);
+		}
+	}
+	CHECK(got3 && got1, "no run without a move: 3 tries %d, 1 try %d", got3, got1);
+#else
+	(void)got3;
+	(void)got1;
+#endif
+	tsc_clock_init(c);
+	r = rec(3, MACHINE_HOST, 1);	/* neither SAMPLE nor KVM */
+	CHECK(tsc_clock_add(c, &r) == -1, "kind 3 taken");
+	r = rec(TSC_REC_KVM, MACHINE_GUEST, 1);
+	r.frac_bits = 64;
+	CHECK(tsc_clock_add(c, &r) == -1, "64 fractional bits taken");
+	r.frac_bits = 63;
+	r.hdr.size = sizeof(r) - 8;
+	CHECK(tsc_clock_add(c, &r) == -1, "a record short of its struct taken");
+	r = rec(TSC_REC_SAMPLE, MACHINE_HOST, 1);
+	r.mono_lo = 20;
+	r.mono_hi = 10;
+	CHECK(tsc_clock_add(c, &r) == -1, "a read window ending before it starts taken");
+	CHECK(c->nkvm == 0 && c->host.n == 0 && c->guest.n == 0, "kept: %u relations, %u and %u samples",
+	      c->nkvm, c->host.n, c->guest.n);
+	r = rec(TSC_REC_KVM, MACHINE_GUEST, 1);
+	r.frac_bits = 63;
+	CHECK(tsc_clock_add(c, &r) == 0 && c->nkvm == 1, "63 fractional bits refused");
 	tsc_clock_free(c);
 	free(c);
 }

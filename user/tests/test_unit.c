@@ -613,6 +613,18 @@ int main(void)
 		  test_crossing_untrusted_verdict },
 		{ "crossing: each interrupt's host path (irqfd, vCPU state, VM entry, EOI exit, exits by reason, route) equal to the inputs'",
 		  test_crossing_host_path },
+		{ "report: a damaged string table is counted and warned of (text, JSON), its good names used",
+		  test_attribution_malformed_strings },
+		{ "iommu parts: mode records past the 16 kept are counted and warned of (text, JSON)",
+		  test_iommu_parts_modes_dropped },
+		{ "round trip: every record type cut short at its start and inside it: the records before it",
+		  test_roundtrip_cut_every_record },
+		{ "iommu mode: read from made-up sysfs trees (VT-d with and without CM, AMD, another, none)",
+		  test_iommu_mode_read },
+		{ "exact clock: 2 host and 2 guest samples are enough, 1 each is refused",
+		  test_tscclock_two_samples_each },
+		{ "exact clock: the narrowest of N reads around rdtscp; records it cannot use refused",
+		  test_tscclock_sample_now_and_refusals },
 	};
 	int passed = 0, failed;
 

@@ -19,6 +19,7 @@ void test_fuzz_flips_and_truncations(void);
 void test_truncation_every_chunk(void);
 void test_close_waits_for_chunk_thread(void);
 void test_encodings_agree(void);
+void test_roundtrip_cut_every_record(void);
 void test_damage_flipped_bytes(void);
 void test_damage_headers(void);
 void test_damage_report(void);
@@ -51,6 +52,7 @@ void test_clockmap_drift(void);
 void test_attribution_clock_all_streams(void);
 void test_attribution_many_events(void);
 void test_attribution_report_keys(void);
+void test_attribution_malformed_strings(void);
 void test_attribution_two_processes(void);
 void test_passthrough_text_note(void);
 void test_passthrough_never_compared(void);
@@ -126,5 +128,9 @@ void test_crossing_samples_capped(void);
 void test_crossing_documented(void);
 void test_crossing_untrusted_verdict(void);
 void test_crossing_host_path(void);
+void test_iommu_parts_modes_dropped(void);
+void test_iommu_mode_read(void);
+void test_tscclock_two_samples_each(void);
+void test_tscclock_sample_now_and_refusals(void);
 
 #endif /* GPUPROBE_TESTS_H */
