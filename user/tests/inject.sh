@@ -64,21 +64,34 @@ got = [(o["type"], o["name"], o["direction"], o["bytes"]) for o in ops]
 want = [("memcpy", "write_buffer", "htod", 1 << 20), ("memcpy", "write_buffer", "htod", 1 << 20),
         ("kernel", "add", "", 0), ("kernel", "scale", "", 0), ("kernel", "square", "", 0),
         ("memcpy", "read_buffer", "dtoh", 1 << 20)]
-ok = got == want
-ok &= all(o["api"] == "opencl" for o in ops)
-# in-order queue: each command starts after the previous one ended
-ok &= all(ops[i]["start_ns"] >= ops[i - 1]["end_ns"] for i in range(1, len(ops)))
-# on the trace's clock: inside the recording, issued before they ran
 t = d["trace"]
-ok &= all(t["start_ns"] <= o["issue_ns"] <= o["start_ns"] <= o["end_ns"] <= t["stop_ns"] for o in ops)
-# the blocking read returns after its data arrived, and is the op it waited for
-ok &= ops[-1]["return_ns"] >= ops[-1]["end_ns"] > 0
 names = {(n["type"], n["name"]): n["count"] for n in app["names"]}
-ok &= names == {("memcpy", "write_buffer"): 2, ("kernel", "add"): 1, ("kernel", "scale"): 1,
-                ("kernel", "square"): 1, ("memcpy", "read_buffer"): 1}
-ok &= app["api_events"] == 6 and app["sync_events"] == 1
-print("    ops:", got if not ok else "as expected", "| return wait", app["summary"]["return_wait_ns"], "ns")
-sys.exit(0 if ok else 1)
+checks = {
+    "names, bytes, directions in order": got == want,
+    "every op OpenCL's": all(o["api"] == "opencl" for o in ops),
+    # in-order queue: each command starts after the previous one ended
+    "each op starts after the one before ended":
+        all(ops[i]["start_ns"] >= ops[i - 1]["end_ns"] for i in range(1, len(ops))),
+    # on the trace's clock: inside the recording, issued before they ran
+    "issued, started, ended inside the recording":
+        all(t["start_ns"] <= o["issue_ns"] <= o["start_ns"] <= o["end_ns"] <= t["stop_ns"] for o in ops),
+    # the blocking read returns after its data arrived, and is the op it waited for
+    "the blocking read returns after its data": ops[-1]["return_ns"] >= ops[-1]["end_ns"] > 0,
+    "names counted": names == {("memcpy", "write_buffer"): 2, ("kernel", "add"): 1,
+                               ("kernel", "scale"): 1, ("kernel", "square"): 1,
+                               ("memcpy", "read_buffer"): 1},
+    "6 API events, 1 sync": app["api_events"] == 6 and app["sync_events"] == 1,
+}
+bad = [k for k, v in checks.items() if not v]
+print("    ops:", got if bad else "as expected", "| return wait", app["summary"]["return_wait_ns"], "ns")
+for k in bad:
+    print("    failed:", k)
+if "issued, started, ended inside the recording" in bad or "each op starts after the one before ended" in bad:
+    print("    trace", t["start_ns"], t["stop_ns"], "ops",
+          [(o["issue_ns"], o["start_ns"], o["end_ns"], o.get("return_ns")) for o in ops])
+if "6 API events, 1 sync" in bad:
+    print("    api_events", app["api_events"], "sync_events", app["sync_events"])
+sys.exit(1 if bad else 0)
 PY
 check "3 kernels + 2 writes + 1 read: names, bytes, directions, order, clock" [ $? -eq 0 ]
 
