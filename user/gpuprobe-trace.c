@@ -37,7 +37,7 @@ static const struct subcommand subcommands[] = {
 	{
 		"record", cmd_record, "record a trace while a command runs (host and guest with --guest)",
 		"usage: gpuprobe-trace record [-d BDF]... [-o FILE] [--source auto|module|tracefs]\n"
-		"                             [--duration SEC] [-- CMD ARGS...]\n"
+		"                             [--duration SEC] [--cgroup PATH] [-- CMD ARGS...]\n"
 		"       gpuprobe-trace record --guest vsock:CID[:PORT]|tcp:HOST:PORT --token-file FILE\n"
 		"                             [--guest-target BDF]... [--guest-source SRC]\n"
 		"                             [--guest-command CMD] [host options] [-- CMD ARGS...]\n"
@@ -63,6 +63,11 @@ static const struct subcommand subcommands[] = {
 		"                       default 3): a third smaller, slower to read\n"
 		"      --uncompressed   write format version 1, records as they are (about 42\n"
 		"                       bytes each, against about 9 compact)\n"
+		"      --cgroup PATH    follow every process of this cgroup v2 (and below it),\n"
+		"                       absolute or relative to /sys/fs/cgroup, as perf -G: a\n"
+		"                       container's or a pod's, whatever its pid namespace, those\n"
+		"                       forked or moved into it during the run included; its\n"
+		"                       wake-ups and KVM injections are recorded (module source)\n"
 		"\n"
 		"Host and guest in one file (the guest runs `gpuprobe-trace agent`):\n"
 		"      --guest ADDR       the agent: vsock:CID[:PORT] (QEMU guest-cid=CID, port\n"
@@ -88,6 +93,7 @@ static const struct subcommand subcommands[] = {
 		"EXAMPLES\n"
 		"  gpuprobe-trace record -d 0000:00:06.0 -- python3 train.py\n"
 		"  gpuprobe-trace record --source tracefs --duration 10 -o idle.trace\n"
+		"  gpuprobe-trace record --cgroup kubepods.slice/kubepods-pod1234.slice --duration 30\n"
 		"  gpuprobe-trace record -d 00:02.0 -- dd if=/dev/zero of=f bs=4k count=100 oflag=direct\n"
 		"  gpuprobe-trace record -d 0000:3b:00.0 --guest vsock:3 --token-file /etc/gpuprobe.token \\\n"
 		"      --guest-target 0000:00:06.0 --guest-command 'python3 train.py' -o vm.trace\n",

@@ -21,6 +21,7 @@
 
 #include "iommu_mode.h"
 #include "appinject.h"
+#include "cgroup.h"
 #include "cmds.h"
 #include "command.h"
 #include "cuptiselect.h"
@@ -48,6 +49,8 @@ struct record_options {
 	const char *inject_dir;
 	const char *api_calls;	/* GPUPROBE_CUDA_API for CMD, NULL: as the environment says */
 	char **command;		/* NULL-terminated, or NULL */
+	const char *cgroup;	/* --cgroup PATH, or NULL */
+	uint64_t cgroup_id;	/* its id */
 	struct guest_options guest;	/* --guest: address set */
 };
 
@@ -157,6 +160,7 @@ static int parse_record_options(int argc, char **argv, struct record_options *o)
 		{ "token-file", required_argument, NULL, 'T' },
 		{ "uncompressed", no_argument, NULL, 'U' },
 		{ "zstd", optional_argument, NULL, 'Z' },
+		{ "cgroup", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -280,6 +284,9 @@ static int parse_record_options(int argc, char **argv, struct record_options *o)
 				return 2;
 			}
 			break;
+		case 'c':
+			o->cgroup = optarg;
+			break;
 		case 'h':
 			usage_of("record", stdout);
 			return 0;
@@ -295,6 +302,18 @@ static int parse_record_options(int argc, char **argv, struct record_options *o)
 
 		if (remote_addr_parse(o->guest.address, false, &addr, err, sizeof(err))) {
 			errorf("--guest: %s", err);
+			return 2;
+		}
+	}
+	if (o->cgroup && o->source == SOURCE_TRACEFS) {
+		errorf("--cgroup needs the module source: tracefs filters events by pid, not by cgroup");
+		return 2;
+	}
+	if (o->cgroup) {
+		char abs[PATH_MAX], err[PATH_MAX + 256];
+
+		if (cgroup_resolve(o->cgroup, abs, sizeof(abs), &o->cgroup_id, err, sizeof(err))) {
+			errorf("%s", err);
 			return 2;
 		}
 	}
@@ -633,6 +652,7 @@ static int open_source(struct recorder *r)
 	r->cfg.sink = &sink;
 	r->cfg.targets = &r->info.targets;
 	r->cfg.workload_pid = r->have_workload ? r->workload.pid : 0;
+	r->cfg.cgroup_id = r->opts.cgroup_id;
 	r->cfg.event_mask = GPUPROBE_EVMASK_ALL;
 	r->src = r->src_ops->open(&r->cfg, err, sizeof(err));
 	if (!r->src) {
@@ -652,7 +672,7 @@ static int prepare(struct recorder *r)
 		errorf("no target: this machine has no PCI display-class device; pass -d BDF (lspci -D lists them)");
 		return -1;
 	}
-	r->src_ops = choose_source(o->source, o->quiet);
+	r->src_ops = choose_source(o->cgroup ? SOURCE_MODULE : o->source, o->quiet);
 	if (!r->src_ops)
 		return -1;
 	fill_info(r, &r->info.targets);

@@ -70,6 +70,11 @@ static void *tracefs_open(const struct source_config *cfg, char *err, size_t err
 	struct tracefs_source *ts;
 	struct tep_handle *tep;
 
+	if (cfg->cgroup_id) {
+		/* event filters have no cgroup field; set_event_pid takes pids only */
+		snprintf(err, errlen, "the tracefs source cannot follow a cgroup (tracefs filters events by pid, not cgroup): --cgroup needs the module source (modprobe gpuprobe on the host)");
+		return NULL;
+	}
 	if (!tracefs_tracing_dir()) {
 		snprintf(err, errlen, "tracefs is not mounted and could not be: mount -t tracefs nodev /sys/kernel/tracing");
 		return NULL;
