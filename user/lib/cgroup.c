@@ -3,9 +3,12 @@
  * record/serve --cgroup PATH: which cgroup v2 a path names.  The module
  * follows it by id (the directory's inode number is the kernfs id that
  * cgroup_get_from_id() takes); v1 hierarchies have no such id and are
- * refused with the way to a unified one.
+ * refused with the way to a unified one.  Relative paths start at
+ * /sys/fs/cgroup, or at /sys/fs/cgroup/unified in systemd's hybrid layout
+ * (v1 controllers at the top, v2 there).
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -17,9 +20,25 @@
 #define CGROUP2_MAGIC	0x63677270	/* "cgrp": linux/magic.h CGROUP2_SUPER_MAGIC */
 #define CGROUP1_MAGIC	0x27e0eb	/* CGROUP_SUPER_MAGIC */
 
+static bool is_cgroup2(const char *dir)
+{
+	struct statfs fs;
+
+	return !statfs(dir, &fs) && (unsigned long)fs.f_type == CGROUP2_MAGIC;
+}
+
+/* Where relative paths start: systemd's hybrid layout has v2 at unified/. */
+static const char *v2_root(void)
+{
+	if (!is_cgroup2(CGROUP_V2_ROOT) && is_cgroup2(CGROUP_V2_ROOT "/unified"))
+		return CGROUP_V2_ROOT "/unified";
+	return CGROUP_V2_ROOT;
+}
+
 int cgroup_resolve(const char *path, char *abs, size_t abslen, uint64_t *id,
 		   char *err, size_t errlen)
 {
+	const char *root = v2_root();
 	struct statfs fs;
 	struct stat st;
 	int n;
@@ -30,7 +49,7 @@ int cgroup_resolve(const char *path, char *abs, size_t abslen, uint64_t *id,
 		return -1;
 	}
 	n = path[0] == '/' ? snprintf(abs, abslen, "%s", path)
-			   : snprintf(abs, abslen, "%s/%s", CGROUP_V2_ROOT, path);
+			   : snprintf(abs, abslen, "%s/%s", root, path);
 	if (n < 0 || (size_t)n >= abslen) {
 		snprintf(err, errlen, "--cgroup %s: path too long", path);
 		return -1;
@@ -40,8 +59,8 @@ int cgroup_resolve(const char *path, char *abs, size_t abslen, uint64_t *id,
 			snprintf(err, errlen, "--cgroup %s: permission denied: run as a user who may read the cgroup tree (root on the host)",
 				 abs);
 		else if (errno == ENOENT)
-			snprintf(err, errlen, "--cgroup %s: no such cgroup (a relative path is taken under %s; `cat /proc/PID/cgroup` names a process's)",
-				 abs, CGROUP_V2_ROOT);
+			snprintf(err, errlen, "--cgroup %s: no such cgroup (a relative path is taken under %s; the 0:: line of /proc/PID/cgroup names a process's)",
+				 abs, root);
 		else
 			snprintf(err, errlen, "--cgroup %s: %s", abs, strerror(errno));
 		return -1;
