@@ -85,7 +85,7 @@ _gpuprobe_trace()
 	case $cmd in
 	info) opts="-d --device --json" ;;
 	record) opts="-d --device -o --output -s --source -D --duration -q --quiet --no-inject --inject-dir --api-calls
-		--zstd --uncompressed
+		--zstd --uncompressed --cgroup
 		--guest --guest-target --guest-source --guest-command --guest-timeout --guest-vmm --token --token-file --" ;;
 	agent) opts="-l --listen -T --token-file -t --token --once --timeout -q --quiet" ;;
 	report) opts="--json -v --verbose --tracing-cost" ;;
