@@ -51,6 +51,7 @@ struct record_options {
 	char **command;		/* NULL-terminated, or NULL */
 	const char *cgroup;	/* --cgroup PATH, or NULL */
 	uint64_t cgroup_id;	/* its id */
+	char cgroup_dir[PATH_MAX];	/* and its directory, absolute */
 	struct guest_options guest;	/* --guest: address set */
 };
 
@@ -305,14 +306,11 @@ static int parse_record_options(int argc, char **argv, struct record_options *o)
 			return 2;
 		}
 	}
-	if (o->cgroup && o->source == SOURCE_TRACEFS) {
-		errorf("--cgroup needs the module source: tracefs filters events by pid, not by cgroup");
-		return 2;
-	}
 	if (o->cgroup) {
-		char abs[PATH_MAX], err[PATH_MAX + 256];
+		char err[PATH_MAX + 256];
 
-		if (cgroup_resolve(o->cgroup, abs, sizeof(abs), &o->cgroup_id, err, sizeof(err))) {
+		if (cgroup_resolve(o->cgroup, o->cgroup_dir, sizeof(o->cgroup_dir), &o->cgroup_id,
+				   err, sizeof(err))) {
 			errorf("%s", err);
 			return 2;
 		}
@@ -653,6 +651,7 @@ static int open_source(struct recorder *r)
 	r->cfg.targets = &r->info.targets;
 	r->cfg.workload_pid = r->have_workload ? r->workload.pid : 0;
 	r->cfg.cgroup_id = r->opts.cgroup_id;
+	r->cfg.cgroup_dir = r->opts.cgroup ? r->opts.cgroup_dir : NULL;
 	r->cfg.event_mask = GPUPROBE_EVMASK_ALL;
 	r->src = r->src_ops->open(&r->cfg, err, sizeof(err));
 	if (!r->src) {
@@ -672,7 +671,7 @@ static int prepare(struct recorder *r)
 		errorf("no target: this machine has no PCI display-class device; pass -d BDF (lspci -D lists them)");
 		return -1;
 	}
-	r->src_ops = choose_source(o->cgroup ? SOURCE_MODULE : o->source, o->quiet);
+	r->src_ops = choose_source(o->source, o->quiet);
 	if (!r->src_ops)
 		return -1;
 	fill_info(r, &r->info.targets);

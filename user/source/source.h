@@ -31,6 +31,7 @@ struct source_config {
 	const struct target_set *targets;
 	pid_t workload_pid;		/* 0: no workload, no sched events */
 	uint64_t cgroup_id;		/* record --cgroup: cgroup v2 id followed; 0 none */
+	const char *cgroup_dir;		/* and its directory (the tracefs source reads its pids) */
 	uint32_t event_mask;		/* GPUPROBE_EVMASK() bits */
 	const struct record_sink *sink;	/* for records that arrive before poll */
 	const char *sysfs_root;		/* NULL: /sys (tests give a tree of their own) */

@@ -21,8 +21,8 @@ refused "--cgroup of a path that does not exist: no such cgroup, named in full" 
 refused "--cgroup '': empty path" "empty path" --cgroup "" --duration 1
 refused "--cgroup of a directory outside cgroupfs: not in a cgroup v2 filesystem" \
 	"--cgroup $T: not in a cgroup v2 filesystem" --cgroup "$T" --duration 1
-refused "--cgroup with --source tracefs: needs the module source" \
-	"needs the module source" --cgroup "$T" --source tracefs --duration 1
+refused "--cgroup with --source tracefs: the same check" \
+	"--cgroup $T: not in a cgroup v2 filesystem" --cgroup "$T" --source tracefs --duration 1
 refused "--cgroup with no argument: usage error" "" --cgroup
 
 v2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)

@@ -70,11 +70,6 @@ static void *tracefs_open(const struct source_config *cfg, char *err, size_t err
 	struct tracefs_source *ts;
 	struct tep_handle *tep;
 
-	if (cfg->cgroup_id) {
-		/* event filters have no cgroup field; set_event_pid takes pids only */
-		snprintf(err, errlen, "the tracefs source cannot follow a cgroup (tracefs filters events by pid, not cgroup): --cgroup needs the module source (modprobe gpuprobe on the host)");
-		return NULL;
-	}
 	if (!tracefs_tracing_dir()) {
 		snprintf(err, errlen, "tracefs is not mounted and could not be: mount -t tracefs nodev /sys/kernel/tracing");
 		return NULL;
@@ -119,6 +114,7 @@ static int tracefs_start(void *src, char *err, size_t errlen)
 
 static int tracefs_poll(void *src, int timeout_ms, const struct record_sink *sink)
 {
+	tracefs_cgroup_refresh(src, false);
 	return tracefs_read_after(src, timeout_ms, sink);
 }
 
@@ -154,6 +150,7 @@ static void tracefs_close(void *src)
 	tracefs_destroy_instance(&ts->main);
 	tracefs_destroy_dma_kprobes(ts);	/* after the instances: no longer enabled */
 	tep_free(ts->tep);
+	tracefs_cgroup_free(ts);
 	tracefs_decoder_free(ts);
 }
 
