@@ -93,7 +93,7 @@ _gpuprobe_trace()
 	explain) opts="-d --device --json -o --output" ;;
 	probe) opts="--api -d --device --rounds --json --quick -o --output" ;;
 	compare) opts="--json" ;;
-	serve) opts="-d --device -l --listen -s --source -r --role -p --pid -q --quiet" ;;
+	serve) opts="-d --device -l --listen -s --source -r --role -p --pid -q --quiet --cgroup" ;;
 	*) return ;;
 	esac
 	if [[ $cur == -* ]]; then

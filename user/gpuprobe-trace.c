@@ -211,7 +211,7 @@ static const struct subcommand subcommands[] = {
 	{
 		"serve", cmd_serve, "Prometheus exporter: interrupt, DMA and IOMMU metrics over HTTP",
 		"usage: gpuprobe-trace serve [-d BDF]... [--listen ADDR:PORT] [--source auto|module|tracefs]\n"
-		"                            [--role host|guest|auto] [--pid PID] [-q]\n"
+		"                            [--role host|guest|auto] [--pid PID] [--cgroup PATH] [-q]\n"
 		"\n"
 		"Runs until SIGINT/SIGTERM and serves the targets' metrics at\n"
 		"http://ADDR:PORT/metrics in the Prometheus text format: per target (labels\n"
@@ -240,6 +240,8 @@ static const struct subcommand subcommands[] = {
 		"  -r, --role ROLE         the role label: host, guest, or auto (host when a target is\n"
 		"                          bound to vfio-pci or the CPU is not virtual, else guest)\n"
 		"  -p, --pid PID           follow PID's wake-ups (tracefs): wake-up latency histogram\n"
+		"      --cgroup PATH       the same for every process of a cgroup v2 (record --cgroup),\n"
+		"                          its histogram labelled cgroup=\"PATH\" (tracefs source)\n"
 		"  -q, --quiet             no messages on stderr but errors\n"
 		"\n"
 		"Metric names, PromQL examples and the Grafana dashboard:\n"

@@ -7,6 +7,11 @@
 # ones this script started; the trace is read back with export --csv.
 . "$(dirname "$0")/common.sh"
 need_tracefs_disk "tracefs --cgroup"
+if ! command -v curl >/dev/null || ! command -v bash >/dev/null; then
+	skip "tracefs --cgroup" "no curl or bash (scripts/deps.sh installs them)"
+	finish
+	exit
+fi
 V2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
 CG=$V2/gpuprobe-test.$$
 if [ -z "$V2" ] || ! mkdir "$CG" 2>/dev/null; then
@@ -45,4 +50,22 @@ check "tracefs --cgroup: the cgroup's process is followed" [ "$(count $inside)" 
 check "tracefs --cgroup: a child forked in it is followed" [ "$(count "$child")" -ge 1 ]
 check "tracefs --cgroup: a process moved in mid-run is followed" [ "$(count $mover)" -ge 1 ]
 check "tracefs --cgroup: a process outside is not" [ "$(count $outside)" -eq 0 ]
+
+# serve --cgroup: the wake-up latency histogram is the cgroup's, labelled
+# so (its counts are not checked here: serve pairs a wake-up with the last
+# interrupt before it, which few of a dd's pass on this machine, --pid too)
+"$GPT" serve -q --source module -d "$BDF" --cgroup "$CG" >/dev/null 2>"$T/err"
+check "serve --cgroup --source module: exit 2, the module has no wake-ups" \
+	sh -c '[ "$1" -eq 2 ] && grep -q "needs the tracefs source" "$2"' _ $? "$T/err"
+PORT=$((20000 + $$ % 10000))
+"$GPT" serve -q -d "$BDF" --cgroup "$CG" --listen "127.0.0.1:$PORT" 2>"$T/serve.err" &
+serve=$!
+for _ in $(seq 50); do curl -sf "http://127.0.0.1:$PORT/metrics" >"$T/m.prom" 2>/dev/null && break; sleep 0.1; done
+kill "$serve"
+wait "$serve"
+check "serve --cgroup: the wake-up histogram carries cgroup=\"PATH\", every one of its lines" \
+	sh -c 'n=$(grep -c "^gpuprobe_wakeup_latency_seconds" "$1"); l=$(grep -c "^gpuprobe_wakeup_latency_seconds.*,cgroup=\"$2\"" "$1"); [ "$n" -gt 0 ] && [ "$n" = "$l" ]' \
+	_ "$T/m.prom" "$CG"
+check "serve --cgroup: no other family carries it" \
+	sh -c '! grep -v "^gpuprobe_wakeup_latency_seconds" "$1" | grep -q "cgroup="' _ "$T/m.prom"
 finish
