@@ -85,7 +85,7 @@ _gpuprobe_trace()
 	case $cmd in
 	info) opts="-d --device --json" ;;
 	record) opts="-d --device -o --output -s --source -D --duration -q --quiet --no-inject --inject-dir --api-calls
-		--zstd --uncompressed
+		--zstd --uncompressed --cgroup
 		--guest --guest-target --guest-source --guest-command --guest-timeout --guest-vmm --token --token-file --" ;;
 	agent) opts="-l --listen -T --token-file -t --token --once --timeout -q --quiet" ;;
 	report) opts="--json -v --verbose --tracing-cost" ;;
@@ -93,7 +93,7 @@ _gpuprobe_trace()
 	explain) opts="-d --device --json -o --output" ;;
 	probe) opts="--api -d --device --rounds --json --quick -o --output" ;;
 	compare) opts="--json" ;;
-	serve) opts="-d --device -l --listen -s --source -r --role -p --pid -q --quiet" ;;
+	serve) opts="-d --device -l --listen -s --source -r --role -p --pid -q --quiet --cgroup" ;;
 	*) return ;;
 	esac
 	if [[ $cur == -* ]]; then

@@ -173,7 +173,13 @@ void gpuprobe_tgid_clear(void);
 int gpuprobe_summary_fill(struct sk_buff *skb);
 u64 gpuprobe_summary_dropped(int cpu);
 unsigned int gpuprobe_irq_in_handler(u32 *bdf);
-bool gpuprobe_tgid_follows(pid_t tgid);
+bool gpuprobe_task_follows(struct task_struct *t);
+
+/* cgroup_follow.c: the cgroup followed (TGID_ADD with a CGROUP attribute) */
+bool gpuprobe_cgroup_watched(struct task_struct *t);
+bool gpuprobe_cgroup_following(void);
+int gpuprobe_cgroup_follow(u64 id);
+int gpuprobe_cgroup_unfollow(u64 id);
 
 /* kvm.c: KVM's injection of the targets' interrupts (kvm.ko's tracepoints) */
 int gpuprobe_kvm_init(void);

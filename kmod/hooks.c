@@ -281,9 +281,15 @@ static void gpuprobe_sched_emit(u16 type, struct task_struct *p,
 	gpuprobe_emit(&rec.hdr);
 }
 
+/* The workload's: a followed thread group, or in the followed cgroup. */
+static bool gpuprobe_task_watched(struct task_struct *t)
+{
+	return gpuprobe_tgid_watched(t->tgid) || gpuprobe_cgroup_watched(t);
+}
+
 static void gpuprobe_sched_wakeup(void *data, struct task_struct *p)
 {
-	if (likely(!gpuprobe_tgid_watched(p->tgid)))
+	if (likely(!gpuprobe_task_watched(p)))
 		return;
 	gpuprobe_sched_emit(GPUPROBE_EV_WAKEUP, p, NULL, task_cpu(p));
 }
@@ -293,21 +299,23 @@ static void gpuprobe_sched_switch(void *data, bool preempt,
 				  struct task_struct *next,
 				  unsigned int prev_state)
 {
-	if (likely(!gpuprobe_tgid_watched(next->tgid) &&
-		   !gpuprobe_tgid_watched(prev->tgid)))
+	if (likely(!gpuprobe_task_watched(next) &&
+		   !gpuprobe_task_watched(prev)))
 		return;
 	gpuprobe_sched_emit(GPUPROBE_EV_SWITCH, next, prev,
 			    smp_processor_id());
 }
 
 /* The workload's, or every process when no workload is followed. */
-bool gpuprobe_tgid_follows(pid_t tgid)
+bool gpuprobe_task_follows(struct task_struct *t)
 {
 	int i;
 
+	if (gpuprobe_cgroup_following())
+		return gpuprobe_task_watched(t);
 	for (i = 0; i < GPUPROBE_MAX_TGIDS; i++)
 		if (atomic_read(&gpuprobe_tgids[i]))
-			return gpuprobe_tgid_watched(tgid);
+			return gpuprobe_tgid_watched(t->tgid);
 	return true;
 }
 

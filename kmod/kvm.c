@@ -41,7 +41,7 @@ static void gpuprobe_kvm_emit(u16 stage, u32 vector, u32 vcpu, u64 msi_address,
 	};
 
 	if (stage == GPUPROBE_KVM_INJECT) {
-		if (!gpuprobe_tgid_follows(current->tgid))
+		if (!gpuprobe_task_follows(current))
 			return;
 		rec.pid = gpuprobe_view_tgid(current);
 		rec.tid = gpuprobe_view_pid(current);

@@ -9,7 +9,8 @@
  * Joining "events" needs CAP_SYS_ADMIN; so does a START whose records carry
  * DMA or physical addresses (CAP_PERFMON will do too), on every kernel:
  * without a privileged group, the owner is who receives them (compat.h).
- * TGIDs are the caller's (its pid namespace).
+ * TGIDs are the caller's (its pid namespace), and so are cgroup ids (its
+ * cgroup namespace: TGID_ADD with CGROUP, cgroup_follow.c).
  *
  * Network namespaces (netnsok, Documentation/module.md): the family answers
  * in every one, so a container with a network namespace of its own can
@@ -63,6 +64,7 @@ static const struct nla_policy gpuprobe_start_policy[GPUPROBE_A_MAX + 1] = {
 
 static const struct nla_policy gpuprobe_tgid_policy[GPUPROBE_A_MAX + 1] = {
 	[GPUPROBE_A_TGID] = NLA_POLICY_MIN(NLA_U32, 1),
+	[GPUPROBE_A_CGROUP] = NLA_POLICY_MIN(NLA_U64, 1),
 };
 
 static struct sk_buff *gpuprobe_reply_new(struct genl_info *info, u8 cmd,
@@ -563,12 +565,48 @@ static u32 gpuprobe_tgid_of_caller(u32 nr)
 	return tgid;
 }
 
+/*
+ * TGID_* with a CGROUP: follow (or stop following) a cgroup v2 and what is
+ * below it, by its id, as the caller's cgroup namespace sees it.
+ */
+static int gpuprobe_nl_cgroup(struct genl_info *info, bool add)
+{
+	struct nlattr *attr = info->attrs[GPUPROBE_A_CGROUP];
+	int err;
+
+	mutex_lock(&gpuprobe_lock);
+	if (!gpuprobe_session_may_control(genl_info_net(info)))
+		err = -EPERM;
+	else if (add)
+		err = gpuprobe_cgroup_follow(nla_get_u64(attr));
+	else
+		err = gpuprobe_cgroup_unfollow(nla_get_u64(attr));
+	mutex_unlock(&gpuprobe_lock);
+	if (err == -EPERM)
+		NL_SET_ERR_MSG_MOD(info->extack, GPUPROBE_OTHER_NETNS);
+	else if (err == -ESRCH)
+		NL_SET_ERR_MSG_ATTR(info->extack, attr,
+				    "no cgroup v2 with this id in the caller's cgroup namespace");
+	else if (err == -EEXIST)
+		NL_SET_ERR_MSG_MOD(info->extack, "a cgroup is already followed: one at a time");
+	else if (err == -ENOENT)
+		NL_SET_ERR_MSG_ATTR(info->extack, attr, "cgroup not followed");
+	return err;
+}
+
 static int gpuprobe_nl_tgid(struct sk_buff *skb, struct genl_info *info)
 {
 	bool add = info->genlhdr->cmd == GPUPROBE_CMD_TGID_ADD;
 	u32 tgid;
 	int err;
 
+	if (info->attrs[GPUPROBE_A_CGROUP]) {
+		if (info->attrs[GPUPROBE_A_TGID]) {
+			NL_SET_ERR_MSG_MOD(info->extack, "a thread group or a cgroup, not both");
+			return -EINVAL;
+		}
+		return gpuprobe_nl_cgroup(info, add);
+	}
 	if (GENL_REQ_ATTR_CHECK(info, GPUPROBE_A_TGID)) {
 		NL_SET_ERR_MSG_MOD(info->extack, "missing the thread group id (TGID attribute)");
 		return -EINVAL;
@@ -688,14 +726,14 @@ static const struct genl_ops gpuprobe_ops[] = {
 		.cmd = GPUPROBE_CMD_TGID_ADD,
 		.doit = gpuprobe_nl_tgid,
 		.policy = gpuprobe_tgid_policy,
-		.maxattr = GPUPROBE_A_TGID,
+		.maxattr = GPUPROBE_A_CGROUP,
 		.flags = GENL_ADMIN_PERM,
 	},
 	{
 		.cmd = GPUPROBE_CMD_TGID_DEL,
 		.doit = gpuprobe_nl_tgid,
 		.policy = gpuprobe_tgid_policy,
-		.maxattr = GPUPROBE_A_TGID,
+		.maxattr = GPUPROBE_A_CGROUP,
 		.flags = GENL_ADMIN_PERM,
 	},
 	{

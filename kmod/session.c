@@ -230,6 +230,7 @@ int gpuprobe_stop(void)
 	gpuprobe_running = false;
 	gpuprobe_rings_free();
 	gpuprobe_tgid_clear();
+	gpuprobe_cgroup_unfollow(0);
 	WRITE_ONCE(gpuprobe_stopping, false);
 	wake_up_all(&gpuprobe_stop_wq);
 	return 0;
@@ -293,6 +294,8 @@ void gpuprobe_shutdown(void)
 	mutex_lock(&gpuprobe_lock);
 	gpuprobe_dying = true;
 	gpuprobe_stop();
+	/* one followed before any START: its reference */
+	gpuprobe_cgroup_unfollow(0);
 	/* SUMMARY_GET may still run until the family is unregistered */
 	gpuprobe_hooks_free_summary();
 	mutex_unlock(&gpuprobe_lock);

@@ -146,7 +146,7 @@ if make -s modules-next >"$LOGDIR/knext.log" 2>&1; then
 	# patching of 6.12's static calls (an int3 oops, not a kernel bug)
 	VM_TCG_THREAD=single MODDIR="$TOP/build/knext" VMDIR="$TOP/build/vm-next" \
 		scripts/vmtest.sh -q -t 900 \
-		-T module_load,genl_info,genl_policy,irq_events,sched_events,dma_events,dma_context,irq_shared,vfio_irq,serve_module,serve_tracefs,session_owner,iommu_parts,scale,irq_vectors,netns,netns_info \
+		-T module_load,genl_info,genl_policy,irq_events,sched_events,dma_events,dma_context,irq_shared,vfio_irq,serve_module,serve_tracefs,session_owner,iommu_parts,scale,irq_vectors,netns,netns_info,cgroup_follow,cgroup_record \
 		2>&1 | tee "$LOGDIR/vm-next.log"
 	add_summary vm-next "${PIPESTATUS[0]}" "$LOGDIR/vm-next.log" "vmtest: "
 	VM_EDUS=2 VM_TCG_THREAD=single MODDIR="$TOP/build/knext" \

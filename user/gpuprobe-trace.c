@@ -37,7 +37,7 @@ static const struct subcommand subcommands[] = {
 	{
 		"record", cmd_record, "record a trace while a command runs (host and guest with --guest)",
 		"usage: gpuprobe-trace record [-d BDF]... [-o FILE] [--source auto|module|tracefs]\n"
-		"                             [--duration SEC] [-- CMD ARGS...]\n"
+		"                             [--duration SEC] [--cgroup PATH] [-- CMD ARGS...]\n"
 		"       gpuprobe-trace record --guest vsock:CID[:PORT]|tcp:HOST:PORT --token-file FILE\n"
 		"                             [--guest-target BDF]... [--guest-source SRC]\n"
 		"                             [--guest-command CMD] [host options] [-- CMD ARGS...]\n"
@@ -63,6 +63,14 @@ static const struct subcommand subcommands[] = {
 		"                       default 3): a third smaller, slower to read\n"
 		"      --uncompressed   write format version 1, records as they are (about 42\n"
 		"                       bytes each, against about 9 compact)\n"
+		"      --cgroup PATH    follow every process of this cgroup v2 (and below it),\n"
+		"                       absolute or relative to /sys/fs/cgroup (its unified/ in\n"
+		"                       a hybrid layout), as perf -G: a container's or a pod's,\n"
+		"                       whatever its pid namespace, those forked or moved into\n"
+		"                       it during the run included; its wake-ups and KVM\n"
+		"                       injections are recorded (the tracefs source reads the\n"
+		"                       cgroup's pids every 100 ms: a process moved in is\n"
+		"                       followed up to that late, one moved out until it exits)\n"
 		"\n"
 		"Host and guest in one file (the guest runs `gpuprobe-trace agent`):\n"
 		"      --guest ADDR       the agent: vsock:CID[:PORT] (QEMU guest-cid=CID, port\n"
@@ -88,6 +96,7 @@ static const struct subcommand subcommands[] = {
 		"EXAMPLES\n"
 		"  gpuprobe-trace record -d 0000:00:06.0 -- python3 train.py\n"
 		"  gpuprobe-trace record --source tracefs --duration 10 -o idle.trace\n"
+		"  gpuprobe-trace record --cgroup kubepods.slice/kubepods-pod1234.slice --duration 30\n"
 		"  gpuprobe-trace record -d 00:02.0 -- dd if=/dev/zero of=f bs=4k count=100 oflag=direct\n"
 		"  gpuprobe-trace record -d 0000:3b:00.0 --guest vsock:3 --token-file /etc/gpuprobe.token \\\n"
 		"      --guest-target 0000:00:06.0 --guest-command 'python3 train.py' -o vm.trace\n",
@@ -204,7 +213,7 @@ static const struct subcommand subcommands[] = {
 	{
 		"serve", cmd_serve, "Prometheus exporter: interrupt, DMA and IOMMU metrics over HTTP",
 		"usage: gpuprobe-trace serve [-d BDF]... [--listen ADDR:PORT] [--source auto|module|tracefs]\n"
-		"                            [--role host|guest|auto] [--pid PID] [-q]\n"
+		"                            [--role host|guest|auto] [--pid PID] [--cgroup PATH] [-q]\n"
 		"\n"
 		"Runs until SIGINT/SIGTERM and serves the targets' metrics at\n"
 		"http://ADDR:PORT/metrics in the Prometheus text format: per target (labels\n"
@@ -233,6 +242,8 @@ static const struct subcommand subcommands[] = {
 		"  -r, --role ROLE         the role label: host, guest, or auto (host when a target is\n"
 		"                          bound to vfio-pci or the CPU is not virtual, else guest)\n"
 		"  -p, --pid PID           follow PID's wake-ups (tracefs): wake-up latency histogram\n"
+		"      --cgroup PATH       the same for every process of a cgroup v2 (record --cgroup),\n"
+		"                          its histogram labelled cgroup=\"PATH\" (tracefs source)\n"
 		"  -q, --quiet             no messages on stderr but errors\n"
 		"\n"
 		"Metric names, PromQL examples and the Grafana dashboard:\n"

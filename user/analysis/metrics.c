@@ -56,6 +56,19 @@ int metrics_init(struct metrics *m, const struct target_set *set, const char *ro
 	return 0;
 }
 
+void metrics_label_wakeups(struct metrics *m, const char *name, const char *value)
+{
+	size_t n = (size_t)snprintf(m->wake_labels, sizeof(m->wake_labels), "%s=\"", name);
+
+	for (; *value && n + 4 < sizeof(m->wake_labels); value++) {
+		if (*value == '\\' || *value == '"' || *value == '\n')
+			m->wake_labels[n++] = '\\';
+		m->wake_labels[n++] = *value == '\n' ? 'n' : *value;
+	}
+	m->wake_labels[n++] = '"';
+	m->wake_labels[n] = '\0';
+}
+
 void metrics_free(struct metrics *m)
 {
 	free(m->t);

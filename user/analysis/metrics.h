@@ -89,12 +89,15 @@ struct metrics {
 	uint64_t unattributed;		/* records of no target */
 	uint64_t scrapes;
 	uint64_t records;
+	char wake_labels[4200];		/* the wake-up histogram's own labels (serve --cgroup) */
 };
 
 /* 0, or -1 when out of memory; metrics_free() undoes it. */
 int metrics_init(struct metrics *m, const struct target_set *set, const char *role,
 		 const char *source);
 void metrics_free(struct metrics *m);
+/* NAME="VALUE" (escaped) on the wake-up latency histogram: whose wake-ups. */
+void metrics_label_wakeups(struct metrics *m, const char *name, const char *value);
 /*
  * Targets' driver, bound state and vectors from a fresh resolve (rescan).
  * A vector whose irq changed, and one not there before, is a new irq: the

@@ -21,6 +21,7 @@
 
 #include "iommu_mode.h"
 #include "appinject.h"
+#include "cgroup.h"
 #include "cmds.h"
 #include "command.h"
 #include "cuptiselect.h"
@@ -48,6 +49,9 @@ struct record_options {
 	const char *inject_dir;
 	const char *api_calls;	/* GPUPROBE_CUDA_API for CMD, NULL: as the environment says */
 	char **command;		/* NULL-terminated, or NULL */
+	const char *cgroup;	/* --cgroup PATH, or NULL */
+	uint64_t cgroup_id;	/* its id */
+	char cgroup_dir[PATH_MAX];	/* and its directory, absolute */
 	struct guest_options guest;	/* --guest: address set */
 };
 
@@ -157,6 +161,7 @@ static int parse_record_options(int argc, char **argv, struct record_options *o)
 		{ "token-file", required_argument, NULL, 'T' },
 		{ "uncompressed", no_argument, NULL, 'U' },
 		{ "zstd", optional_argument, NULL, 'Z' },
+		{ "cgroup", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -280,6 +285,9 @@ static int parse_record_options(int argc, char **argv, struct record_options *o)
 				return 2;
 			}
 			break;
+		case 'c':
+			o->cgroup = optarg;
+			break;
 		case 'h':
 			usage_of("record", stdout);
 			return 0;
@@ -295,6 +303,15 @@ static int parse_record_options(int argc, char **argv, struct record_options *o)
 
 		if (remote_addr_parse(o->guest.address, false, &addr, err, sizeof(err))) {
 			errorf("--guest: %s", err);
+			return 2;
+		}
+	}
+	if (o->cgroup) {
+		char err[PATH_MAX + 256];
+
+		if (cgroup_resolve(o->cgroup, o->cgroup_dir, sizeof(o->cgroup_dir), &o->cgroup_id,
+				   err, sizeof(err))) {
+			errorf("%s", err);
 			return 2;
 		}
 	}
@@ -633,6 +650,8 @@ static int open_source(struct recorder *r)
 	r->cfg.sink = &sink;
 	r->cfg.targets = &r->info.targets;
 	r->cfg.workload_pid = r->have_workload ? r->workload.pid : 0;
+	r->cfg.cgroup_id = r->opts.cgroup_id;
+	r->cfg.cgroup_dir = r->opts.cgroup ? r->opts.cgroup_dir : NULL;
 	r->cfg.event_mask = GPUPROBE_EVMASK_ALL;
 	r->cfg.kvm_vcpu_steps = r->opts.guest.address != NULL;	/* only a merged trace has a crossing */
 	r->src = r->src_ops->open(&r->cfg, err, sizeof(err));

@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -21,6 +22,7 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "cgroup.h"
 #include "cmds.h"
 #include "metrics.h"
 #include "netlink_summary.h"
@@ -42,6 +44,9 @@ struct serve {
 	enum serve_source choice;
 	const char *role;
 	pid_t pid;
+	const char *cgroup;		/* --cgroup PATH */
+	char cgroup_dir[PATH_MAX];
+	uint64_t cgroup_id;
 	bool quiet;
 	char *devices[TARGET_MAX];
 	unsigned int ndevices;
@@ -318,6 +323,7 @@ static int parse_serve_args(struct serve *s, int argc, char **argv)
 		{ "source", required_argument, NULL, 's' },
 		{ "role", required_argument, NULL, 'r' },
 		{ "pid", required_argument, NULL, 'p' },
+		{ "cgroup", required_argument, NULL, 'c' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -361,6 +367,9 @@ static int parse_serve_args(struct serve *s, int argc, char **argv)
 			}
 			s->pid = (pid_t)pid;
 			break;
+		case 'c':
+			s->cgroup = optarg;
+			break;
 		case 'q':
 			s->quiet = true;
 			break;
@@ -375,6 +384,20 @@ static int parse_serve_args(struct serve *s, int argc, char **argv)
 	if (optind < argc) {
 		errorf("serve takes no arguments (%s): targets are -d BDF", argv[optind]);
 		return 2;
+	}
+	if (s->cgroup) {
+		char err[PATH_MAX + 256];
+
+		if (s->choice == SERVE_MODULE) {
+			errorf("serve --cgroup needs the tracefs source: the module serves interrupt summaries only, no wake-ups");
+			return 2;
+		}
+		if (cgroup_resolve(s->cgroup, s->cgroup_dir, sizeof(s->cgroup_dir), &s->cgroup_id,
+				   err, sizeof(err))) {
+			errorf("serve: %s", err);
+			return 2;
+		}
+		s->choice = SERVE_TRACEFS;	/* auto: the one that has wake-ups */
 	}
 	return -1;
 }
@@ -445,6 +468,11 @@ int cmd_serve(int argc, char **argv)
 	s->sink = (struct record_sink){ put_record, s };
 	s->cfg = (struct source_config){ .targets = s->targets, .workload_pid = s->pid,
 					 .event_mask = GPUPROBE_EVMASK_ALL, .sink = &s->sink };
+	if (s->cgroup) {
+		s->cfg.cgroup_id = s->cgroup_id;
+		s->cfg.cgroup_dir = s->cgroup_dir;
+		metrics_label_wakeups(&s->m, "cgroup", s->cgroup_dir);
+	}
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_cond_init(&s->cut_done, NULL);
 	install_signals();

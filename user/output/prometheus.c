@@ -61,7 +61,7 @@ static void histogram(FILE *out, const char *name, const struct metrics *m,
 		      const struct metrics_target *t, const char *extra,
 		      const struct log2_hist *h)
 {
-	char labels[160];
+	char labels[4400];	/* extra can be a cgroup's path (metrics_label_wakeups) */
 	uint64_t cum = 0;
 	unsigned int b;
 
@@ -241,9 +241,10 @@ static void iommu_families(FILE *out, const struct metrics *m)
 	for (i = 0; i < m->ntargets; i++)
 		sample(out, "gpuprobe_swiotlb_bounced_bytes_total", m, &m->t[i], "", m->t[i].swiotlb_bytes);
 	family(out, "gpuprobe_wakeup_latency_seconds", "histogram",
-	       "a followed task's wake-up after the target's interrupt handler ended (serve --pid)");
+	       "a followed task's wake-up after the target's interrupt handler ended (serve --pid, --cgroup)");
 	for (i = 0; i < m->ntargets; i++)
-		histogram(out, "gpuprobe_wakeup_latency_seconds", m, &m->t[i], "", &m->t[i].wake);
+		histogram(out, "gpuprobe_wakeup_latency_seconds", m, &m->t[i], m->wake_labels,
+			  &m->t[i].wake);
 }
 
 void prometheus_write(FILE *out, const struct metrics *m, const char *version)

@@ -30,6 +30,8 @@ static inline int sink_put(const struct record_sink *sink,
 struct source_config {
 	const struct target_set *targets;
 	pid_t workload_pid;		/* 0: no workload, no sched events */
+	uint64_t cgroup_id;		/* record --cgroup: cgroup v2 id followed; 0 none */
+	const char *cgroup_dir;		/* and its directory (the tracefs source reads its pids) */
 	uint32_t event_mask;		/* GPUPROBE_EVMASK() bits */
 	const struct record_sink *sink;	/* for records that arrive before poll */
 	const char *sysfs_root;		/* NULL: /sys (tests give a tree of their own) */

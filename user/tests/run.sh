@@ -71,6 +71,8 @@ all_suites() {
 	run_suite committed-traces ./traces.sh
 	run_suite layers ./layers.sh
 	run_suite iommu-parts ./iommu_parts.sh
+	run_suite cgroup-args ./cgroup_args.sh
+	run_suite cgroup-tracefs ./cgroup_tracefs.sh
 
 	# The same suites under memcheck: use after free (the chunk reader's thread
 	# inside fread() on a closed file crashed CI only now and then), leaks.

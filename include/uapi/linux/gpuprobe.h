@@ -302,8 +302,8 @@ enum gpuprobe_cmd {
 	GPUPROBE_CMD_STOP,		/* do */
 	GPUPROBE_CMD_STATS_GET,		/* dump (or do): per-CPU counters */
 	GPUPROBE_CMD_EVENTS,		/* notification: RECORDS */
-	GPUPROBE_CMD_TGID_ADD,		/* do: TGID to follow for sched events */
-	GPUPROBE_CMD_TGID_DEL,		/* do: TGID */
+	GPUPROBE_CMD_TGID_ADD,		/* do: TGID (or CGROUP) to follow for sched events */
+	GPUPROBE_CMD_TGID_DEL,		/* do: TGID or CGROUP */
 	GPUPROBE_CMD_SUMMARY_GET,	/* do: histograms (summary mode) */
 
 	__GPUPROBE_CMD_MAX,
@@ -335,6 +335,7 @@ enum gpuprobe_attr {
 	GPUPROBE_A_SUMMARY_DROPPED,	/* u64: SUMMARY_GET: samples in no HIST */
 	GPUPROBE_A_IRQMAP_FAILED,	/* u64: irq map publishes without memory */
 	GPUPROBE_A_DMAR_UNITS,		/* u32: VT-d units whose faults are read */
+	GPUPROBE_A_CGROUP,		/* u64: cgroup v2 id (TGID_ADD/DEL) */
 
 	__GPUPROBE_A_MAX,
 };

@@ -76,7 +76,7 @@ int module_event_mask(const struct module_info *info, const struct source_config
 		return -1;
 	}
 	*mask = cfg->event_mask & event_mask_for_caps(info->caps);
-	if (cfg->workload_pid <= 0)
+	if (cfg->workload_pid <= 0 && !cfg->cgroup_id)
 		*mask &= ~(GPUPROBE_EVMASK(GPUPROBE_EV_WAKEUP) | GPUPROBE_EVMASK(GPUPROBE_EV_SWITCH));
 	if (!*mask) {
 		snprintf(err, errlen, "the module can hook none of the requested events here (caps 0x%llx): try --source tracefs",

@@ -152,6 +152,11 @@ int module_get_info(struct module_info *info, char *err, size_t errlen)
 	return ret;
 }
 
+static int put_cgroup(struct nl_msg *msg, const void *arg)
+{
+	return nla_put_u64(msg, GPUPROBE_A_CGROUP, *(const uint64_t *)arg);
+}
+
 static int put_tgid_zero(struct nl_msg *msg, const void *arg)
 {
 	(void)arg;
@@ -200,6 +205,7 @@ struct module_source {
 	uint32_t event_mask;		/* requested & supported */
 	bool added[TARGET_MAX];		/* TARGET_ADD done by us */
 	bool tgid_added;
+	bool cgroup_added;
 	bool started;
 	uint64_t inband_lost;
 	int sink_error;
@@ -334,6 +340,14 @@ static int add_targets(struct module_source *m, char *err, size_t errlen)
 			warnf("module will not follow the workload's wake-ups: %s", why);
 		else
 			m->tgid_added = true;
+	}
+	if (m->cfg->cgroup_id) {
+		if (simple_do(&m->ctl, GPUPROBE_CMD_TGID_ADD, put_cgroup, &m->cfg->cgroup_id,
+			      why, sizeof(why))) {
+			snprintf(err, errlen, "module will not follow the cgroup: %s", why);
+			return -1;
+		}
+		m->cgroup_added = true;
 	}
 	return 0;
 }
@@ -520,6 +534,9 @@ static void module_close(void *src)
 
 			simple_do(&m->ctl, GPUPROBE_CMD_TGID_DEL, put_tgid, &tgid, err, sizeof(err));
 		}
+		if (m->cgroup_added)
+			simple_do(&m->ctl, GPUPROBE_CMD_TGID_DEL, put_cgroup, &m->cfg->cgroup_id,
+				  err, sizeof(err));
 	}
 	if (m->events_cb)
 		nl_cb_put(m->events_cb);

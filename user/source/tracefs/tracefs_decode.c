@@ -82,6 +82,8 @@ static void decode_sched(struct tracefs_source *ts, struct bound_event *be,
 		rec.hdr.type = GPUPROBE_EV_WAKEUP;
 		rec.pid = (uint32_t)field_u64(r, be->field[F_PID]);
 		rec.target_cpu = (uint32_t)field_u64(r, be->field[F_TARGET_CPU]);
+		if (ts->cfg->cgroup_dir && !tracefs_cgroup_wakee(ts, rec.pid))
+			return;
 	} else {
 		rec.hdr.type = GPUPROBE_EV_SWITCH;
 		rec.pid = (uint32_t)field_u64(r, be->field[F_NEXT_PID]);
@@ -204,7 +206,9 @@ static void decode_kvm_vcpu(struct tracefs_source *ts, struct tep_format_field *
 		break;
 	}
 	rec->pid = tgid_of(&ts->tgids, rec->tid);
-	if (ts->cfg->workload_pid > 0 && rec->pid != (uint32_t)ts->cfg->workload_pid)
+	if (ts->cfg->cgroup_dir ? !tracefs_cgroup_knows(ts, (pid_t)rec->pid)
+				: ts->cfg->workload_pid > 0 &&
+				  rec->pid != (uint32_t)ts->cfg->workload_pid)
 		return;
 	tracefs_put(ts, &rec->hdr);
 }

@@ -76,7 +76,7 @@ static bool wanted(const struct tracefs_source *ts, const struct event_spec *spe
 	if (!(ts->cfg->event_mask & GPUPROBE_EVMASK(spec->rec_type)))
 		return false;
 	if (spec->filter == BY_WORKLOAD)
-		return ts->cfg->workload_pid > 0 && ts->sched.instance;
+		return (ts->cfg->workload_pid > 0 || ts->cfg->cgroup_dir) && ts->sched.instance;
 	if (spec->kind == K_KVM && spec->op >= GPUPROBE_KVM_ENTRY && spec->op <= GPUPROBE_KVM_PV_EOI)
 		return ts->cfg->kvm_vcpu_steps;		/* every entry and exit: only for a crossing */
 	return true;

@@ -80,20 +80,26 @@ void tracefs_destroy_instance(struct instance_handle *h)
 	h->instance = NULL;
 }
 
-/* The sched instance records only the workload's tasks, children included. */
+/*
+ * The sched instance records only the workload's tasks, children included,
+ * and with --cgroup the cgroup's (tracefs_cgroup.c).
+ */
 void tracefs_create_sched_instance(struct tracefs_source *ts)
 {
 	uint32_t sched_mask = GPUPROBE_EVMASK(GPUPROBE_EV_WAKEUP) |
 			      GPUPROBE_EVMASK(GPUPROBE_EV_SWITCH);
+	bool workload = ts->cfg->workload_pid > 0;
 	char err[256] = "", pid[16];
 
-	if (ts->cfg->workload_pid <= 0 || !(ts->cfg->event_mask & sched_mask))
+	if ((!workload && !ts->cfg->cgroup_dir) || !(ts->cfg->event_mask & sched_mask))
 		return;
 	snprintf(pid, sizeof(pid), "%d", (int)ts->cfg->workload_pid);
 	if (create_instance(&ts->sched, SCHED_SUFFIX, SCHED_BUFFER_KB, err, sizeof(err)) ||
-	    tracefs_instance_file_write(ts->sched.instance, "set_event_pid", pid) < 0 ||
-	    tracefs_option_enable(ts->sched.instance, TRACEFS_OPTION_EVENT_FORK) < 0) {
-		warnf("no scheduler events for the workload: %s",
+	    (workload && tracefs_instance_file_write(ts->sched.instance, "set_event_pid", pid) < 0) ||
+	    tracefs_option_enable(ts->sched.instance, TRACEFS_OPTION_EVENT_FORK) < 0 ||
+	    (ts->cfg->cgroup_dir && workload && tracefs_cgroup_add_workload(ts)) ||
+	    tracefs_cgroup_refresh(ts, true)) {
+		warnf("no scheduler events for the %s: %s", workload ? "workload" : "cgroup",
 		      err[0] ? err : "set_event_pid/event-fork refused");
 		tracefs_destroy_instance(&ts->sched);
 	}
@@ -107,7 +113,10 @@ int tracefs_create_main_instance(struct tracefs_source *ts, char *err, size_t er
 /* Tracing on; a sched instance that refuses costs only the scheduler events. */
 int tracefs_instances_on(struct tracefs_source *ts, char *err, size_t errlen)
 {
-	if (ts->sched.instance && tracefs_trace_on(ts->sched.instance) < 0)
+	ts->cg.tracing = true;
+	/* an empty cgroup: on at its first pid (an empty set_event_pid filters nothing) */
+	if (ts->sched.instance && (!ts->cfg->cgroup_dir || ts->cg.n) &&
+	    tracefs_trace_on(ts->sched.instance) < 0)
 		warnf("cannot switch tracing on in %s: no scheduler events", ts->sched.name);
 	if (tracefs_trace_on(ts->main.instance) < 0) {
 		snprintf(err, errlen, "cannot switch tracing on in instance %s: %s",

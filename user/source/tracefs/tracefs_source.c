@@ -114,6 +114,7 @@ static int tracefs_start(void *src, char *err, size_t errlen)
 
 static int tracefs_poll(void *src, int timeout_ms, const struct record_sink *sink)
 {
+	tracefs_cgroup_refresh(src, false);
 	return tracefs_read_after(src, timeout_ms, sink);
 }
 
@@ -149,6 +150,7 @@ static void tracefs_close(void *src)
 	tracefs_destroy_instance(&ts->main);
 	tracefs_destroy_dma_kprobes(ts);	/* after the instances: no longer enabled */
 	tep_free(ts->tep);
+	tracefs_cgroup_free(ts);
 	tracefs_decoder_free(ts);
 }
 

@@ -87,8 +87,17 @@ struct dispatch_slot {
  * task, and "gpuprobe-PID-sched" whose set_event_pid + event-fork follow
  * the workload and every thread and child it creates.
  */
+/* --cgroup: the pids given to set_event_pid so far (tracefs_cgroup.c) */
+struct cgroup_pids {
+	pid_t *pid;
+	size_t n, cap;
+	uint64_t last_ns;	/* the last read of the cgroup */
+	bool tracing;		/* started: the first pid switches sched on */
+};
+
 struct tracefs_source {
 	const struct source_config *cfg;
+	struct cgroup_pids cg;
 	struct instance_handle main;
 	struct instance_handle sched;
 	struct tep_handle *tep;
@@ -116,6 +125,13 @@ void tracefs_create_sched_instance(struct tracefs_source *ts);
 void tracefs_destroy_instance(struct instance_handle *h);
 int tracefs_instances_on(struct tracefs_source *ts, char *err, size_t errlen);
 int tracefs_instances_off(struct tracefs_source *ts);
+
+/* tracefs_cgroup.c */
+int tracefs_cgroup_refresh(struct tracefs_source *ts, bool force);
+int tracefs_cgroup_add_workload(struct tracefs_source *ts);
+bool tracefs_cgroup_wakee(struct tracefs_source *ts, uint32_t tid);
+bool tracefs_cgroup_knows(const struct tracefs_source *ts, pid_t pid);
+void tracefs_cgroup_free(struct tracefs_source *ts);
 
 /* tracefs_enable.c */
 void tracefs_enable_events(struct tracefs_source *ts);

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * record/serve --cgroup PATH: which cgroup v2 a path names.  The module
+ * follows it by id (the directory's inode number is the kernfs id that
+ * cgroup_get_from_id() takes); v1 hierarchies have no such id and are
+ * refused with the way to a unified one.  Relative paths start at
+ * /sys/fs/cgroup, or at /sys/fs/cgroup/unified in systemd's hybrid layout
+ * (v1 controllers at the top, v2 there).
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include "cgroup.h"
+
+#define CGROUP2_MAGIC	0x63677270	/* "cgrp": linux/magic.h CGROUP2_SUPER_MAGIC */
+#define CGROUP1_MAGIC	0x27e0eb	/* CGROUP_SUPER_MAGIC */
+
+static bool is_cgroup2(const char *dir)
+{
+	struct statfs fs;
+
+	return !statfs(dir, &fs) && (unsigned long)fs.f_type == CGROUP2_MAGIC;
+}
+
+/* Where relative paths start: systemd's hybrid layout has v2 at unified/. */
+static const char *v2_root(void)
+{
+	if (!is_cgroup2(CGROUP_V2_ROOT) && is_cgroup2(CGROUP_V2_ROOT "/unified"))
+		return CGROUP_V2_ROOT "/unified";
+	return CGROUP_V2_ROOT;
+}
+
+int cgroup_resolve(const char *path, char *abs, size_t abslen, uint64_t *id,
+		   char *err, size_t errlen)
+{
+	const char *root = v2_root();
+	struct statfs fs;
+	struct stat st;
+	int n;
+
+	if (!path[0]) {
+		snprintf(err, errlen, "--cgroup: empty path: give a cgroup v2 directory, absolute or relative to %s",
+			 CGROUP_V2_ROOT);
+		return -1;
+	}
+	n = path[0] == '/' ? snprintf(abs, abslen, "%s", path)
+			   : snprintf(abs, abslen, "%s/%s", root, path);
+	if (n < 0 || (size_t)n >= abslen) {
+		snprintf(err, errlen, "--cgroup %s: path too long", path);
+		return -1;
+	}
+	if (stat(abs, &st) || statfs(abs, &fs)) {
+		if (errno == EACCES)
+			snprintf(err, errlen, "--cgroup %s: permission denied: run as a user who may read the cgroup tree (root on the host)",
+				 abs);
+		else if (errno == ENOENT)
+			snprintf(err, errlen, "--cgroup %s: no such cgroup (a relative path is taken under %s; the 0:: line of /proc/PID/cgroup names a process's)",
+				 abs, root);
+		else
+			snprintf(err, errlen, "--cgroup %s: %s", abs, strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "--cgroup %s: not a directory: a cgroup is the directory (not its cgroup.procs)",
+			 abs);
+		return -1;
+	}
+	if ((unsigned long)fs.f_type == CGROUP1_MAGIC) {
+		snprintf(err, errlen, "--cgroup %s: a cgroup v1 hierarchy: only cgroup v2 can be followed (boot with systemd.unified_cgroup_hierarchy=1, or mount -t cgroup2 none DIR)",
+			 abs);
+		return -1;
+	}
+	if ((unsigned long)fs.f_type != CGROUP2_MAGIC) {
+		snprintf(err, errlen, "--cgroup %s: not in a cgroup v2 filesystem (type 0x%lx; mount -t cgroup2 none %s)",
+			 abs, (unsigned long)fs.f_type, CGROUP_V2_ROOT);
+		return -1;
+	}
+	*id = (uint64_t)st.st_ino;
+	return 0;
+}

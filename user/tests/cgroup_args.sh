@@ -1,0 +1,65 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# record --cgroup PATH: what is not a cgroup v2 directory is refused before
+# anything is recorded, exit 2, with what it is and what to do.  The
+# expectations come from the paths made or found here (mktemp, /proc/mounts).
+. "$(dirname "$0")/common.sh"
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+
+refused() {	# NAME PATTERN ARGS...: exit 2 and PATTERN on stderr, no trace written
+	name=$1
+	pat=$2
+	shift 2
+	(cd "$T" && "$GPT" record -q -o "$T/out.trace" "$@" >/dev/null 2>"$T/err")
+	check "$name" sh -c '[ "$1" -eq 2 ] && grep -q -- "$2" "$3" && ! [ -e "$4" ]' \
+		_ $? "$pat" "$T/err" "$T/out.trace"
+}
+
+refused "--cgroup of a path that does not exist: no such cgroup, named in full" \
+	"--cgroup $T/none: no such cgroup" --cgroup "$T/none" --duration 1
+refused "--cgroup '': empty path" "empty path" --cgroup "" --duration 1
+refused "--cgroup of a directory outside cgroupfs: not in a cgroup v2 filesystem" \
+	"--cgroup $T: not in a cgroup v2 filesystem" --cgroup "$T" --duration 1
+refused "--cgroup with --source tracefs: the same check" \
+	"--cgroup $T: not in a cgroup v2 filesystem" --cgroup "$T" --source tracefs --duration 1
+refused "--cgroup with no argument: usage error" "" --cgroup
+
+v2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+if [ -n "$v2" ] && [ -e "$v2/cgroup.procs" ]; then
+	refused "--cgroup of a cgroup's file, not its directory: not a directory" \
+		"not a directory" --cgroup "$v2/cgroup.procs" --duration 1
+	# a real v2 cgroup passes the check: what stops it next is the module, not the path
+	(cd "$T" && "$GPT" record -q -o "$T/out.trace" --cgroup "$v2" --duration 1 >/dev/null 2>"$T/err")
+	rc=$?
+	check "--cgroup of a cgroup v2 directory ($v2) is accepted (any refusal is not about the path)" \
+		sh -c '! grep -q -- "--cgroup" "$1" && [ "$2" -ne 2 ]' _ "$T/err" "$rc"
+else
+	skip "--cgroup of a cgroup v2 file / directory" "no cgroup2 mounted here"
+fi
+
+v1=$(awk '$3 == "cgroup" { print $2; exit }' /proc/mounts)
+if [ -n "$v1" ]; then
+	refused "--cgroup of a cgroup v1 hierarchy ($v1): only v2, says how" \
+		"a cgroup v1 hierarchy: only cgroup v2 can be followed" --cgroup "$v1" --duration 1
+else
+	skip "--cgroup of a cgroup v1 hierarchy" "none mounted here"
+fi
+
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+	mkdir "$T/locked" && chmod 700 "$T/locked" && chmod 755 "$T"
+	(cd / && setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$GPT" record -q -o /nonexistent/out.trace --cgroup "$T/locked/x" --duration 1 \
+		>/dev/null 2>"$T/err")
+	check "--cgroup through a directory the user may not search: permission denied, says who may" \
+		sh -c '[ "$1" -eq 2 ] && grep -q "permission denied: run as a user who may read" "$2"' \
+		_ $? "$T/err"
+elif [ "$(id -u)" -ne 0 ]; then
+	mkdir "$T/locked" && chmod 000 "$T/locked"
+	refused "--cgroup through a directory the user may not search: permission denied" \
+		"permission denied" --cgroup "$T/locked/x" --duration 1
+	chmod 700 "$T/locked"
+else
+	skip "--cgroup permission denied" "root without setpriv"
+fi
+finish
