@@ -19,6 +19,7 @@
 
 #include "gpuprobe.h"
 
+#ifdef CONFIG_CGROUPS
 static struct cgroup __rcu *gpuprobe_followed_cgroup;
 
 /* Probe context (RCU-sched): is t in the followed cgroup or below it? */
@@ -62,3 +63,25 @@ int gpuprobe_cgroup_unfollow(u64 id)
 	cgroup_put(cgrp);
 	return 0;
 }
+#else
+/* A kernel without cgroups (allnoconfig-based ones): nothing to follow. */
+bool gpuprobe_cgroup_watched(struct task_struct *t)
+{
+	return false;
+}
+
+bool gpuprobe_cgroup_following(void)
+{
+	return false;
+}
+
+int gpuprobe_cgroup_follow(u64 id)
+{
+	return -EOPNOTSUPP;
+}
+
+int gpuprobe_cgroup_unfollow(u64 id)
+{
+	return -ENOENT;
+}
+#endif
