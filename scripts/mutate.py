@@ -75,6 +75,8 @@ USER_SUITES = [
     suite('layers', ['./layers.sh'], 0.2),
     suite('names', ['./names.sh'], 2.0),
     suite('iommu-parts', ['./iommu_parts.sh'], 1.0),
+    suite('cgroup-args', ['./cgroup_args.sh'], 1.0),
+    suite('cgroup-tracefs', ['./cgroup_tracefs.sh'], 2.0),
 ]
 MEMCHECK = ['valgrind', '-q', '--error-exitcode=99', '--leak-check=full',
             '--errors-for-leak-kinds=definite']

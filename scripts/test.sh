@@ -51,16 +51,7 @@ tier() {
 	return 0
 }
 
-# The mutation sample (tier 2b) runs beside tier 1, whose builds and
-# checks take one core: its niced workers the rest.  It copies user/,
-# inject/ and include/ as `make all` left them, which tier 1 does not touch
-# (it builds kmod/); tier 2 waits for it, and its output is printed in its
-# own place, after tier 2.
-nice -n 10 scripts/mutate.py --ci --no-baseline --mutants "${MUTATE_SAMPLE:-40}" \
-	--json "$LOGDIR/mutate.json" >"$LOGDIR/mutate.log" 2>&1 &
-mutate_pid=$!
-
-tier "tier 1: static checks (the mutation sample beside it)"
+tier "tier 1: static checks"
 if make -s modules-w1 >"$LOGDIR/w1.log" 2>&1 &&
    ! grep -q 'warning:' "$LOGDIR/w1.log"; then
 	result "kernel_build_W1_warning_free" pass
@@ -104,17 +95,16 @@ else
 	grep '^not ok' "$LOGDIR/version.log"
 fi
 
-# the sample done before the host suites start: not beside them (two
-# recordings of the inject suite at once: one failed its clock checks)
-wait "$mutate_pid"
-mutate_status=$?
-
 tier "tier 2: host (unit + tracefs)"
 make -C user test 2>&1 | tee "$LOGDIR/host.log"
 add_summary host "${PIPESTATUS[0]}" "$LOGDIR/host.log"
-tier "tier 2b: mutation sample (scripts/mutate.py, Documentation/testing.md), run beside tier 1"
-cat "$LOGDIR/mutate.log"
-add_summary mutate "$mutate_status" "$LOGDIR/mutate.log"
+# Not beside tier 1 (tried 2026-12-02: 110 s saved, but the sample's
+# baseline run of the agent suite failed its pairing check on the loaded
+# machine, and an unsound baseline fails the tier)
+tier "tier 2b: mutation sample (scripts/mutate.py, Documentation/testing.md)"
+nice -n 10 scripts/mutate.py --ci --no-baseline --mutants "${MUTATE_SAMPLE:-40}" \
+	--json "$LOGDIR/mutate.json" 2>&1 | tee "$LOGDIR/mutate.log"
+add_summary mutate "${PIPESTATUS[0]}" "$LOGDIR/mutate.log"
 
 tier "tier 3: QEMU VM selftests"
 # session_owner_unicast: the module as a kernel without a privileged events

@@ -60,7 +60,8 @@ static void read_dir(struct cgroup_pids *c, const char *dir, int depth, char **l
 	DIR *dd;
 	int pid;
 
-	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	/* every thread: set_event_pid filters by thread id (task->pid) */
+	snprintf(path, sizeof(path), "%s/cgroup.threads", dir);
 	f = fopen(path, "r");
 	while (f && fscanf(f, "%d", &pid) == 1) {
 		if (pid <= 0 || known(c, pid) || add_pid(c, pid))
