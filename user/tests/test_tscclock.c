@@ -411,6 +411,22 @@ void test_tscclock_sample_now_and_refusals(void)
 	r = rec(TSC_REC_KVM, MACHINE_GUEST, 1);
 	r.frac_bits = 63;
 	CHECK(tsc_clock_add(c, &r) == 0 && c->nkvm == 1, "63 fractional bits refused");
+	/* full: the sample past the cap is refused (-1, "full" in the contract) and counted */
+	for (uint64_t i = 0; i < TSC_MAX_SAMPLES; i++) {
+		r = rec(TSC_REC_SAMPLE, MACHINE_HOST, 1000 * (i + 1));
+		r.mono_lo = 1000 * (i + 1) - 10;
+		r.mono_hi = 1000 * (i + 1) + 10;
+		r.tsc = host_tsc(1000 * (i + 1));
+		if (tsc_clock_add(c, &r) != 0)
+			break;
+	}
+	CHECK(c->host.n == TSC_MAX_SAMPLES, "%u host samples kept, want %u", c->host.n,
+	      (unsigned int)TSC_MAX_SAMPLES);
+	r = rec(TSC_REC_SAMPLE, MACHINE_HOST, 1000 * (TSC_MAX_SAMPLES + 1));
+	r.mono_lo = r.mono_hi = 1000 * (TSC_MAX_SAMPLES + 1);
+	r.tsc = host_tsc(1000 * (TSC_MAX_SAMPLES + 1));
+	CHECK(tsc_clock_add(c, &r) == -1 && c->host_capped == 1,
+	      "the sample past the cap taken (capped %llu)", (unsigned long long)c->host_capped);
 	tsc_clock_free(c);
 	free(c);
 }

@@ -32,7 +32,7 @@ for addr in vsock tcp; do
 	grep -E "^passthrough|clock:|interrupts: [0-9]+ host" /tmp/$addr.txt
 	gpuprobe-trace report --json /tmp/$addr.trace >/tmp/$addr.json
 	check "$addr: machines[] of 2" [ "$(grep -c '"role": "' /tmp/$addr.json)" -eq 2 ]
-	bound=$(grep -o '"clock_error_ns": [0-9]*' /tmp/$addr.json | grep -o '[0-9]*$')
+	bound=$(grep -o '"clock_error_ns": [0-9]*' /tmp/$addr.json | grep -o '[0-9]*$' | head -n1)
 	echo "    $addr: clock error bound ${bound:-none} ns"
 	check "$addr: a clock error bound stored" [ "${bound:-0}" -gt 0 ]
 	check "$addr: complete" grep -q '"complete": true' /tmp/$addr.json
