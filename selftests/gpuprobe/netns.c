@@ -217,15 +217,18 @@ static int container_session(void *arg)
 	return write(run->fd, &r, sizeof(r)) == sizeof(r) ? 0 : 12;
 }
 
-/* A listener in a network namespace of its own: what reaches it. */
-struct neighbour_run {
+/*
+ * A listener in a network namespace of its own (a neighbour container's, or a
+ * user namespace's root's): what reaches it.
+ */
+struct listener_run {
 	struct ns_pipes p;
 	struct ns_count c;
 };
 
-static int neighbour_listen(void *arg)
+static int ns_listen(void *arg)
 {
-	struct neighbour_run *run = arg;
+	struct listener_run *run = arg;
 	struct genl_sock l;
 	int32_t err = gp_listen(&l, 8 << 20);
 
@@ -239,7 +242,7 @@ static int neighbour_listen(void *arg)
 
 TEST_F(netns, container_session_is_exact_and_stays_in_its_namespace)
 {
-	struct neighbour_run nb = {};
+	struct listener_run nb = {};
 	struct container_run run = { .edu = self->edu };
 	struct container_result r = { .start = 1 };
 	struct ns_count host = { .bdf = gp_bdf(self->edu) };
@@ -253,7 +256,7 @@ TEST_F(netns, container_session_is_exact_and_stays_in_its_namespace)
 	/* another container's listener, there before and after */
 	ASSERT_EQ(0, ns_pipes_open(&nb.p));
 	nb.c.bdf = gp_bdf(self->edu);
-	nbpid = in_container(CLONE_NEWNET, neighbour_listen, &nb);
+	nbpid = in_container(CLONE_NEWNET, ns_listen, &nb);
 	ASSERT_GE(nbpid, 0);
 	ns_pipes_parent(&nb.p);
 	if (read(nb.p.to_parent[0], &nberr, sizeof(nberr)) != sizeof(nberr)) {
@@ -567,26 +570,6 @@ TEST_F(netns, network_namespace_cannot_touch_the_hosts_session)
 
 /* ---- addresses and a user namespace's network namespace ---- */
 
-/* A user namespace's root, waiting with a listener in its network namespace. */
-struct owner_ns_run {
-	struct ns_pipes p;
-	struct ns_count c;
-};
-
-static int owner_ns_listen(void *arg)
-{
-	struct owner_ns_run *run = arg;
-	struct genl_sock l;
-	int32_t err = gp_listen(&l, 8 << 20);
-
-	if (write(run->p.to_parent[1], &err, sizeof(err)) != sizeof(err) ||
-	    err || ns_wait(run->p.to_child[0]))
-		return 10;
-	ns_count_drain(&l, &run->c);
-	return write(run->p.to_parent[1], &run->c, sizeof(run->c)) ==
-	       sizeof(run->c) ? 0 : 11;
-}
-
 /*
  * The host's root enters the network namespace nsfd names and STARTs from
  * there, on a socket that also listens: DMA, IOMMU, then interrupts.  It
@@ -619,7 +602,7 @@ static int enter_and_start(int nsfd, struct ns_pipes *p, uint32_t bdf)
  */
 TEST_F(netns, no_address_records_where_a_user_namespace_listens)
 {
-	struct owner_ns_run run = {};
+	struct listener_run run = {};
 	struct gp_tally t = { .bdf = gp_bdf(self->edu) };
 	struct ns_count own = {};
 	struct ns_pipes op;
@@ -632,7 +615,7 @@ TEST_F(netns, no_address_records_where_a_user_namespace_listens)
 	ASSERT_LT(0, pci_msi_irqs(self->edu, irqs, 8));
 	ASSERT_EQ(0, ns_pipes_open(&run.p));
 	run.c.bdf = gp_bdf(self->edu);
-	pid = in_container(CLONE_NEWUSER | CLONE_NEWNET, owner_ns_listen, &run);
+	pid = in_container(CLONE_NEWUSER | CLONE_NEWNET, ns_listen, &run);
 	ASSERT_GE(pid, 0);
 	ns_pipes_parent(&run.p);
 	if (read(run.p.to_parent[0], &err, sizeof(err)) != sizeof(err)) {
