@@ -154,8 +154,15 @@ static struct parts_call *find_call(struct iommu_parts *p, uint32_t bdf, uint64_
 	return bsearch(&key, p->calls, p->ncalls, sizeof(*p->calls), call_cmp);
 }
 
-/* One part: its target's counts and distribution, and its call's sum (*sums). */
-static void pair_part(struct iommu_parts *p, const struct parts_rec *r, uint64_t *sums)
+/* what a call held, for the deferral's inference */
+enum { CALL_PGTABLE_UNMAP = 1, CALL_OWN_INVALIDATE = 2 };
+
+/*
+ * One part: its target's counts and distribution, and its call's sum
+ * (*sums) and what it held (*held).
+ */
+static void pair_part(struct iommu_parts *p, const struct parts_rec *r, uint64_t *sums,
+		      uint8_t *held)
 {
 	struct parts_target *t = target_of(p, r->bdf);
 	unsigned int part = r->part;
@@ -189,12 +196,17 @@ static void pair_part(struct iommu_parts *p, const struct parts_rec *r, uint64_t
 	}
 	s->in_call++;
 	sums[c - p->calls] += r->self;
+	if (part == GPUPROBE_PART_PGTABLE_UNMAP)
+		held[c - p->calls] |= CALL_PGTABLE_UNMAP;
+	else if (part == GPUPROBE_PART_INVALIDATE && !r->depth)
+		held[c - p->calls] |= CALL_OWN_INVALIDATE;
 	t->group_ns[c->dir][parts_group_of(part)] += r->self;
 }
 
 void iommu_parts_finish(struct iommu_parts *p)
 {
 	uint64_t *sums;
+	uint8_t *held;
 
 	if (p->finished)
 		return;
@@ -207,10 +219,14 @@ void iommu_parts_finish(struct iommu_parts *p)
 	}
 	qsort(p->calls, p->ncalls, sizeof(*p->calls), call_cmp);
 	sums = calloc(p->ncalls ? p->ncalls : 1, sizeof(*sums));
-	if (!sums)
+	held = calloc(p->ncalls ? p->ncalls : 1, sizeof(*held));
+	if (!sums || !held) {
+		free(sums);
+		free(held);
 		return;
+	}
 	for (size_t i = 0; i < p->nparts; i++)
-		pair_part(p, &p->parts[i], sums);
+		pair_part(p, &p->parts[i], sums, held);
 	for (size_t i = 0; i < p->ncalls; i++) {
 		const struct parts_call *c = &p->calls[i];
 		/* a target without parts (no IOMMU, another kernel's) is not split */
@@ -224,8 +240,11 @@ void iommu_parts_finish(struct iommu_parts *p)
 			t->calls_with_parts[c->dir]++;
 		if (sums[i] > c->dur)
 			t->over++;
+		if (c->dir == PARTS_UNMAP && held[i] == CALL_PGTABLE_UNMAP)
+			t->unmaps_deferred++;
 	}
 	free(sums);
+	free(held);
 	qsort(p->targets, p->ntargets, sizeof(p->targets[0]), target_cmp);
 }
 

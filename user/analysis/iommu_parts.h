@@ -54,6 +54,13 @@ struct parts_target {
 	uint64_t calls_with_parts[PARTS_DIRS];
 	uint64_t group_ns[PARTS_DIRS][PARTS_GROUPS];	/* own times in calls */
 	uint64_t over;			/* calls whose parts add up to more */
+	/*
+	 * Unmap calls that cleared page tables but ran no invalidation of
+	 * their own (none at the top level; a full flush queue's flush may
+	 * nest one): lazy mode's deferral, inferred, where queue_iova() is
+	 * inlined and has no part of its own.  0 in strict mode.
+	 */
+	uint64_t unmaps_deferred;
 	uint64_t orphans;		/* parts naming a call not in the trace */
 	uint64_t outside;		/* parts in no call (flush-queue timer) */
 	uint64_t outside_ns;		/* their own time, top level only */

@@ -55,6 +55,9 @@ static void print_parts_target(FILE *out, const struct parts_target *t, uint64_t
 			format_ns(inv, sizeof(inv),
 				  (double)t->group_ns[PARTS_UNMAP][PARTS_G_INVALIDATE] /
 				  (double)t->calls[PARTS_UNMAP]));
+	if (t->unmaps_deferred)
+		fprintf(out, "    %" PRIu64 " unmaps deferred their invalidation (lazy mode's flush queue: "
+			"page tables cleared, no invalidation of their own)\n", t->unmaps_deferred);
 	if (t->over)
 		fprintf(out, "    WRONG: %" PRIu64 " calls whose parts add up to more than the call\n",
 			t->over);
@@ -136,6 +139,7 @@ static void json_parts_target(struct json *j, const struct parts_target *t, uint
 	json_kv_u64(j, "maps_with_parts", t->calls_with_parts[PARTS_MAP]);
 	json_kv_u64(j, "unmaps_with_parts", t->calls_with_parts[PARTS_UNMAP]);
 	json_kv_u64(j, "calls_over", t->over);
+	json_kv_u64(j, "unmaps_deferred", t->unmaps_deferred);
 	json_kv_u64(j, "orphans", t->orphans);
 	json_kv_u64(j, "outside", t->outside);
 	json_kv_u64(j, "outside_ns", t->outside_ns);

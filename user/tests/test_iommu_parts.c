@@ -114,6 +114,8 @@ void test_iommu_parts_split(void)
 	CHECK_EQ_U64(t->calls_with_parts[PARTS_MAP], 2);
 	CHECK_EQ_U64(t->calls_with_parts[PARTS_UNMAP], 2);
 	CHECK_EQ_U64(t->over, 1);
+	/* unmap 2 invalidated at its top level; unmap 3 has no page-table part */
+	CHECK_EQ_U64(t->unmaps_deferred, 0);
 	CHECK_EQ_U64(t->orphans, 1);
 	/* timer 40 + flush 60 + invalidation 300 */
 	CHECK_EQ_U64(t->outside, 3);
@@ -138,6 +140,51 @@ void test_iommu_parts_split(void)
 	CHECK_EQ_U64(t->part[GPUPROBE_PART_FQ_TIMER].count, 1);
 	CHECK_EQ_U64(t->part[GPUPROBE_PART_FLUSH].count, 2);
 	CHECK_EQ_U64(t->part[GPUPROBE_PART_FLUSH].in_call, 1);
+	agg_free(a);
+}
+
+/*
+ * Lazy mode's deferral counted where queue_iova() has no part (inlined):
+ * an unmap that cleared page tables and ran no invalidation at its own top
+ * level.  Six calls, worked by hand: two deferred.
+ */
+void test_iommu_parts_deferred_inferred(void)
+{
+	static struct trace_info info;
+	static struct trace_reader r;
+	struct agg *a = agg_new(&info);
+	const struct parts_target *t;
+
+	CHECK(a != NULL, "agg_new");
+	if (!a)
+		return;
+	/* lazy unmap at 1000: the page table only (deferred) */
+	put_dma(a, GPUPROBE_DMA_UNMAP_PAGE, 1000, 500, 0);
+	put_part(a, GPUPROBE_PART_PGTABLE_UNMAP, 1000, 100, 0, 0);
+	/* lazy unmap at 3000, the queue full: its flush (top) and that flush's invalidation (deferred) */
+	put_part(a, GPUPROBE_PART_INVALIDATE, 3000, 300, 1, 0);
+	put_part(a, GPUPROBE_PART_FLUSH, 3000, 20, 0, 0);
+	put_part(a, GPUPROBE_PART_PGTABLE_UNMAP, 3000, 100, 0, 0);
+	put_part(a, GPUPROBE_PART_IOVA_FREE, 3000, 40, 0, 0);
+	put_dma(a, GPUPROBE_DMA_UNMAP_PAGE, 3000, 900, 0);
+	/* strict unmap at 5000: its own invalidation at the top (not deferred) */
+	put_dma(a, GPUPROBE_DMA_UNMAP_PAGE, 5000, 900, 0);
+	put_part(a, GPUPROBE_PART_INVALIDATE, 5000, 600, 0, 0);
+	put_part(a, GPUPROBE_PART_PGTABLE_UNMAP, 5000, 100, 0, 0);
+	put_part(a, GPUPROBE_PART_IOVA_FREE, 5000, 40, 0, 0);
+	/* an unmap without parts (its probes missed): nothing to infer from */
+	put_dma(a, GPUPROBE_DMA_UNMAP_PAGE, 7000, 300, 0);
+	/* a map, its page table only: not an unmap */
+	put_dma(a, GPUPROBE_DMA_MAP_PAGE, 9000, 300, 0);
+	put_part(a, GPUPROBE_PART_PGTABLE_MAP, 9000, 100, 0, 0);
+	/* an unmap with an invalidation and no page-table part: not deferred */
+	put_dma(a, GPUPROBE_DMA_UNMAP_PAGE, 11000, 900, 0);
+	put_part(a, GPUPROBE_PART_INVALIDATE, 11000, 600, 0, 0);
+	agg_finish(a, &r);
+	CHECK_EQ_U64(a->parts->ntargets, 1);
+	t = &a->parts->targets[0];
+	CHECK_EQ_U64(t->calls[PARTS_UNMAP], 5);
+	CHECK_EQ_U64(t->unmaps_deferred, 2);
 	agg_free(a);
 }
 

@@ -585,6 +585,8 @@ int main(void)
 		{ "iommu parts: the answer line's shares, per unmap, and WRONG for a call its parts exceed",
 		  test_iommu_parts_text },
 		{ "iommu parts: a trace without part records prints nothing", test_iommu_parts_absent },
+		{ "iommu parts: lazy mode's deferrals inferred where queue_iova has no part",
+		  test_iommu_parts_deferred_inferred },
 		{ "attribution: 300 interrupts out of order, more than one prefix block: every window's count",
 		  test_attribution_many_events },
 		{ "report: the app's clock bound, devices and API calls with maps (JSON, text)",

@@ -120,6 +120,7 @@ void test_unattributed_iommu_two_gpus(void);
 void test_iommu_parts_split(void);
 void test_iommu_parts_text(void);
 void test_iommu_parts_absent(void);
+void test_iommu_parts_deferred_inferred(void);
 /* test_crossing.c: the host -> guest crossing of report */
 void test_crossing_stages_exact(void);
 void test_crossing_json(void);
