@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * gpuprobe: the parts of the IOMMU work inside a target's DMA call -- IOVA
- * allocation and free, the driver's page-table update, VT-d's queued
- * invalidation and its wait, lazy mode's deferral -- and the flush queue's
- * later flush on a target's domain (Documentation/iommu.md).
+ * allocation and free, the driver's page-table update (VT-d's or AMD-Vi's),
+ * the invalidation and its wait (VT-d's queued invalidation; AMD-Vi's
+ * range flush and completion wait), lazy mode's deferral -- and the flush
+ * queue's later flush on a target's domain (Documentation/iommu.md).
  *
  * A part is charged to the DMA call its context (task and interrupt level)
  * has in progress, found in the owner table (dma_owner.c), whose count of
@@ -200,6 +201,22 @@ static int qi_submit_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 				   NULL, gpuprobe_arg(regs, 2));
 }
 
+/*
+ * AMD-Vi's iotlb_sync: the range's INVALIDATE_IOMMU_PAGES commands and the
+ * completion wait (no tracepoint; iommu_completion_wait() is static and
+ * may be inlined).  arg: the pages of the range, not commands.
+ */
+static int amd_sync_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	const struct iommu_iotlb_gather *g = (const void *)gpuprobe_arg(regs, 1);
+	u32 pages = 0;
+
+	if (g && g->end >= g->start)
+		pages = (g->end - g->start + 1) >> PAGE_SHIFT;
+	return gpuprobe_part_begin(GPUPROBE_PART_INST(ri), GPUPROBE_PART_INVALIDATE,
+				   NULL, pages);
+}
+
 static int queue_iova_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	return gpuprobe_part_begin(GPUPROBE_PART_INST(ri), GPUPROBE_PART_DEFER,
@@ -305,6 +322,11 @@ static struct kretprobe gpuprobe_part_krps[] = {
 	KRP("queue_iova", queue_iova_entry, gpuprobe_part_ret),
 	KRP("intel_flush_iotlb_all", flush_all_entry, gpuprobe_part_ret),
 	KRP("fq_flush_timeout", fq_timer_entry, fq_timer_ret),
+	/* AMD-Vi: the same iommu_ops callbacks */
+	KRP("amd_iommu_map_pages", map_pages_entry, gpuprobe_part_ret),
+	KRP("amd_iommu_unmap_pages", unmap_pages_entry, gpuprobe_part_ret),
+	KRP("amd_iommu_iotlb_sync", amd_sync_entry, gpuprobe_part_ret),
+	KRP("amd_iommu_flush_iotlb_all", flush_all_entry, gpuprobe_part_ret),
 };
 
 #undef KRP
@@ -320,8 +342,9 @@ static bool gpuprobe_part_kp_on[ARRAY_SIZE(gpuprobe_part_kps)];
 static bool gpuprobe_parts_tried;
 
 /*
- * Best effort, one by one: the driver's functions are static (probed where
- * kallsyms has them, i.e. not inlined) and Intel's only.
+ * Best effort, one by one: the drivers' functions are static (probed where
+ * kallsyms has them, i.e. not inlined); both drivers' where both are built
+ * in (a domain's calls go through one driver's ops only).
  */
 void gpuprobe_parts_attach(void)
 {

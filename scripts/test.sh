@@ -13,7 +13,8 @@
 #   2b. mutation: a random sample of mutants of user/ and inject/ (seed
 #              printed); fails on a survivor not listed as equivalent or known
 #   3. vm:     the selftests inside the QEMU test VM (scripts/vmtest.sh), and
-#              the swiotlb test in a second VM booted without an IOMMU, and
+#              the swiotlb test in a second VM booted without an IOMMU, the
+#              IOMMU parts in lazy mode and behind QEMU's AMD-Vi, and
 #              the module tests again on the second (backports) kernel
 #   3d. nested: the test VM as a KVM host passing edu through to a guest
 #              (scripts/nested.sh): exact host-side interrupt, KVM injection
@@ -130,6 +131,12 @@ VMDIR="$TOP/build/vm-lazy" scripts/vmtest.sh -q -t 300 -a "iommu.strict=0" \
 	-T iommu_parts 2>&1 | tee "$LOGDIR/vm-lazy.log"
 add_summary vm-lazy "${PIPESTATUS[0]}" "$LOGDIR/vm-lazy.log" "vmtest: "
 
+tier "tier 3b3: QEMU VM behind QEMU's AMD-Vi (amd-iommu; strict, the kernel's choice there)"
+# the IOMMU parts on AMD's driver paths, its interrupt remapping, GET_INFO's hooks
+VM_IOMMU=amd-iommu VMDIR="$TOP/build/vm-amd" scripts/vmtest.sh -q -t 300 \
+	-T iommu_parts,edu_irq,genl_info 2>&1 | tee "$LOGDIR/vm-amd.log"
+add_summary vm-amd "${PIPESTATUS[0]}" "$LOGDIR/vm-amd.log" "vmtest: "
+
 tier "tier 3c: the module built for the second kernel (bookworm-backports)"
 if make -s modules-next >"$LOGDIR/knext.log" 2>&1; then
 	# single-threaded TCG: multi-threaded TCG mishandles the cross-vCPU text
@@ -143,6 +150,10 @@ if make -s modules-next >"$LOGDIR/knext.log" 2>&1; then
 		VMDIR="$TOP/build/vm-next-edus" scripts/vmtest.sh -q -t 300 \
 		-T vfio_shared 2>&1 | tee "$LOGDIR/vm-next-edus.log"
 	add_summary vm-next-edus "${PIPESTATUS[0]}" "$LOGDIR/vm-next-edus.log" "vmtest: "
+	VM_IOMMU=amd-iommu VM_TCG_THREAD=single MODDIR="$TOP/build/knext" \
+		VMDIR="$TOP/build/vm-next-amd" scripts/vmtest.sh -q -t 300 \
+		-T iommu_parts 2>&1 | tee "$LOGDIR/vm-next-amd.log"
+	add_summary vm-next-amd "${PIPESTATUS[0]}" "$LOGDIR/vm-next-amd.log" "vmtest: "
 elif grep -q "no second kernel" "$LOGDIR/knext.log"; then
 	result "vm_next_kernel" skip "no second kernel in the registry (scripts/deps.sh)"
 else

@@ -52,6 +52,8 @@ environment:
                   QEMU 8.0 or later (scripts/backports-qemu.sh)
   VM_QEMU         the qemu-system-x86_64 to run (default: the one in PATH)
   VM_CPU          -cpu model (default max)
+  VM_IOMMU        the emulated IOMMU: intel-iommu (default) or amd-iommu
+                  (QEMU's AMD-Vi, with intremap off: Documentation/vmtest.rst)
 
 examples:
   scripts/vmtest.sh                         # all VM selftests
@@ -194,6 +196,13 @@ if [ -n "${VM_ICOUNT:-}" ]; then
 fi
 SMP=${VM_SMP:-2}
 
+# VM_IOMMU: which emulated IOMMU the edu and NVMe sit behind
+case ${VM_IOMMU:-intel-iommu} in
+intel-iommu) IOMMU=(-device intel-iommu) ;;
+amd-iommu) IOMMU=(-device amd-iommu) ;;
+*) echo "vmtest: VM_IOMMU=$VM_IOMMU: intel-iommu or amd-iommu" >&2; exit 2 ;;
+esac
+
 LOG=$VMDIR/console.log
 echo "vmtest: booting $KVER (log: $LOG, bound ${TIMEOUT}s)" >&2
 vm_run_qemu "$LOG" "$QUIET" "$TIMEOUT" \
@@ -202,7 +211,7 @@ vm_run_qemu "$LOG" "$QUIET" "$TIMEOUT" \
 	-nodefaults -no-user-config -display none -no-reboot \
 	-serial stdio -monitor none \
 	-kernel "$VMLINUZ" -initrd "$INITRD" -append "$APPEND" \
-	-device intel-iommu \
+	"${IOMMU[@]}" \
 	"${EDUS[@]}" \
 	-device VGA \
 	-drive file="$NVME_IMG",if=none,id=nvme0,format=raw \
