@@ -77,6 +77,7 @@ USER_SUITES = [
     suite('iommu-parts', ['./iommu_parts.sh'], 1.0),
     suite('cgroup-args', ['./cgroup_args.sh'], 1.0),
     suite('cgroup-tracefs', ['./cgroup_tracefs.sh'], 2.0),
+    suite('tracefs-container', ['./tracefs_container.sh'], 9.9),
 ]
 MEMCHECK = ['valgrind', '-q', '--error-exitcode=99', '--leak-check=full',
             '--errors-for-leak-kinds=definite']

@@ -115,7 +115,7 @@ gpuprobe_files() {	# root
 	cp "$KO" "$EDU_KO" "$TRACE" "$1/gpuprobe/"
 	mkdir -p "$1/gpuprobe/tests"
 	cp "$TOP"/selftests/gpuprobe/nested/* "$1/gpuprobe/tests/"
-	cp "$TOP"/selftests/gpuprobe/ktap.sh "$1/gpuprobe/tests/"
+	cp "$TOP"/selftests/gpuprobe/ktap.sh "$TOP"/selftests/gpuprobe/probe_table.sh "$1/gpuprobe/tests/"
 	vm_copy_all_libs "$1" "$1/gpuprobe"
 }
 

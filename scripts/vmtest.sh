@@ -122,7 +122,7 @@ for f in ${VM_EXTRA_FILES:-}; do
 done
 cp -r "$TOP/selftests/gpuprobe/vm" "$ROOT/gpuprobe/tests"
 cp "$TOP/user/tests/vm_sources.sh" "$ROOT/gpuprobe/tests/"
-cp "$TOP/selftests/gpuprobe/ktap.sh" "$ROOT/gpuprobe/tests/"
+cp "$TOP/selftests/gpuprobe/ktap.sh" "$TOP/selftests/gpuprobe/probe_table.sh" "$ROOT/gpuprobe/tests/"
 for t in "$BUILD"/selftests/*; do
 	[ -x "$t" ] && cp "$t" "$ROOT/gpuprobe/tests/"
 done

@@ -31,6 +31,10 @@ struct module_status {
 	struct module_info info;
 	int control;			/* control ops: 1 permitted, 0 EPERM, -1 unknown */
 	char control_reason[600];
+	int events;			/* joining "events": 1 joined, 0 EPERM, -1 unknown */
+	char events_reason[400];
+	const char *addr_cap;		/* what permits DMA/IOMMU records, or NULL */
+	char addr_reason[400];
 	bool own_userns;		/* in a user namespace of its own */
 };
 
@@ -105,16 +109,43 @@ static void probe_module(struct module_status *m)
 		snprintf(m->reason, sizeof(m->reason), "%s", err);
 	}
 	m->own_userns = module_own_user_namespace();
-	m->control = m->present == 1 ?
-		module_control_permitted(m->control_reason, sizeof(m->control_reason)) : -1;
+	m->control = m->events = -1;
+	if (m->present != 1)
+		return;
+	m->control = module_control_permitted(m->control_reason, sizeof(m->control_reason));
+	/* without a privileged group records go to START's socket: nothing to join */
+	m->events = !(m->info.caps & GPUPROBE_CAP_MCAST_PRIV) ? 1 :
+		module_events_permitted(m->events_reason, sizeof(m->events_reason));
+	m->addr_cap = module_address_records_cap(m->addr_reason, sizeof(m->addr_reason));
 }
 
-/* What records of addresses need, and whether this process has it. */
-static const char *address_records_note(const struct module_status *m)
+/*
+ * Which of the module's privilege checks this process passes, each by the
+ * ops it guards (kmod/netlink.c; module.md, "Privileges").
+ */
+#define CONTROL_OPS	"control ops (START, STOP, TARGET_ADD/DEL, TGID_ADD/DEL: record, serve, --cgroup, targets)"
+#define EVENTS_GROUP	"events group (the records of record and serve)"
+
+static void print_privileges_text(const struct module_status *m)
 {
-	if (m->own_userns)
-		return "not from a user namespace of its own: DMA and IOMMU records need CAP_SYS_ADMIN or CAP_PERFMON of the host, and the module sends them to no network namespace owned by another user namespace";
-	return NULL;
+	if (m->control == 1)
+		printf("  " CONTROL_OPS ": permitted (CAP_NET_ADMIN in the host's user namespace)\n");
+	else if (m->control == 0)
+		printf("  " CONTROL_OPS ": not permitted: %s\n", m->control_reason);
+	else
+		printf("  " CONTROL_OPS ": unknown: %s\n", m->control_reason);
+	if (!(m->info.caps & GPUPROBE_CAP_MCAST_PRIV))
+		printf("  " EVENTS_GROUP ": unicast to the socket that sent START (this kernel has no privileged multicast group): what START needs\n");
+	else if (m->events == 1)
+		printf("  " EVENTS_GROUP ": permitted (joined: CAP_SYS_ADMIN)\n");
+	else
+		printf("  " EVENTS_GROUP ": %s: %s\n", m->events ? "unknown" : "not permitted",
+		       m->events_reason);
+	if (m->addr_cap)
+		printf("  DMA/IOMMU records: permitted (%s)\n", m->addr_cap);
+	else
+		printf("  DMA/IOMMU records: not permitted: %s\n", m->addr_reason);
+	printf("  queries (GET_INFO, TARGET_GET, STATS_GET, SUMMARY_GET: info, targets, counters): open to every user\n");
 }
 
 static void irq_action_name(uint32_t irq, char *buf, size_t size)
@@ -148,14 +179,7 @@ static void print_module_text(const struct module_status *m)
 	if (mi->record_version != GPUPROBE_RECORD_VERSION)
 		printf("  WARNING: module records are version %u, this tool reads %u: rebuild one of them\n",
 		       mi->record_version, GPUPROBE_RECORD_VERSION);
-	if (m->control == 1)
-		printf("  control ops (record, targets): permitted\n");
-	else if (m->control == 0)
-		printf("  control ops (record, targets): not permitted: %s\n", m->control_reason);
-	else
-		printf("  control ops (record, targets): unknown: %s\n", m->control_reason);
-	if (address_records_note(m))
-		printf("  DMA/IOMMU records: %s\n", address_records_note(m));
+	print_privileges_text(m);
 	for (unsigned int i = 0; i < mi->nhooks; i++)
 		printf("  hook %-24s %s%s%s\n", mi->hooks[i].name,
 		       mi->hooks[i].attached ? "attached" : "not attached",
@@ -186,7 +210,12 @@ static void print_dma_support_text(void)
 static void print_tracefs_text(const struct tracefs_state *t)
 {
 	if (!t->mounted) {
-		printf("tracefs source: not available: tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing; in a container, mount the host's in: a hostPath volume of /sys/kernel/tracing in Kubernetes, docker run -v /sys/kernel/tracing:/sys/kernel/tracing)\n");
+		printf("tracefs source: not available: " TRACEFS_NOT_MOUNTED "\n");
+		return;
+	}
+	if (!t->readable && module_own_user_namespace()) {
+		printf("tracefs source: not usable: %s/events is not readable here: tracefs's files belong to the host's root, and this process is in a user namespace of its own whose root is another uid of the host (a remapped or rootless container): run the container in the host's user namespace (Docker --userns=host; Kubernetes hostUsers: true), or trace from the host\n",
+		       t->dir);
 		return;
 	}
 	if (!t->readable) {
@@ -253,6 +282,18 @@ static void json_module(struct json *j, const struct module_status *m)
 	json_object_begin(j);
 	json_kv_bool(j, "permitted", m->control == 1);
 	json_kv_string(j, "reason", m->control == 1 ? "" : m->control_reason);
+	json_object_end(j);
+	json_key(j, "events");
+	json_object_begin(j);
+	json_kv_bool(j, "permitted", m->events == 1);
+	json_kv_bool(j, "privileged_group", m->info.caps & GPUPROBE_CAP_MCAST_PRIV);
+	json_kv_string(j, "reason", m->events == 1 ? "" : m->events_reason);
+	json_object_end(j);
+	json_key(j, "address_records");
+	json_object_begin(j);
+	json_kv_bool(j, "permitted", m->addr_cap != NULL);
+	json_kv_string(j, "by", m->addr_cap ? m->addr_cap : "");
+	json_kv_string(j, "reason", m->addr_cap ? "" : m->addr_reason);
 	json_object_end(j);
 	json_kv_bool(j, "own_user_namespace", m->own_userns);
 	json_key(j, "caps");

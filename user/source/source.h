@@ -121,8 +121,21 @@ int module_get_info(struct module_info *info, char *err, size_t errlen);
  * Asks with a request the module refuses either way, changing nothing.
  */
 int module_control_permitted(char *err, size_t errlen);
+/* May it join the events group?  1 yes, 0 refused (why in err), -1 not known. */
+int module_events_permitted(char *err, size_t errlen);
+/*
+ * May its START ask for DMA and IOMMU records (CAP_SYS_ADMIN or CAP_PERFMON
+ * in the host's user namespace)?  The capability it holds, or NULL (why in err).
+ */
+const char *module_address_records_cap(char *err, size_t errlen);
 void module_explain_eperm(char *buf, size_t size);
 bool module_own_user_namespace(void);
+
+/* What is missing when tracefs is not mounted, and what to do (info, record). */
+#define TRACEFS_NOT_MOUNTED \
+	"tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing; in a container, " \
+	"mount the host's in: a hostPath volume of /sys/kernel/tracing in Kubernetes, " \
+	"docker run -v /sys/kernel/tracing:/sys/kernel/tracing)"
 
 /* ---- tracefs/tracefs_enable.c: what tracefs offers ---- */
 

@@ -21,6 +21,10 @@ refused "--cgroup of a path that does not exist: no such cgroup, named in full" 
 refused "--cgroup '': empty path" "empty path" --cgroup "" --duration 1
 refused "--cgroup of a directory outside cgroupfs: not in a cgroup v2 filesystem" \
 	"--cgroup $T: not in a cgroup v2 filesystem" --cgroup "$T" --duration 1
+(cd "$T" && "$GPT" record -q -o "$T/out.trace" --cgroup "$T" --duration 1 >/dev/null 2>"$T/err")
+check "--cgroup outside cgroupfs: suggests a cgroup2 mount of its own (/mnt/cgroup2), not one over /sys/fs/cgroup" \
+	sh -c 'grep -q "mkdir -p /mnt/cgroup2 && mount -t cgroup2 none /mnt/cgroup2" "$1" &&
+		! grep -q "mount -t cgroup2 none /sys/fs/cgroup" "$1"' _ "$T/err"
 refused "--cgroup with --source tracefs: the same check" \
 	"--cgroup $T: not in a cgroup v2 filesystem" --cgroup "$T" --source tracefs --duration 1
 refused "--cgroup with no argument: usage error" "" --cgroup
@@ -36,6 +40,30 @@ if [ -n "$v2" ] && [ -e "$v2/cgroup.procs" ]; then
 		sh -c '! grep -q -- "--cgroup" "$1" && [ "$2" -ne 2 ]' _ "$T/err" "$rc"
 else
 	skip "--cgroup of a cgroup v2 file / directory" "no cgroup2 mounted here"
+fi
+
+# The 0:: line of /proc/PID/cgroup ("0::/a/b") is relative to the cgroup2
+# mount, not to /: as --cgroup it names the cgroup its process is in.
+if [ -n "$v2" ] && [ "$(id -u)" -eq 0 ] && mkdir "$v2/gpuprobe-args.$$" 2>/dev/null; then
+	sh -c "echo \$\$ > '$v2/gpuprobe-args.$$/cgroup.procs' && exec sleep 30" &
+	sleeper=$!
+	sleep 0.2
+	line=$(grep '^0::' "/proc/$sleeper/cgroup")
+	(cd "$T" && "$GPT" record -q -o "$T/out.trace" --cgroup "${line#0::}" --duration 1 \
+		>/dev/null 2>"$T/err")
+	rc=$?
+	echo "    a process in $v2/gpuprobe-args.$$: $line; record --cgroup ${line#0::}: exit $rc, $(head -c 300 "$T/err")"
+	check "--cgroup of a 0:: line (${line#0::}) names that cgroup: accepted, not refused as a path" \
+		sh -c '[ "$1" = "0::/gpuprobe-args.$2" ] && ! grep -q -- "--cgroup" "$3" && [ "$4" -ne 2 ]' \
+		_ "$line" $$ "$T/err" "$rc"
+	refused "--cgroup of a 0:: path that is no cgroup: no such cgroup, both places named" \
+		"--cgroup /gpuprobe-none.$$: no such cgroup: no such directory, nor $v2/gpuprobe-none.$$" \
+		--cgroup "/gpuprobe-none.$$" --duration 1
+	kill "$sleeper"
+	wait "$sleeper" 2>/dev/null
+	rmdir "$v2/gpuprobe-args.$$"
+else
+	skip "--cgroup of a 0:: line" "no writable cgroup2 here (or not root)"
 fi
 
 v1=$(awk '$3 == "cgroup" { print $2; exit }' /proc/mounts)

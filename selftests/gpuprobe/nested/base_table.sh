@@ -23,38 +23,15 @@
 # The module, where a source needs it, is loaded only around the traced
 # runs: its probes are not there while the untraced ones run.
 # usage: base_table.sh R [SOURCE]   (module or tracefs, default module)
-R=$1
+# (the checks of R rounds and the table: selftests/gpuprobe/probe_table.sh,
+# shared with vm/container_table.sh)
 SRC=${2:-module}
-RD=$(((R + 9) / 10))
-GIRQS=$((R + 2 * RD))		# interrupts per probe run: R raised, 2 per verify
-MAPS=$((16 * R + 2 * RD))	# DMA maps: 16 mapbench pairs per round, 2 per verify
 . /gpuprobe/tests/ktap.sh
+. /gpuprobe/tests/probe_table.sh
+probe_table_rounds "$1"
 
 echo "# edu at $EDU; R=$R, traced with the $SRC source"
 PCI=/sys/bus/pci
-PROBES="write.noop irq.round_trip dma.verify.2KiB map_unmap.4KiB"
-
-# "name n" of every probe of a probe JSON, in order
-probe_counts() {	# json
-	awk -F'"' '/"name":/ { name = $4 } /"n":/ { n = $3; gsub(/[: ,]/, "", n); print name, n }' "$1"
-}
-counts_match() {	# json
-	probe_counts "$1" >/tmp/counts
-	printf '%s\n' "write.noop $R" "irq.round_trip $R" "dma.verify.2KiB $RD" "map_unmap.4KiB $R" |
-		cmp -s - /tmp/counts && return 0
-	echo "# $1: samples per probe:"
-	sed 's/^/#   /' /tmp/counts
-	return 1
-}
-# The driver's counters after one probe run on a freshly bound device.
-stats_match() {	# stats-file
-	for kv in "irq_raised $R" "irq_handled $GIRQS" "dma_irqs $((2 * RD))" "dma_maps $MAPS" \
-		  "dma_unmaps $MAPS" "dma_transfers $((2 * RD))" "verify_failures 0"; do
-		grep -qx "$kv" "$1" && continue
-		echo "# $1: expected $kv, got: $(grep "^${kv% *} " "$1")"
-		return 1
-	done
-}
 # The host's IOMMU maps in a merged report --json: every target's (the
 # module charges VFIO's to edu's domain, tracefs to no device).
 host_iommu_maps() {	# file
@@ -200,9 +177,7 @@ for CFG in passthrough viommu; do
 	check "$CFG: compare base guest exits 0" [ $? -eq 0 ]
 	gpuprobe-trace compare /out/base.json "$G/guest.json" --json >"$out/compare.json"
 	sed "s/^/# $CFG: /" "$out/compare.txt"
-	check "$CFG: compare: a row for every probe, none unmatched" sh -c '
-		for p in $2; do grep -q "^  $p " "$1" || exit 1; done
-		! grep -q "no counterpart" "$1"' _ "$out/compare.txt" "$PROBES"
+	check "$CFG: compare: a row for every probe, none unmatched" compare_rows_match "$out/compare.txt"
 
 	# where the difference went
 	m=$out/merged.json
@@ -230,15 +205,6 @@ for CFG in passthrough viommu; do
 done
 
 # ---- the table: both guests against the one base ----
-awk 'FNR == 1 { f++ } /^  [a-z]/ && $1 != "probe" {
-		base[$1] = $2; run[f, $1] = $3; pct[f, $1] = $4; if (f == 1) order[n++] = $1 }
-	END {
-		fmt = "%-18s %10s %12s %10s %12s %10s\n"
-		printf fmt, "probe", "base p50", "passthrough", "% of base", "vIOMMU", "% of base"
-		for (i = 0; i < n; i++) {
-			p = order[i]
-			printf fmt, p, base[p], run[1, p], pct[1, p], run[2, p], pct[2, p]
-		}
-	}' /out/passthrough/compare.txt /out/viommu/compare.txt >/out/table.txt
+probe_table passthrough /out/passthrough/compare.txt vIOMMU /out/viommu/compare.txt >/out/table.txt
 sed 's/^/# table: /' /out/table.txt
 finish

@@ -39,7 +39,22 @@ ver=$(cat /sys/module/gpuprobe/version)
 out=$(unshare -n gpuprobe-trace info 2>&1)
 say "$out"
 check info_in_a_netns_sees_the_module_and_may_control \
-	has "$out" "^module source: gpuprobe $ver" "control ops (record, targets): permitted"
+	has "$out" "^module source: gpuprobe $ver" \
+	"control ops (START, STOP, TARGET_ADD/DEL, TGID_ADD/DEL: [^)]*): permitted (CAP_NET_ADMIN in the host's user namespace)"
+# which checks root passes, each named by what it guards: the events group
+# (privileged where the kernel has GENL_MCAST_CAP_SYS_ADMIN: caps mcast_priv)
+# and the records with addresses; the queries are everyone's
+if has "$out" "^  caps .* mcast_priv"; then
+	EVENTS_ROOT="events group (the records of record and serve): permitted (joined: CAP_SYS_ADMIN)"
+	EVENTS_NOBODY="events group (the records of record and serve): not permitted: joining needs CAP_SYS_ADMIN"
+else
+	EVENTS_ROOT="events group (the records of record and serve): unicast to the socket that sent START"
+	EVENTS_NOBODY=$EVENTS_ROOT
+fi
+check info_names_each_privilege_root_has \
+	sh -c 'echo "$1" | grep -qF "$2" && echo "$1" | grep -qF "DMA/IOMMU records: permitted (CAP_SYS_ADMIN)" &&
+		echo "$1" | grep -qF "queries (GET_INFO, TARGET_GET, STATS_GET, SUMMARY_GET: info, targets, counters): open to every user"' \
+	_ "$out" "$EVENTS_ROOT"
 
 # 3. record there: network, pid and mount namespaces (its own /proc)
 p0=$(proc_edu)
@@ -58,8 +73,8 @@ check record_in_a_container_counts_exactly [ "$rc" = 0 ] && [ "$delta" = 200 ] &
 out=$(unshare -U -r -n gpuprobe-trace info 2>&1)
 say "$out"
 check info_in_a_user_namespace_names_the_missing_privilege \
-	has "$out" "control ops (record, targets): not permitted: .*CAP_NET_ADMIN in the host.s (initial) user namespace.*user namespace of its own" \
-	"DMA/IOMMU records: not from a user namespace"
+	has "$out" "control ops (START, STOP, TARGET_ADD/DEL, TGID_ADD/DEL: [^)]*): not permitted: .*CAP_NET_ADMIN in the host.s (initial) user namespace.*user namespace of its own" \
+	"DMA/IOMMU records: not permitted: not from a user namespace"
 out=$(unshare -U -r -n gpuprobe-trace record -q --source module --no-inject -d "$EDU" \
 	-o /tmp/uns.trace -- true 2>&1)
 rc=$?
@@ -72,6 +87,10 @@ out=$(as_nobody gpuprobe-trace info 2>&1)
 say "$out"
 check info_without_cap_net_admin_says_so \
 	has "$out" "not permitted: control ops need CAP_NET_ADMIN, which this process does not have"
+check info_without_capabilities_names_each_missing_one \
+	sh -c 'echo "$1" | grep -qF "$2" &&
+		echo "$1" | grep -qF "DMA/IOMMU records: not permitted: DMA and IOMMU records need CAP_SYS_ADMIN or CAP_PERFMON, which this process does not have"' \
+	_ "$out" "$EVENTS_NOBODY"
 
 # 6. a container without the host's tracefs mounted in: none in its mount
 # table, and an empty /sys/kernel (libtracefs mounts one where it can)

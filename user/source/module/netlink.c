@@ -189,6 +189,39 @@ int module_control_permitted(char *err, size_t errlen)
 	return -1;
 }
 
+/*
+ * May this process join "events", where records are multicast?  The
+ * kernel decides at the join (GENL_MCAST_CAP_SYS_ADMIN: CAP_SYS_ADMIN in
+ * the user namespace owning the network namespace), and a join without a
+ * session receives nothing, so ask it: 1 joined, 0 refused (why in err),
+ * -1 not known (err).
+ */
+int module_events_permitted(char *err, size_t errlen)
+{
+	struct nl_conn c;
+	int grp, ret;
+
+	if (conn_open(&c, err, errlen))
+		return -1;
+	grp = genl_ctrl_resolve_grp(c.sock, GPUPROBE_FAMILY_NAME, GPUPROBE_MCGRP_EVENTS);
+	ret = grp < 0 ? grp : nl_socket_add_membership(c.sock, grp);
+	conn_close(&c);
+	if (grp < 0) {
+		snprintf(err, errlen, "the module has no \"%s\" group: module and tool versions differ",
+			 GPUPROBE_MCGRP_EVENTS);
+		return -1;
+	}
+	if (ret == -NLE_PERM) {
+		snprintf(err, errlen, "joining needs CAP_SYS_ADMIN in the user namespace that owns this network namespace, which this process does not have: run as root, or grant it (docker run --cap-add SYS_ADMIN; Kubernetes securityContext.capabilities.add: [SYS_ADMIN])");
+		return 0;
+	}
+	if (ret < 0) {
+		snprintf(err, errlen, "cannot join: %s", nl_geterror(ret));
+		return -1;
+	}
+	return 1;
+}
+
 /* ---- the module as a record source ---- */
 
 /*
@@ -287,7 +320,7 @@ static int open_event_socket(struct module_source *m, char *err, size_t errlen)
 	}
 	ret = nl_socket_add_membership(m->ev.sock, grp);
 	if (ret < 0) {
-		snprintf(err, errlen, "cannot join the gpuprobe events group (%s): it needs CAP_SYS_ADMIN or CAP_PERFMON, run as root or use --source tracefs",
+		snprintf(err, errlen, "cannot join the gpuprobe events group (%s): this kernel makes it privileged, joining needs CAP_SYS_ADMIN (in the user namespace that owns this network namespace): run as root, or grant it (docker run --cap-add SYS_ADMIN; Kubernetes capabilities.add: [SYS_ADMIN]), or use --source tracefs",
 			 nl_geterror(ret));
 		return -1;
 	}

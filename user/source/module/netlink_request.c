@@ -146,6 +146,27 @@ bool module_own_user_namespace(void)
 }
 
 #define CAP_NET_ADMIN_BIT	12
+#define CAP_SYS_ADMIN_BIT	21
+#define CAP_PERFMON_BIT		38
+
+/*
+ * What START checks for records with addresses (netlink_capable(): the
+ * socket's opener and the task, in the initial user namespace).  Asking
+ * would start a session, so this reads the capabilities instead.
+ */
+const char *module_address_records_cap(char *err, size_t errlen)
+{
+	if (module_own_user_namespace()) {
+		snprintf(err, errlen, "not from a user namespace of its own: DMA and IOMMU records need CAP_SYS_ADMIN or CAP_PERFMON of the host, and the module sends them to no network namespace owned by another user namespace");
+		return NULL;
+	}
+	if (cap_effective(CAP_SYS_ADMIN_BIT))
+		return "CAP_SYS_ADMIN";
+	if (cap_effective(CAP_PERFMON_BIT))
+		return "CAP_PERFMON";
+	snprintf(err, errlen, "DMA and IOMMU records need CAP_SYS_ADMIN or CAP_PERFMON, which this process does not have: grant one (docker run --cap-add PERFMON; Kubernetes capabilities.add: [PERFMON]); interrupt and wake-up records need neither");
+	return NULL;
+}
 
 /* Why control ops answer EPERM here, and what to do about it. */
 void module_explain_eperm(char *buf, size_t size)

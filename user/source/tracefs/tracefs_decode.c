@@ -63,6 +63,20 @@ static bool record_bdf(const struct tep_record *rec, struct bound_event *be, uin
 	return bdf_parse(name, bdf) == 0;
 }
 
+/*
+ * A kernel tid's process as this pid namespace numbers it; 0 (unknown) for
+ * a task of a pid namespace of its own that it cannot map (not /proc's:
+ * there that number is another task, or none).
+ */
+static uint32_t tgid_here(struct tracefs_source *ts, uint32_t ktid)
+{
+	uint32_t tid = tracefs_local_pid(ts, ktid);
+
+	if (ts->own_pidns && tid == ktid)
+		return 0;
+	return tgid_of(&ts->tgids, tid);
+}
+
 void tracefs_put(struct tracefs_source *ts, const struct gpuprobe_rec_hdr *rec)
 {
 	ts->counters.events++;
@@ -80,14 +94,14 @@ static void decode_sched(struct tracefs_source *ts, struct bound_event *be,
 
 	if (be->spec->kind == K_WAKEUP) {
 		rec.hdr.type = GPUPROBE_EV_WAKEUP;
-		rec.pid = (uint32_t)field_u64(r, be->field[F_PID]);
+		rec.pid = tracefs_local_pid(ts, (uint32_t)field_u64(r, be->field[F_PID]));
 		rec.target_cpu = (uint32_t)field_u64(r, be->field[F_TARGET_CPU]);
 		if (ts->cfg->cgroup_dir && !tracefs_cgroup_wakee(ts, rec.pid))
 			return;
 	} else {
 		rec.hdr.type = GPUPROBE_EV_SWITCH;
-		rec.pid = (uint32_t)field_u64(r, be->field[F_NEXT_PID]);
-		rec.prev_pid = (uint32_t)field_u64(r, be->field[F_PREV_PID]);
+		rec.pid = tracefs_local_pid(ts, (uint32_t)field_u64(r, be->field[F_NEXT_PID]));
+		rec.prev_pid = tracefs_local_pid(ts, (uint32_t)field_u64(r, be->field[F_PREV_PID]));
 		rec.target_cpu = cpu;
 	}
 	tracefs_put(ts, &rec.hdr);
@@ -110,7 +124,7 @@ static void decode_iommu(struct tracefs_source *ts, struct bound_event *be,
 	/* whose work, as the module says: a VMM's for VFIO's maps */
 	if (!(tep_data_flags(ts->tep, (struct tep_record *)r) &
 	      (TRACE_FLAG_HARDIRQ | TRACE_FLAG_SOFTIRQ)))
-		rec.pid = tgid_of(&ts->tgids, (uint32_t)tep_data_pid(ts->tep, (struct tep_record *)r));
+		rec.pid = tgid_here(ts, (uint32_t)tep_data_pid(ts->tep, (struct tep_record *)r));
 	tracefs_put(ts, &rec.hdr);
 }
 
@@ -205,7 +219,7 @@ static void decode_kvm_vcpu(struct tracefs_source *ts, struct tep_format_field *
 		rec->level = (uint32_t)field_u64(r, f[F_PI_SET]) != 0;
 		break;
 	}
-	rec->pid = tgid_of(&ts->tgids, rec->tid);
+	rec->pid = tgid_here(ts, rec->tid);
 	if (ts->cfg->cgroup_dir ? !tracefs_cgroup_knows(ts, (pid_t)rec->pid)
 				: ts->cfg->workload_pid > 0 &&
 				  rec->pid != (uint32_t)ts->cfg->workload_pid)

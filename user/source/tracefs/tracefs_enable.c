@@ -274,14 +274,15 @@ void tracefs_create_dma_kprobes(struct tracefs_source *ts)
 		warnf("no DMA-API calls will be recorded: %s", why);
 		return;
 	}
-	remove_stale_kprobes();
+	if (!ts->own_pidns)	/* named by kernel pids: as the instances */
+		remove_stale_kprobes();
 	kp = calloc(1, sizeof(*kp));
 	if (!kp || dma_pairer_init(&kp->pairer, DMA_PENDING_SLOTS)) {
 		free(kp);
 		warnf("out of memory: no DMA-API calls will be recorded");
 		return;
 	}
-	snprintf(kp->group, sizeof(kp->group), DMA_KPROBE_GROUP_PREFIX "%d", (int)getpid());
+	snprintf(kp->group, sizeof(kp->group), DMA_KPROBE_GROUP_PREFIX "%d", (int)ts->kpid_self);
 	ts->kp = kp;
 	for (size_t i = 0; i < DMA_KPROBE_COUNT; i++) {
 		struct kprobe_event *entry = &kp->ev[kp->nev], *ret = entry + 1;

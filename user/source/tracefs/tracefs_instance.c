@@ -23,9 +23,15 @@
 #define SCHED_BUFFER_KB		2048
 #define BUFFER_KB_PER_CPU	8192
 
-/* Instances of gpuprobe-trace runs that were killed with SIGKILL. */
+/*
+ * Instances of gpuprobe-trace runs that were killed with SIGKILL.  Their
+ * names are kernel pids, which only the initial pid namespace can look up:
+ * in a container, another's live run would look gone, so nothing is removed.
+ */
 void tracefs_remove_stale_instances(void)
 {
+	if (tracefs_own_pidns())
+		return;
 	/* libtracefs compiles a basic regex: no +, no groups */
 	char **names = tracefs_instances("^" INSTANCE_PREFIX "[0-9][0-9]*");
 
@@ -44,10 +50,11 @@ void tracefs_remove_stale_instances(void)
 	tracefs_list_free(names);
 }
 
-static int create_instance(struct instance_handle *h, const char *suffix, int buffer_kb,
-			   char *err, size_t errlen)
+/* Named by the kernel's pid of this process: unique across pid namespaces. */
+static int create_instance(struct instance_handle *h, pid_t kpid, const char *suffix,
+			   int buffer_kb, char *err, size_t errlen)
 {
-	snprintf(h->name, sizeof(h->name), INSTANCE_PREFIX "%d%s", (int)getpid(), suffix);
+	snprintf(h->name, sizeof(h->name), INSTANCE_PREFIX "%d%s", (int)kpid, suffix);
 	h->instance = tracefs_instance_create(h->name);
 	if (!h->instance) {
 		snprintf(err, errlen, "cannot create tracefs instance %s: %s (needs root)",
@@ -93,8 +100,9 @@ void tracefs_create_sched_instance(struct tracefs_source *ts)
 
 	if ((!workload && !ts->cfg->cgroup_dir) || !(ts->cfg->event_mask & sched_mask))
 		return;
-	snprintf(pid, sizeof(pid), "%d", (int)ts->cfg->workload_pid);
-	if (create_instance(&ts->sched, SCHED_SUFFIX, SCHED_BUFFER_KB, err, sizeof(err)) ||
+	/* the kernel's pid, which set_event_pid compares with task->pid */
+	snprintf(pid, sizeof(pid), "%d", (int)ts->kpid_workload);
+	if (create_instance(&ts->sched, ts->kpid_self, SCHED_SUFFIX, SCHED_BUFFER_KB, err, sizeof(err)) ||
 	    (workload && tracefs_instance_file_write(ts->sched.instance, "set_event_pid", pid) < 0) ||
 	    tracefs_option_enable(ts->sched.instance, TRACEFS_OPTION_EVENT_FORK) < 0 ||
 	    (ts->cfg->cgroup_dir && workload && tracefs_cgroup_add_workload(ts)) ||
@@ -107,7 +115,7 @@ void tracefs_create_sched_instance(struct tracefs_source *ts)
 
 int tracefs_create_main_instance(struct tracefs_source *ts, char *err, size_t errlen)
 {
-	return create_instance(&ts->main, "", BUFFER_KB_PER_CPU, err, errlen);
+	return create_instance(&ts->main, ts->kpid_self, "", BUFFER_KB_PER_CPU, err, errlen);
 }
 
 /* Tracing on; a sched instance that refuses costs only the scheduler events. */

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <event-parse.h>
 #include <tracefs.h>
@@ -71,13 +72,25 @@ static void *tracefs_open(const struct source_config *cfg, char *err, size_t err
 	struct tep_handle *tep;
 
 	if (!tracefs_tracing_dir()) {
-		snprintf(err, errlen, "tracefs is not mounted and could not be: mount -t tracefs nodev /sys/kernel/tracing");
+		snprintf(err, errlen, "%s", TRACEFS_NOT_MOUNTED);
+		return NULL;
+	}
+	if (cfg->cgroup_dir && tracefs_own_pidns()) {
+		snprintf(err, errlen, "--cgroup with the tracefs source in a pid namespace of its own: set_event_pid takes the kernel's pids, which cgroup.threads does not show here; record --cgroup from the host, or use the module source");
 		return NULL;
 	}
 	tracefs_remove_stale_instances();
 	ts = tracefs_decoder_new(NULL, cfg);
 	if (!ts) {
 		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	ts->own_pidns = tracefs_own_pidns();
+	ts->kpid_self = getpid();
+	ts->kpid_workload = cfg->workload_pid;
+	if (ts->own_pidns &&
+	    tracefs_kernel_pids(cfg->workload_pid, &ts->kpid_self, &ts->kpid_workload, err, errlen)) {
+		tracefs_close(ts);
 		return NULL;
 	}
 	tracefs_create_dma_kprobes(ts);

@@ -107,6 +107,13 @@ struct tracefs_source {
 	struct vector_tracker vectors;	/* its set is the pairer's targets */
 	struct dma_kprobes *kp;		/* NULL: dma: tracepoints or no DMA */
 	struct tgid_cache tgids;	/* KVM injections name the VMM */
+	/*
+	 * In a pid namespace of its own (tracefs_pidns.c): the kernel's pids
+	 * of this process (which names the instances) and of the workload
+	 * (set_event_pid's); outside one, getpid() and the workload's pid.
+	 */
+	bool own_pidns;
+	pid_t kpid_self, kpid_workload;
 	uint64_t kvm_outside_handler;	/* in-handler KVM steps of other irqs: dropped */
 	const struct record_sink *sink;
 	struct source_counters counters;
@@ -125,6 +132,12 @@ void tracefs_create_sched_instance(struct tracefs_source *ts);
 void tracefs_destroy_instance(struct instance_handle *h);
 int tracefs_instances_on(struct tracefs_source *ts, char *err, size_t errlen);
 int tracefs_instances_off(struct tracefs_source *ts);
+
+/* tracefs_pidns.c */
+bool tracefs_own_pidns(void);
+int tracefs_kernel_pids(pid_t workload, pid_t *self, pid_t *kworkload, char *err, size_t errlen);
+/* a kernel pid as this pid namespace sees it: the workload's and this process's; others unchanged */
+uint32_t tracefs_local_pid(const struct tracefs_source *ts, uint32_t kpid);
 
 /* tracefs_cgroup.c */
 int tracefs_cgroup_refresh(struct tracefs_source *ts, bool force);

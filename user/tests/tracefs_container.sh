@@ -1,0 +1,151 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The tracefs source inside a container (issue 25) on this machine: mount,
+# pid and network namespaces of its own (unshare), tracefs unmounted and no
+# CAP_SYS_ADMIN to mount it again (Docker's default), and the host's
+# tracefs bind-mounted back at /sys/kernel/tracing (a hostPath volume).  record --
+# a workload of 25 timed reads, no fork: the wake-ups of the workload's own
+# pid as the container sees it ($$ inside) are as many as the same
+# workload's recorded on the host (their pids the host's own), and at least
+# 25; the disk's irq records equal the kernel's count over the run; the
+# instances are named by the kernel's pid, so a run in the container leaves
+# a host run beside it alone.  Without the bind mount, info and record say
+# that tracefs is missing and name the hostPath mount.  And in a user
+# namespace of its own, root mapped to the host's root, the same works
+# (tracefs checks file modes only); mapped to another uid it cannot open it.
+. "$(dirname "$0")/common.sh"
+need_tracefs_disk "tracefs in a container"
+if ! command -v bash >/dev/null || ! command -v setpriv >/dev/null || ! unshare --mount --pid --fork --net --mount-proc true 2>/dev/null; then
+	skip "tracefs in a container" "no bash or setpriv, or unshare cannot make mount, pid and network namespaces here"
+	finish
+fi
+T=$(mktemp -d /var/tmp/gpuprobe-ctr.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+chmod 755 "$T"
+mkfifo "$T/fifo"
+N=25
+# the workload: N timed reads of a fifo no one writes (each one timer
+# wake-up), no fork (an arithmetic loop, not $(seq)); its pid as it sees it
+WL="echo \$\$ > \$OUT.pid; for ((i = 0; i < $N; i++)); do read -t 0.02 x <&3; done 3<>'$T/fifo'; true"
+# a container's view of the kernel, as Docker's default gives it: no
+# tracefs mounted, and no CAP_SYS_ADMIN to mount one (libtracefs tries);
+# with BIND=1 the host's mounted in at /sys/kernel/tracing.  Where a mount
+# cannot go (a user namespace's are locked) a tmpfs hides it.
+cat >"$T/container.sh" <<EOF
+mkdir -p "$T/host-tracing"
+mount --bind "$TRACING" "$T/host-tracing" || exit 9
+for m in /sys/kernel/debug/tracing /sys/kernel/tracing /sys/kernel/debug; do
+	! grep -q " \$m " /proc/mounts || umount -l "\$m" 2>/dev/null || mount -t tmpfs none "\$m" || exit 9
+done
+if [ "\$BIND" = 1 ]; then
+	mount --bind "$T/host-tracing" /sys/kernel/tracing || exit 9
+fi
+umount -l "$T/host-tracing"
+exec setpriv --bounding-set -sys_admin --inh-caps -sys_admin -- "\$@"
+EOF
+in_container() {	# BIND OUT CMD...: CMD inside, stdout and stderr in OUT.err
+	bind=$1
+	out=$2
+	shift 2
+	BIND=$bind OUT=$out unshare --mount --pid --fork --net --mount-proc sh "$T/container.sh" "$@" \
+		>"$out.err" 2>&1
+}
+# own_wakeups TRACE PID: wake-up records whose woken pid is PID
+own_wakeups() {
+	"$GPT" export --csv "$1.csv" "$1" && awk -F, -v p="$2" '$1 == "wakeup" && $16 == p { n++ } END { print n + 0 }' "$1.csv"
+}
+
+# ---- with the host's tracefs mounted in ----
+in_container 1 "$T/info" "$GPT" info
+check "container with tracefs bind-mounted: info finds it at /sys/kernel/tracing" \
+	grep -q "^tracefs source: /sys/kernel/tracing$" "$T/info.err"
+
+OUT=$T/host bash -c "$WL" &	# warm the page cache for both runs alike
+wait
+OUT=$T/host "$GPT" record -q --source tracefs -d "$BDF" -o "$T/host.trace" -- bash -c "$WL"
+check "on the host: record -- the workload exits 0" [ $? -eq 0 ]
+in_container 1 "$T/ctr" "$GPT" record -q --source tracefs -d "$BDF" -o "$T/ctr.trace" -- bash -c "$WL"
+rc=$?
+sed 's/^/    container: /' "$T/ctr.err"
+check "in the container: record -- the workload exits 0" [ $rc -eq 0 ]
+host_n=$(own_wakeups "$T/host.trace" "$(cat "$T/host.pid")")
+ctr_pid=$(cat "$T/ctr.pid")
+ctr_n=$(own_wakeups "$T/ctr.trace" "$ctr_pid")
+echo "    workload's own wake-ups: $host_n on the host (pid $(cat "$T/host.pid")), $ctr_n in the container (pid $ctr_pid there)"
+check "in the container: the workload's wake-ups carry its pid as the container sees it ($ctr_pid), as many as on the host, at least $N" \
+	sh -c '[ "$1" -ge "$3" ] && [ "$1" = "$2" ]' _ "$ctr_n" "$host_n" "$N"
+"$GPT" report --json "$T/ctr.trace" >"$T/ctr.json"
+python3 - "$T/ctr.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+vecs = d["targets"][0]["vectors"]
+print("    container: disk irqs: kernel delta %d, records in window %d" % (
+	sum(v["kernel_count"]["delta"] for v in vecs), sum(v["kernel_count"]["records_in_window"] for v in vecs)))
+sys.exit(0 if vecs and all(v["kernel_count"]["match"] for v in vecs) and d["drops"]["lost"] == 0 else 1)
+PY
+check "in the container: irq records == /proc/interrupts delta over the recording, none lost" [ $? -eq 0 ]
+
+# two containers at once, whose recorders have the same pid there: each
+# has instances of its own (named by the kernel's pid), so each trace holds
+# its own workload's wake-ups, as many as on the host
+in_container 1 "$T/a" "$GPT" record -q --source tracefs -d "$BDF" -o "$T/a.trace" -- bash -c "$WL" &
+a=$!
+in_container 1 "$T/b" "$GPT" record -q --source tracefs -d "$BDF" -o "$T/b.trace" -- bash -c "$WL" &
+b=$!
+wait $a
+arc=$?
+wait $b
+brc=$?
+a_n=$(own_wakeups "$T/a.trace" "$(cat "$T/a.pid")")
+b_n=$(own_wakeups "$T/b.trace" "$(cat "$T/b.pid")")
+echo "    two containers at once: exit $arc and $brc; own wake-ups $a_n (pid $(cat "$T/a.pid")) and $b_n (pid $(cat "$T/b.pid")), $host_n on the host"
+check "two containers recording at once: each trace has its own workload's wake-ups, as many as on the host" \
+	sh -c '[ "$1 $2" = "0 0" ] && [ "$3" = "$5" ] && [ "$4" = "$5" ]' _ $arc $brc "$a_n" "$b_n" "$host_n"
+
+# a host run beside it: the container's run must not take its instance
+# for a killed run's (named by a pid the container cannot see; the kernel
+# refuses to remove an instance whose buffers are open, too)
+"$GPT" record -q --source tracefs -d "$BDF" -o "$T/beside.trace" --duration 3 2>"$T/beside.err" &
+beside=$!
+sleep 1
+in_container 1 "$T/ctr2" "$GPT" record -q --source tracefs -d "$BDF" -o "$T/ctr2.trace" -- true
+ctr2=$?
+alive=$(ls "$TRACING/instances" | grep -c "^gpuprobe-$beside\$")
+wait $beside
+brc=$?
+check "a container's run (exit $ctr2) leaves the host's run beside it its instance (gpuprobe-$beside: $alive)" \
+	sh -c '[ "$1" = 0 ] && [ "$2" = 1 ]' _ "$ctr2" "$alive"
+check "the host's run beside it completes (exit 0)" [ "$brc" -eq 0 ]
+check "no instance left: none named by a container's pid, no scratch one" \
+	sh -c '! ls "$1/instances" | grep -q "^gpuprobe-pidns-\|^gpuprobe-[0-9]-\|^gpuprobe-[0-9]$"' _ "$TRACING"
+
+# ---- without it ----
+in_container 0 "$T/noinfo" "$GPT" info
+check "container without tracefs: info says it is not mounted and names the hostPath mount" \
+	grep -q "^tracefs source: not available: tracefs is not mounted (.*hostPath volume of /sys/kernel/tracing in Kubernetes, docker run -v /sys/kernel/tracing:/sys/kernel/tracing)" "$T/noinfo.err"
+in_container 0 "$T/norec" "$GPT" record -q --source tracefs -d "$BDF" -o "$T/norec.trace" -- true
+rc=$?
+sed 's/^/    container without tracefs: /' "$T/norec.err"
+check "container without tracefs: record fails, says tracefs is not mounted and names the hostPath mount" \
+	sh -c '[ "$1" -ne 0 ] && grep -q "tracefs is not mounted (.*hostPath volume of /sys/kernel/tracing" "$2"' \
+	_ $rc "$T/norec.err"
+
+# ---- a user namespace of its own ----
+if unshare --user --map-root-user true 2>/dev/null; then
+	BIND=1 OUT=$T/uns unshare --user --map-root-user --mount --pid --fork --net --mount-proc \
+		sh "$T/container.sh" "$GPT" record -q --source tracefs -d "$BDF" -o "$T/uns.trace" -- bash -c "$WL" \
+		>"$T/uns.err" 2>&1
+	rc=$?
+	uns_n=$(own_wakeups "$T/uns.trace" "$(cat "$T/uns.pid")")
+	echo "    user namespace, root mapped to root: exit $rc, $uns_n own wake-ups (pid $(cat "$T/uns.pid"))"
+	check "user namespace with root mapped to the host's root: record works, the workload's wake-ups as on the host" \
+		sh -c '[ "$1" -eq 0 ] && [ "$2" = "$3" ]' _ $rc "$uns_n" "$host_n"
+	(cd / && BIND=1 OUT=$T/remap setpriv --reuid=65534 --regid=65534 --clear-groups \
+		unshare --user --map-root-user "$GPT" info >"$T/remap.err" 2>&1)
+	sed -n 's/^\(tracefs source.*\)/    root mapped to uid 65534: \1/p' "$T/remap.err"
+	check "user namespace with root mapped to another uid: tracefs not usable, the host root's files, says to use the host's user namespace" \
+		grep -q "^tracefs source: not usable: .*belong to the host's root.*user namespace of its own.*--userns=host; Kubernetes hostUsers: true" "$T/remap.err"
+else
+	skip "tracefs in a user namespace" "user namespaces are off here"
+fi
+finish
