@@ -625,6 +625,8 @@ int main(void)
 		  test_tscclock_two_samples_each },
 		{ "exact clock: the narrowest of N reads around rdtscp; records it cannot use refused",
 		  test_tscclock_sample_now_and_refusals },
+		{ "exact clock: the bound is the widest half windows + the bends + 1, and holds against a known bent truth",
+		  test_tscclock_bound_holds_at_window_edges },
 	};
 	int passed = 0, failed;
 

@@ -132,5 +132,6 @@ void test_iommu_parts_modes_dropped(void);
 void test_iommu_mode_read(void);
 void test_tscclock_two_samples_each(void);
 void test_tscclock_sample_now_and_refusals(void);
+void test_tscclock_bound_holds_at_window_edges(void);
 
 #endif /* GPUPROBE_TESTS_H */
