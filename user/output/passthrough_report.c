@@ -296,6 +296,7 @@ static void json_stage(struct json *j, const struct crossing *c, const struct cr
 	kv_u64_if(j, "p99_ns", st->count > 0, st->p99);
 	kv_u64_if(j, "max_ns", st->count > 0, st->max);
 	json_kv_u64(j, "sum_ns", st->sum);
+	json_kv_u64(j, "negative", st->negative);
 	json_kv_bool(j, "in_chain", st->in_chain);
 	json_key(j, "share_pct");
 	if (st->in_chain && c->complete_pairs)
@@ -314,6 +315,7 @@ static void json_host_path(struct json *j, const struct hostpath_summary *p)
 	json_key(j, "host_path");
 	json_object_begin(j);
 	json_kv_bool(j, "measured", p->measured);
+	json_kv_u64(j, "events_dropped", p->dropped);
 	json_kv_u64(j, "with_irqfd", p->with_irqfd);
 	json_kv_u64(j, "with_entry", p->with_entry);
 	json_key(j, "vcpu_state");
