@@ -103,6 +103,9 @@ static void print_host_path(FILE *out, const struct crossing *c)
 	fprintf(out, "  EOI: %" PRIu64 " by an x2APIC MSR write exit, %" PRIu64 " by an APIC access exit, %" PRIu64 " PV EOI (no exit of its own), %" PRIu64 " at another exit, %" PRIu64 " not seen\n",
 		p->eoi[EOI_MSR_EXIT], p->eoi[EOI_APIC_EXIT], p->eoi[EOI_PV], p->eoi[EOI_OTHER_EXIT],
 		p->eoi[EOI_NONE]);
+	if (c->stage[CROSS_GUEST_TO_EOI].negative)
+		fprintf(out, "  EOI before the guest handler's entry: %" PRIu64 " (x86 acks an edge interrupt's APIC before running its handler; 0 in guest handler -> EOI in KVM)\n",
+			c->stage[CROSS_GUEST_TO_EOI].negative);
 	if (!p->exits_counted)
 		return;
 	fprintf(out, "  exits from the irqfd injection to the EOI's (included), per interrupt: p50 %" PRIu64 ", max %" PRIu64 ", %" PRIu64 " over %" PRIu64 " interrupts:",
