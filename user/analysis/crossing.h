@@ -39,11 +39,12 @@ struct crossing_stage {
 	bool in_chain;		/* one of the consecutive steps host entry -> wake */
 	bool crosses;		/* a host time to a guest one: within the clock's bound */
 	uint64_t count, min, p50, p99, max, sum;
+	uint64_t negative;	/* values that came out < 0, taken as 0 (warned of) */
 	uint64_t chain_sum;	/* over the complete pairs only: what the share is of */
 	double share_pct;	/* of the chain over the complete pairs; in_chain only */
 };
 
-#define CROSSING_MAX_WARNINGS	4
+#define CROSSING_MAX_WARNINGS	6
 
 struct crossing_warning {
 	const char *kind;	/* JSON: clock_disagree, tsc_samples_capped, ... */

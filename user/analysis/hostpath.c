@@ -143,19 +143,25 @@ void hostpath_add(struct hostpath_input *in, const struct gpuprobe_rec_kvm *k)
 	default:
 		return;
 	}
+	if (in->n >= (in->max ? in->max : HOSTPATH_MAX_EVENTS)) {
+		in->dropped++;
+		return;
+	}
 	if (in->n == in->cap) {
 		size_t cap = in->cap ? 2 * in->cap : 4096;
 
-		if (in->n >= HOSTPATH_MAX_EVENTS || !(e = realloc(in->e, cap * sizeof(*e)))) {
+		if (!(e = realloc(in->e, cap * sizeof(*e)))) {
 			in->dropped++;
 			return;
 		}
 		in->e = e;
 		in->cap = cap;
 	}
+	in->entries_exits += k->stage == GPUPROBE_KVM_ENTRY || k->stage == GPUPROBE_KVM_EXIT;
 	in->e[in->n++] = (struct hostpath_event){
 		.ts = k->hdr.ts_ns, .tid = in_handler ? 0 : k->tid, .cpu = k->hdr.cpu,
-		.value = in_handler ? k->host_irq : k->vector, .stage = k->stage,
+		.value = in_handler ? k->host_irq : k->vector, .stage = (uint8_t)k->stage,
+		.reinjected = k->stage == GPUPROBE_KVM_INJECT && (k->hdr.flags & GPUPROBE_KVM_REINJECTED),
 		.isa = k->stage == GPUPROBE_KVM_EXIT ? (uint16_t)k->level : 0,
 	};
 	in->sorted = false;
@@ -194,13 +200,35 @@ static size_t first_at(const struct hostpath_input *in, uint32_t tid, uint64_t t
 	return lo;
 }
 
-/* The first step of stage on thread tid from index i on (in->n: none). */
-static size_t next_of(const struct hostpath_input *in, size_t i, uint32_t tid, uint16_t stage)
+/*
+ * The VM entry that delivers the pair's injection: the first after it, or,
+ * where KVM reinjects the vector (the entry was cancelled, or the guest did
+ * not take it and the exit gave it back), the first after the last
+ * reinjection before the guest's EOI.  The search ends at that EOI or at the
+ * vector's next injection (in->n: no entry).
+ */
+static size_t delivering_entry(struct hostpath_input *in, const struct pt_pair *p)
 {
-	for (; i < in->n && in->e[i].tid == tid; i++)
-		if (in->e[i].stage == stage)
-			return i;
-	return in->n;
+	size_t entry = in->n;
+
+	if (!in->entries_exits)
+		return in->n;
+	for (size_t i = first_at(in, p->vcpu_tid, p->inject_ts);
+	     i < in->n && in->e[i].tid == p->vcpu_tid; i++) {
+		const struct hostpath_event *e = &in->e[i];
+
+		in->visited++;
+		if (e->stage == GPUPROBE_KVM_ENTRY && entry == in->n)
+			entry = i;
+		if (e->stage == GPUPROBE_KVM_EOI && e->value == p->vector && entry != in->n)
+			break;
+		if (e->stage != GPUPROBE_KVM_INJECT || e->value != p->vector || e->ts <= p->inject_ts)
+			continue;
+		if (!e->reinjected)
+			break;		/* the vector's next interrupt */
+		entry = in->n;		/* delivered at the entry after this one */
+	}
+	return entry;
 }
 
 /* The irqfd step inside the pair's handler: its MSI routing, else its GSI. */
@@ -220,18 +248,29 @@ static uint64_t irqfd_of(const struct hostpath_input *in, const struct pt_pair *
 	return set_irq;
 }
 
-/* The vCPU thread at time ts: the last entry or exit before it. */
-static uint8_t state_at(const struct hostpath_input *in, uint32_t tid, uint64_t ts)
+/*
+ * The vCPU thread at time ts: the last entry or exit before it.  An
+ * injection (kvm_inj_virq runs in the host, just before an entry) with no
+ * entry after it: still in the host.  So the search stops there, and it is
+ * not made where no entry or exit was traced: it would walk the thread's
+ * every injection for each pair.
+ */
+static uint8_t state_at(struct hostpath_input *in, uint32_t tid, uint64_t ts)
 {
 	size_t i = first_at(in, tid, ts);
 
+	if (!in->entries_exits)
+		return VCPU_UNKNOWN;
 	while (i-- > 0 && in->e[i].tid == tid) {
 		const struct hostpath_event *e = &in->e[i];
 
+		in->visited++;
 		if (e->stage == GPUPROBE_KVM_ENTRY)
 			return VCPU_IN_GUEST;
 		if (e->stage == GPUPROBE_KVM_EXIT)
 			return is_hlt(e->isa, e->value) ? VCPU_HALTED : VCPU_IN_HOST;
+		if (e->stage == GPUPROBE_KVM_INJECT)
+			return VCPU_IN_HOST;
 	}
 	return VCPU_UNKNOWN;
 }
@@ -244,7 +283,7 @@ static uint8_t state_at(const struct hostpath_input *in, uint32_t tid, uint64_t 
  * way out of the guest, before SVM traces the exit (kvm_exit fires in
  * handle_exit): so the exit before the EOI in that stay, else the one after.
  */
-static void eoi_of(const struct hostpath_input *in, struct pt_pair *p, size_t entry)
+static void eoi_of(struct hostpath_input *in, struct pt_pair *p, size_t entry)
 {
 	const struct hostpath_event *exit = NULL;
 	size_t i;
@@ -252,13 +291,15 @@ static void eoi_of(const struct hostpath_input *in, struct pt_pair *p, size_t en
 	for (i = entry; i < in->n && in->e[i].tid == p->vcpu_tid; i++) {
 		const struct hostpath_event *e = &in->e[i];
 
+		in->visited++;
 		if (e->stage == GPUPROBE_KVM_ENTRY)
 			exit = NULL;
 		if (e->stage == GPUPROBE_KVM_EXIT)
 			exit = e;
 		if (e->stage == GPUPROBE_KVM_EOI && e->value == p->vector)
 			break;
-		if (e->stage == GPUPROBE_KVM_INJECT && e->value == p->vector && e->ts > p->entry_ts)
+		if (e->stage == GPUPROBE_KVM_INJECT && e->value == p->vector && e->ts > p->entry_ts &&
+		    !e->reinjected)
 			return;		/* the vector's next interrupt: this one's EOI was not traced */
 	}
 	if (i == in->n || in->e[i].tid != p->vcpu_tid)
@@ -283,7 +324,7 @@ static void eoi_of(const struct hostpath_input *in, struct pt_pair *p, size_t en
 			      is_apic_eoi(exit->isa, exit->value) ? EOI_APIC_EXIT : EOI_OTHER_EXIT;
 }
 
-static void fill_pair(const struct hostpath_input *in, struct pt_pair *p)
+static void fill_pair(struct hostpath_input *in, struct pt_pair *p)
 {
 	size_t entry;
 
@@ -291,7 +332,7 @@ static void fill_pair(const struct hostpath_input *in, struct pt_pair *p)
 	if (!p->inject_ts || !p->vcpu_tid)
 		return;
 	p->vcpu_state = state_at(in, p->vcpu_tid, p->irqfd_ts ? p->irqfd_ts : p->host_ts);
-	entry = next_of(in, first_at(in, p->vcpu_tid, p->inject_ts), p->vcpu_tid, GPUPROBE_KVM_ENTRY);
+	entry = delivering_entry(in, p);
 	if (entry == in->n)
 		return;
 	p->entry_ts = in->e[entry].ts;
@@ -388,6 +429,7 @@ void hostpath_summarize(struct hostpath_summary *s, const struct passthrough *pt
 		s->apicv = in->apicv;
 		s->pi_posted = in->pi_posted;
 		s->pi_unposted = in->pi_unposted;
+		s->dropped = in->dropped;
 		for (size_t i = 0; i < in->n && !s->measured; i++)
 			s->measured = in->e[i].stage == GPUPROBE_KVM_ENTRY;
 	}

@@ -28,7 +28,8 @@ struct hostpath_event {
 	uint32_t tid;		/* VMM thread; in-handler steps: 0 */
 	uint32_t cpu;
 	uint32_t value;		/* EXIT: the reason; EOI: the vector; irqfd: the host irq */
-	uint16_t stage;		/* enum gpuprobe_kvm_stage */
+	uint8_t stage;		/* enum gpuprobe_kvm_stage */
+	uint8_t reinjected;	/* INJECT: kvm_inj_virq's reinjected (the same interrupt again) */
 	uint16_t isa;		/* EXIT: GPUPROBE_KVM_ISA_* */
 };
 
@@ -36,7 +37,10 @@ struct hostpath_input {
 	struct hostpath_event *e;
 	size_t n, cap;
 	bool sorted;
-	uint64_t dropped;
+	size_t max;		/* events kept at most; 0: HOSTPATH_MAX_EVENTS (a test lowers it) */
+	uint64_t dropped;	/* beyond max (or out of memory): reported (hostpath_summary) */
+	uint64_t entries_exits;	/* kvm_entry/kvm_exit events: without any, no search for them */
+	uint64_t visited;	/* events the per-pair searches stepped over: linear in the pairs */
 	uint64_t pi_posted, pi_unposted;	/* kvm_pi_irte_update set=1 / set=0 */
 	bool have_mode;				/* an APIC_MODE record */
 	uint32_t avic, apicv;			/* GPUPROBE_KVM_PARAM_* */
@@ -68,6 +72,7 @@ struct hostpath_reason {
 /* What report prints: over the pairs (crossing.h holds one). */
 struct hostpath_summary {
 	bool measured;			/* the VMM's entries/exits were traced */
+	uint64_t dropped;		/* KVM steps not kept (hostpath_input.dropped) */
 	uint64_t with_irqfd, with_entry;	/* pairs with that step found */
 	uint64_t state[VCPU_STATES];
 	uint64_t eoi[EOI_KINDS];

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format.h"
 #include "passthrough.h"
 #include "util.h"
 
@@ -306,6 +307,23 @@ static void choose_clock(struct passthrough *pt)
 		return;
 	}
 	cross_check(pt);
+	/*
+	 * Disagreeing beyond both bounds, one of the two is wrong.  The
+	 * exchanges' bound is causal (the guest read its clock between our
+	 * send and our receive); the exact clock's rests on KVM's offset being
+	 * this guest's and complete (an L2 offset, an untraced write, a test
+	 * offset break it).  So it is refused, not widened: a bound widened to
+	 * the difference would be the exchanges' anyway, on a clock known wrong.
+	 */
+	if (pt->cross_disagree) {
+		char d[FORMAT_NS_LEN];
+
+		snprintf(pt->clock_note, sizeof(pt->clock_note),
+			 "the exchanges disagree with it at %llu of %u bursts (by up to %s, beyond both bounds): one of the two is wrong, and only the exchanges' bound is causal",
+			 (unsigned long long)pt->cross_disagree, pt->fit.npoints,
+			 format_ns(d, sizeof(d), (double)pt->cross_max_ns));
+		return;
+	}
 	if (pt->have_fit && c->error_ns >= pt->fit.error_ns) {
 		snprintf(pt->clock_note, sizeof(pt->clock_note),
 			 "its bound (%llu ns) is not below the exchanges' (%llu ns)",

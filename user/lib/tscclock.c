@@ -354,21 +354,29 @@ int tsc_sample_now(uint64_t (*clock)(void *), void *arg, unsigned int tries,
 		   struct tsc_sample *out)
 {
 	bool have = false;
+	int apic_cpu = -1;	/* the CPU apic_id was read on */
+	uint32_t apic_id = 0;
 
 	for (unsigned int i = 0; i < tries; i++) {
 		unsigned int a, b, cc, d, aux;
 		int cpu = sched_getcpu();
 		struct tsc_sample s;
 
-		/* cpuid exits in a guest: outside the window */
-		__cpuid(1, a, b, cc, d);
+		/* cpuid exits in a guest: outside the window, and once per CPU, so tries stay cheap */
+		if (cpu != apic_cpu) {
+			__cpuid(1, a, b, cc, d);
+			apic_id = b >> 24;
+			apic_cpu = cpu;
+		}
 		s.mono_lo = clock(arg);
 		s.tsc = __rdtscp(&aux);
 		s.mono_hi = clock(arg);
 		s.cpu = aux & 0xfff;
-		s.apic_id = b >> 24;
-		if (cpu < 0 || (unsigned int)cpu != s.cpu || sched_getcpu() != cpu)
-			continue;	/* moved: the APIC id may be another CPU's */
+		s.apic_id = apic_id;
+		if (cpu < 0 || (unsigned int)cpu != s.cpu || sched_getcpu() != cpu) {
+			apic_cpu = -1;	/* moved: the APIC id may be another CPU's */
+			continue;
+		}
 		if (!have || s.mono_hi - s.mono_lo < out->mono_hi - out->mono_lo)
 			*out = s;
 		have = true;

@@ -103,6 +103,9 @@ static void print_host_path(FILE *out, const struct crossing *c)
 	fprintf(out, "  EOI: %" PRIu64 " by an x2APIC MSR write exit, %" PRIu64 " by an APIC access exit, %" PRIu64 " PV EOI (no exit of its own), %" PRIu64 " at another exit, %" PRIu64 " not seen\n",
 		p->eoi[EOI_MSR_EXIT], p->eoi[EOI_APIC_EXIT], p->eoi[EOI_PV], p->eoi[EOI_OTHER_EXIT],
 		p->eoi[EOI_NONE]);
+	if (c->stage[CROSS_GUEST_TO_EOI].negative)
+		fprintf(out, "  EOI before the guest handler's entry: %" PRIu64 " (x86 acks an edge interrupt's APIC before running its handler; 0 in guest handler -> EOI in KVM)\n",
+			c->stage[CROSS_GUEST_TO_EOI].negative);
 	if (!p->exits_counted)
 		return;
 	fprintf(out, "  exits from the irqfd injection to the EOI's (included), per interrupt: p50 %" PRIu64 ", max %" PRIu64 ", %" PRIu64 " over %" PRIu64 " interrupts:",
@@ -296,6 +299,7 @@ static void json_stage(struct json *j, const struct crossing *c, const struct cr
 	kv_u64_if(j, "p99_ns", st->count > 0, st->p99);
 	kv_u64_if(j, "max_ns", st->count > 0, st->max);
 	json_kv_u64(j, "sum_ns", st->sum);
+	json_kv_u64(j, "negative", st->negative);
 	json_kv_bool(j, "in_chain", st->in_chain);
 	json_key(j, "share_pct");
 	if (st->in_chain && c->complete_pairs)
@@ -314,6 +318,7 @@ static void json_host_path(struct json *j, const struct hostpath_summary *p)
 	json_key(j, "host_path");
 	json_object_begin(j);
 	json_kv_bool(j, "measured", p->measured);
+	json_kv_u64(j, "events_dropped", p->dropped);
 	json_kv_u64(j, "with_irqfd", p->with_irqfd);
 	json_kv_u64(j, "with_entry", p->with_entry);
 	json_key(j, "vcpu_state");

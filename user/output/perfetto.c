@@ -414,16 +414,34 @@ static void flow_hop(struct exporter *e, char ph, uint64_t id, int pid, int tid,
 	fputs("}", e->out);
 }
 
+/* Where pair i's slices on the vCPU thread end: at the same thread's next injection (slices on a track nest). */
+static uint64_t next_injection(const struct exporter *e, uint64_t i, uint64_t end)
+{
+	const struct pt_pair *p = &e->pt->pairs[i];
+
+	for (uint64_t j = i + 1; j < e->pt->irq_paired && j < i + 64; j++) {
+		const struct pt_pair *q = &e->pt->pairs[j];
+
+		if (q->inject_ts && q->vcpu_tid == p->vcpu_tid && q->inject_ts >= p->inject_ts)
+			return q->inject_ts < end ? q->inject_ts : end;
+	}
+	return end;
+}
+
 /*
  * Pair i's injection, on the vCPU thread that did it (the VMM's real pid
  * and tid, as an ftrace trace beside this one has them), else on a track
- * of its own; from the injection to the guest handler's entry, cut short
- * where the same thread's next injection begins (slices on a track nest).
+ * of its own.  Where the host path found the VM entry that delivered it:
+ * two slices, injection -> that entry, entry -> the guest handler's entry
+ * (the vCPU thread runs the guest then); else one, injection -> the guest
+ * handler.  *entry_hop: whether the second was drawn (a flow hop there).
  */
-static void injection_slice(struct exporter *e, uint64_t i, int *pid, int *tid)
+static void injection_slices(struct exporter *e, uint64_t i, int *pid, int *tid, bool *entry_hop)
 {
 	const struct pt_pair *p = &e->pt->pairs[i];
-	uint64_t dur = p->guest_ts > p->inject_ts ? p->guest_ts - p->inject_ts : 1;
+	bool split = p->entry_ts > p->inject_ts;
+	uint64_t end = next_injection(e, i, split ? p->entry_ts :
+				      p->guest_ts > p->inject_ts ? p->guest_ts : p->inject_ts + 1);
 
 	if (pf_known_id(p->vmm_pid) && pf_known_id(p->vcpu_tid)) {
 		*pid = pf_real_id(0, p->vmm_pid);
@@ -432,39 +450,47 @@ static void injection_slice(struct exporter *e, uint64_t i, int *pid, int *tid)
 		*pid = PF_SYNTH_PID(0, PF_PID_CPUS);
 		*tid = synth_track(e, *pid, TK_KVM, 0, "KVM injections", -1);
 	}
-	for (uint64_t j = i + 1; j < e->pt->irq_paired && j < i + 64; j++) {
-		const struct pt_pair *q = &e->pt->pairs[j];
-
-		if (q->inject_ts && q->vcpu_tid == p->vcpu_tid && q->inject_ts >= p->inject_ts) {
-			if (q->inject_ts - p->inject_ts < dur)
-				dur = q->inject_ts - p->inject_ts;
-			break;
-		}
-	}
-	complete_event(e, *pid, *tid, "passthrough", "KVM injection -> guest entry", p->inject_ts,
-		       dur ? dur : 1);
+	complete_event(e, *pid, *tid, "passthrough", split ? "KVM injection -> VM entry" :
+		       "KVM injection -> guest entry", p->inject_ts, end > p->inject_ts ? end - p->inject_ts : 1);
+	fputs("}", e->out);
+	*entry_hop = split && end == p->entry_ts && p->guest_ts > p->entry_ts;
+	if (!*entry_hop)
+		return;
+	end = next_injection(e, i, p->guest_ts);
+	complete_event(e, *pid, *tid, "passthrough", "VM entry -> guest handler", p->entry_ts,
+		       end - p->entry_ts);
 	fputs("}", e->out);
 }
 
 /*
- * Each paired interrupt as one flow: the host handler (host CPU) -> KVM's
- * injection (the vCPU thread) -> the guest handler (guest CPU) -> the
- * guest thread it woke (that thread's track, a 1 ns slice at the wake-up).
- * Hops the trace lacks are left out; without a wake-up the flow ends at
- * the guest handler.
+ * Each paired interrupt as one flow: the host handler (host CPU) -> its
+ * irqfd step inside it (kvm_msi_set_irq: a 1 ns slice nested in the
+ * handler's) -> KVM's injection (the vCPU thread) -> the VM entry that
+ * delivers it (the same thread) -> the guest handler (guest CPU) -> the
+ * guest thread it woke (that thread's track, a 1 ns slice at the
+ * wake-up).  Hops the trace lacks are left out; without a wake-up the flow
+ * ends at the guest handler.  The EOI, after the handler, is not a hop.
  */
 static void perfetto_flows(struct exporter *e)
 {
 	for (uint64_t i = 0; e->pt && e->pt->pairs && i < e->pt->irq_paired; i++) {
 		const struct pt_pair *p = &e->pt->pairs[i];
 		int host = cpu_tid(e, 0, p->host_cpu), guest = cpu_tid(e, 1, p->guest_cpu);
-		bool woke = p->wake_ts && pf_known_id(p->wake_tid);
+		bool woke = p->wake_ts && pf_known_id(p->wake_tid), entry_hop;
 		int pid, tid;
 
 		flow_hop(e, 's', i + 1, PF_SYNTH_PID(0, PF_PID_CPUS), host, p->host_ts);
+		if (p->irqfd_ts > p->host_ts && p->irqfd_ts < p->host_ts + p->host_duration) {
+			complete_event(e, PF_SYNTH_PID(0, PF_PID_CPUS), host, "passthrough",
+				       "irqfd (kvm_msi_set_irq)", p->irqfd_ts, 1);
+			fputs("}", e->out);
+			flow_hop(e, 't', i + 1, PF_SYNTH_PID(0, PF_PID_CPUS), host, p->irqfd_ts);
+		}
 		if (p->inject_ts) {
-			injection_slice(e, i, &pid, &tid);
+			injection_slices(e, i, &pid, &tid, &entry_hop);
 			flow_hop(e, 't', i + 1, pid, tid, p->inject_ts);
+			if (entry_hop)
+				flow_hop(e, 't', i + 1, pid, tid, p->entry_ts);
 		}
 		flow_hop(e, woke ? 't' : 'f', i + 1, PF_SYNTH_PID(1, PF_PID_CPUS), guest, p->guest_ts);
 		if (!woke)

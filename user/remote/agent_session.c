@@ -250,8 +250,11 @@ static int handle_host(struct session *s)
 		memcpy(&r.seq, s->c.payload, sizeof(r.seq));
 		r.guest_ns = agent_clock_ns(s->o);
 		/* the same clock as guest_ns (the test skew included): the host maps by it */
-		/* the narrowest of 8: a guest read is now and then descheduled (1.7 us under TCG) */
-		if (!tsc_sample_now(agent_clock_cb, (void *)s->o, 8, &t)) {
+		/*
+		 * the narrowest of 32: a guest read is now and then descheduled (1.7 us under TCG);
+		 * a try is two clock reads and an rdtscp (cpuid once), ~1 us there, tens of ns on hardware
+		 */
+		if (!tsc_sample_now(agent_clock_cb, (void *)s->o, 32, &t)) {
 			r.tsc_mono_lo = t.mono_lo;
 			r.tsc = t.tsc;
 			r.tsc_mono_hi = t.mono_hi;

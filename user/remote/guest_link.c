@@ -158,7 +158,8 @@ static void put_tsc_samples(struct guest_link *g, const struct tracefile_rec_tsc
 		return;
 	if (sink_put(sink, &guest->hdr))
 		return;
-	if (!tsc_sample_now(host_clock, NULL, 5, &s)) {
+	/* the narrowest of 16: once a burst, after it, so no exchange waits on it */
+	if (!tsc_sample_now(host_clock, NULL, 16, &s)) {
 		tsc_sample_record(&s, MACHINE_HOST, s.mono_lo, &rec);
 		sink_put(sink, &rec.hdr);
 	}

@@ -10,8 +10,11 @@ events synth_export.c and synth_merged.c write (keep them in step).
   perfetto_check.py merged FILE N LATENCY DROP
                                     --perfetto of `gentrace merged n=N
                                     latency=LATENCY drop=DROP`
-  perfetto_check.py crossing FILE N  --perfetto of `gentrace merged n=N inject
-                                    vary tsc`: one flow an interrupt, its hops
+  perfetto_check.py crossing FILE N [host_path]
+                                    --perfetto of `gentrace merged n=N inject
+                                    vary tsc [host_path]`: one flow an
+                                    interrupt, its hops (with host_path: the
+                                    irqfd step and the VM entry too)
   perfetto_check.py merged-app FILE  --perfetto of `gentrace merged n=10 app`:
                                     the guest workload's ids and threads
   perfetto_check.py shape json FILE [SLACK_NS] | shape proto DECODED
@@ -452,7 +455,12 @@ def vary_stages(i):
     return to_inject, to_inject + 1000 + (i * 53 % 100) * 29, 2000 + (i * 71 % 100) * 23
 
 
-def check_crossing(path, n):
+def vary_host_path(i):
+    """synth_merged_stages with vary: to_irqfd (in the handler), to_entry (after the injection)."""
+    return 200 + (i * 31 % 100) * 13, 100 + (i * 13 % 100) * 9
+
+
+def check_crossing(path, n, host_path=False):
     """--perfetto of `gentrace merged n=N inject vary tsc`: each interrupt one flow, host handler ->
     KVM injection on the vCPU thread (its real ids) -> guest handler -> the woken guest thread,
     each hop where a slice of its own track begins, every hop of one flow the same interrupt's."""
@@ -478,11 +486,25 @@ def check_crossing(path, n):
     for i in range(n):
         h = HOST_T0 + i * SPACING
         inj, lat, wk = vary_stages(i)
-        want.append([("s", h, (host_cpus, "CPU 0")), ("t", h + inj, (VMM_PID, VCPU_TID)),
-                     ("t", h + lat, (guest_cpus, "CPU 0")), ("f", h + lat + wk, wake)])
-    check(f"{n} flows, each one interrupt's: host handler -> injection on vCPU thread "
+        irqfd, entry = vary_host_path(i)
+        # in the export's order: start, the steps as they happen, end
+        want.append([("s", h, (host_cpus, "CPU 0"))] +
+                    ([("t", h + irqfd, (host_cpus, "CPU 0"))] if host_path else []) +
+                    [("t", h + inj, (VMM_PID, VCPU_TID))] +
+                    ([("t", h + inj + entry, (VMM_PID, VCPU_TID))] if host_path else []) +
+                    [("t", h + lat, (guest_cpus, "CPU 0")), ("f", h + lat + wk, wake)])
+    steps = "irqfd in the host handler, injection and VM entry" if host_path else "injection"
+    check(f"{n} flows, each one interrupt's: host handler -> {steps} on vCPU thread "
           f"({VMM_PID}, {VCPU_TID}) -> guest handler -> woken guest thread", got == want,
           [g for g in got if g not in want][:2])
+    if host_path:
+        names = {(e["name"], ns(e["ts"])) for e in ev if e["ph"] == "X"}
+        h = HOST_T0
+        inj, lat, _ = vary_stages(0)
+        irqfd, entry = vary_host_path(0)
+        check("interrupt 0's slices: irqfd (1 ns, in the handler), injection -> VM entry, VM entry -> guest handler",
+              {("irqfd (kvm_msi_set_irq)", h + irqfd), ("KVM injection -> VM entry", h + inj),
+               ("VM entry -> guest handler", h + inj + entry)} <= names)
     check("the host and guest hops of a flow: the same interrupt's (host i + its stages)",
           len(got) == n and len({f[0][1] for f in got}) == n, len(got))
 
@@ -559,8 +581,8 @@ def main(argv):
         shape_json(argv[3], int(float(argv[4])))
     elif len(argv) == 3 and argv[1] == "merged-app":
         check_merged_app(argv[2])
-    elif len(argv) == 4 and argv[1] == "crossing":
-        check_crossing(argv[2], int(argv[3]))
+    elif len(argv) in (4, 5) and argv[1] == "crossing" and argv[4:] in ([], ["host_path"]):
+        check_crossing(argv[2], int(argv[3]), argv[4:] == ["host_path"])
     elif len(argv) == 6 and argv[1] == "merged":
         check_merged(argv[2], int(argv[3]), int(argv[4]), int(argv[5]))
     else:

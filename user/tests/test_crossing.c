@@ -331,24 +331,51 @@ static bool warns(const struct synth_merged *o, const char *kind, const char *te
 }
 
 /*
- * The exact clock in use while the exchanges say otherwise: bursts 50 us
- * off (beyond 5 us + 101 ns) warn, in the text and in the JSON; right
- * ones, or 3 us off (within both bounds), do not.
+ * The exact clock against exchanges that say otherwise: bursts 50 us off
+ * (beyond 5 us + 101 ns) refuse it (mapped by the exchanges, saying why, the
+ * disagreement kept in exact_clock); right, or 3 us off (within both
+ * bounds): it is used.
  */
-void test_crossing_disagreement_warned(void)
+static void disagreeing(int64_t off_ns, bool want_refused)
 {
-	static const char text[] = "WARNING: the exact clock (KVM's TSC offset) is in use, but the vsock exchanges disagree";
 	struct synth_merged o;
+	struct passthrough *pt;
 
+	crossing_options(&o, true, off_ns);
+	pt = crossing_trace(&o, "cross-disagree");
+	if (!pt)
+		return;
+	CHECK(pt->tsc != NULL, "exchanges %lld ns off: no exact clock read", (long long)off_ns);
+	CHECK(pt->clock_exact == !want_refused, "exchanges %lld ns off: exact clock %s (%s)",
+	      (long long)off_ns, pt->clock_exact ? "used" : "refused", pt->clock_note);
+	CHECK((pt->cross_disagree > 0) == want_refused, "exchanges %lld ns off: %llu bursts disagree",
+	      (long long)off_ns, (unsigned long long)pt->cross_disagree);
+	if (want_refused) {
+		CHECK(strstr(pt->clock_note, "disagree with it at") && strstr(pt->clock_note, "causal"),
+		      "why not: %s", pt->clock_note);
+		CHECK_EQ_U64(pt->clock_error_ns, pt->fit.error_ns);
+	} else {
+		CHECK_EQ_U64(pt->clock_error_ns, SYNTH_TSC_BOUND_NS);
+	}
+	passthrough_free(pt);
+}
+
+void test_crossing_disagreement_refused(void)
+{
+	const char *path = test_tmp_path("cross-disagree-text");
+	struct synth_merged o;
+	char *text;
+
+	disagreeing(50000, true);
+	disagreeing(0, false);
+	disagreeing(3000, false);
 	crossing_options(&o, true, 50000);
-	CHECK(warns(&o, "clock_disagree", text), "no warning with the exchanges 50 us off");
-	crossing_options(&o, true, 0);
-	CHECK(!warns(&o, "clock_disagree", text), "a warning with the exchanges right");
-	crossing_options(&o, true, 3000);
-	CHECK(!warns(&o, "clock_disagree", text), "a warning with the exchanges 3 us off (within the bounds)");
-	/* the exchanges' own clock in use: nothing to disagree with */
-	crossing_options(&o, false, 50000);
-	CHECK(!warns(&o, "clock_disagree", text), "a warning without the exact clock");
+	CHECK(synth_write_merged(path, &o) == 0, "synth_write_merged");
+	text = test_report(path, false);
+	CHECK(text && strstr(text, "exact clock: not used (the exchanges disagree with it at"),
+	      "text: the refusal not said");
+	free(text);
+	unlink(path);
 }
 
 /* More host TSC samples than the cap: the ones beyond it counted and reported, none below it. */
@@ -403,7 +430,8 @@ void test_crossing_documented(void)
 	md = calloc(1, 1 << 20);
 	len = md ? fread(md, 1, (1 << 20) - 1, f) : 0;
 	fclose(f);
-	crossing_options(&o, true, 50000);	/* with a warning: its keys too */
+	crossing_options(&o, true, 0);
+	o.tsc_host_samples = TSC_MAX_SAMPLES + 10;	/* with a warning: its keys too */
 	o.host_path = true;			/* and the host path's */
 	CHECK(synth_write_merged(path, &o) == 0, "synth_write_merged");
 	json = test_report(path, true);

@@ -430,3 +430,115 @@ void test_tscclock_sample_now_and_refusals(void)
 	tsc_clock_free(c);
 	free(c);
 }
+
+/*
+ * The bound against a known truth, by hand.  Ten samples a side, one a
+ * second at host time t_i = i s, of known windows (multiples of 4 ns, so
+ * every midpoint and every neighbours' average is whole); the host's read
+ * has the truth at its window's low edge, the guest's at its high edge (the
+ * two errors add); one offset, no scaling.  The host's CLOCK_MONOTONIC
+ * bends: from 5.5 s on it runs 4 ppm fast (NTP slewing), so between the
+ * samples at 5 and 6 s the interpolation is 1 us wrong, which only the bend
+ * term covers.
+ * What the math says: each side's read term is its widest half window
+ * (host 400/2, guest 1100/2, both at sample 2); each side's bend is the
+ * largest |(dev[i-1] + dev[i+1]) / 2 - dev[i]| over inner samples, dev the
+ * midpoint's distance from the straight line (even spacing: the neighbours'
+ * line at i is their average); + 1 ns.  Every guest time, every ms of the
+ * run, must map within the bound; at sample 2 the error is the two halves.
+ */
+#define BOUND_N		10
+#define BOUND_KINK_NS	5500000000ll
+static const int64_t bound_host_w[BOUND_N] = { 100, 60, 400, 80, 120, 92, 72, 300, 52, 112 };
+static const int64_t bound_guest_w[BOUND_N] = { 900, 500, 1100, 460, 520, 480, 600, 1100, 440, 500 };
+
+/* the host's mono at host instant t (ns): 4 ppm fast from the kink */
+static int64_t bound_host_true(int64_t t)
+{
+	return t + (t > BOUND_KINK_NS ? (t - BOUND_KINK_NS) / 250000 : 0);
+}
+
+static int64_t bound_bend(const int64_t *dev)
+{
+	int64_t worst = 0;
+
+	for (int i = 1; i + 1 < BOUND_N; i++) {
+		int64_t d = (dev[i - 1] + dev[i + 1]) / 2 - dev[i];
+
+		if (llabs(d) > worst)
+			worst = llabs(d);
+	}
+	return worst;
+}
+
+void test_tscclock_bound_holds_at_window_edges(void)
+{
+	struct tsc_clock *c = malloc(sizeof(*c));
+	struct tracefile_rec_tsc r = rec(TSC_REC_KVM, MACHINE_GUEST, 0);
+	int64_t host_dev[BOUND_N], guest_dev[BOUND_N], want, worst = 0, at_wide = -1;
+
+	tsc_clock_init(c);
+	r.tsc_offset = OFF1;
+	CHECK(tsc_clock_add(c, &r) == 0, "kvm record");
+	for (int i = 0; i < BOUND_N; i++) {
+		int64_t t = 1000000000ll * (i + 1), h = bound_host_true(t);
+
+		r = rec(TSC_REC_SAMPLE, MACHINE_HOST, (uint64_t)h);
+		r.mono_lo = (uint64_t)h;
+		r.mono_hi = (uint64_t)(h + bound_host_w[i]);
+		r.tsc = host_tsc((uint64_t)t);
+		CHECK(tsc_clock_add(c, &r) == 0, "host sample %d", i);
+		host_dev[i] = h - t + bound_host_w[i] / 2;
+		r = rec(TSC_REC_SAMPLE, MACHINE_GUEST, (uint64_t)h);
+		r.mono_lo = (uint64_t)t + D_NS - (uint64_t)bound_guest_w[i];
+		r.mono_hi = (uint64_t)t + D_NS;
+		r.tsc = host_tsc((uint64_t)t) + (uint64_t)OFF1;
+		r.host_lo = (uint64_t)h - 1000;
+		r.host_hi = (uint64_t)h + 1000;
+		r.apic_id = 0;
+		CHECK(tsc_clock_add(c, &r) == 0, "guest sample %d", i);
+		guest_dev[i] = -bound_guest_w[i] / 2;
+	}
+	tsc_clock_solve(c);
+	CHECK(c->usable, "usable: %s", c->why_not);
+	/* the kink shows at the 6 s sample: (0 + 60 + 6000 + 36) / 2 - (2000 + 46) = 1002 */
+	CHECK_EQ_U64(c->host.bend_ns, (uint64_t)bound_bend(host_dev));
+	CHECK_EQ_U64(c->host.bend_ns, 1002);
+	CHECK_EQ_U64(c->guest.bend_ns, (uint64_t)bound_bend(guest_dev));
+	CHECK_EQ_U64(c->host.half_max, 200);
+	CHECK_EQ_U64(c->guest.half_max, 550);
+	want = 200 + 550 + 1002 + bound_bend(guest_dev) + 1;
+	CHECK_EQ_U64(c->error_ns, (uint64_t)want);
+	/* every ms from the first sample to the last */
+	for (int64_t t = 1000000000ll; t <= 1000000000ll * BOUND_N; t += 1000000) {
+		uint64_t h = 0;
+		int64_t err;
+
+		if (!tsc_guest_to_host(c, (uint64_t)t + D_NS, 0, &h)) {
+			CHECK(0, "guest time at %lld not mapped", (long long)t);
+			break;
+		}
+		err = llabs((int64_t)h - bound_host_true(t));
+		if (err > worst)
+			worst = err;
+		if (err > (int64_t)c->error_ns) {
+			CHECK(0, "at %lld ns: %lld ns off, bound %llu", (long long)t, (long long)err,
+			      (unsigned long long)c->error_ns);
+			break;
+		}
+	}
+	/* sample 2's guest midpoint: its guest read's half, then the host's half, the same way */
+	{
+		uint64_t h = 0;
+		int64_t t = 3000000000ll;
+
+		CHECK(tsc_guest_to_host(c, (uint64_t)t + D_NS - 550, 0, &h), "sample 2 mapped");
+		at_wide = (int64_t)h - (bound_host_true(t) - 550);
+	}
+	CHECK(at_wide == 200 + 550, "at the widest samples %lld ns off, want 750", (long long)at_wide);
+	/* between 5 and 6 s the reads' halves alone (751) would not cover it: the bend term must */
+	CHECK(worst > 200 + 550 + 1 && worst <= want, "worst %lld ns, bound %lld", (long long)worst,
+	      (long long)want);
+	tsc_clock_free(c);
+	free(c);
+}

@@ -606,8 +606,8 @@ int main(void)
 		  test_crossing_stages_exact },
 		{ "crossing: report --json's stages equal the inputs', the bound on crossing stages only",
 		  test_crossing_json },
-		{ "crossing: the exact clock in use against disagreeing exchanges is warned of, and only then",
-		  test_crossing_disagreement_warned },
+		{ "crossing: exchanges disagreeing beyond both bounds refuse the exact clock, and only then",
+		  test_crossing_disagreement_refused },
 		{ "crossing: TSC samples beyond the 4096 cap counted and warned of, none at the cap",
 		  test_crossing_samples_capped },
 		{ "crossing: every key of passthrough.crossing named in report-json.md", test_crossing_documented },
@@ -627,6 +627,15 @@ int main(void)
 		  test_tscclock_two_samples_each },
 		{ "exact clock: the narrowest of N reads around rdtscp; records it cannot use refused",
 		  test_tscclock_sample_now_and_refusals },
+		{ "exact clock: the bound is the widest half windows + the bends + 1, and holds against a known bent truth",
+		  test_tscclock_bound_holds_at_window_edges },
+		{ "host path: no kvm_entry/exit traced: no search (linear in the pairs); stops at the previous injection",
+		  test_hostpath_no_entries_linear },
+		{ "host path: a reinjected vector delivered at the entry after it, its EOI found",
+		  test_hostpath_reinjection },
+		{ "host path: KVM steps beyond the cap counted and warned of", test_hostpath_cap_reported },
+		{ "crossing: negative stages taken as 0, counted per stage and warned of",
+		  test_crossing_negative_stages_counted },
 	};
 	int passed = 0, failed;
 

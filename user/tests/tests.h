@@ -124,14 +124,20 @@ void test_iommu_parts_deferred_inferred(void);
 /* test_crossing.c: the host -> guest crossing of report */
 void test_crossing_stages_exact(void);
 void test_crossing_json(void);
-void test_crossing_disagreement_warned(void);
+void test_crossing_disagreement_refused(void);
 void test_crossing_samples_capped(void);
 void test_crossing_documented(void);
 void test_crossing_untrusted_verdict(void);
 void test_crossing_host_path(void);
+/* test_hostpath.c */
+void test_hostpath_no_entries_linear(void);
+void test_hostpath_reinjection(void);
+void test_hostpath_cap_reported(void);
+void test_crossing_negative_stages_counted(void);
 void test_iommu_parts_modes_dropped(void);
 void test_iommu_mode_read(void);
 void test_tscclock_two_samples_each(void);
 void test_tscclock_sample_now_and_refusals(void);
+void test_tscclock_bound_holds_at_window_edges(void);
 
 #endif /* GPUPROBE_TESTS_H */

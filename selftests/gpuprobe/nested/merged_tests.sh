@@ -39,7 +39,9 @@ wait $q
 tail -n 3 /out/record.err
 gpuprobe-trace report --json /out/merged.trace >/out/merged.json
 gpuprobe-trace report /out/merged.trace >/out/merged.txt
-sed -n '/^passthrough/,/^$/p' /out/merged.txt
+# the report's own "WARNING:" lines as "report warning:": the console scan
+# (vmlib.sh) takes "WARNING:" for the kernel's
+sed -n '/^passthrough/,/^$/p' /out/merged.txt | sed 's/^  WARNING: /  report warning: /'
 # the first "key": value of report --json (the passthrough object's)
 v() { awk -v k="\"$1\":" '$1 == k { v = $2; sub(/,$/, "", v); print v; exit }' /out/merged.json; }
 paired=$(v irq_paired)
