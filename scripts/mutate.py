@@ -78,6 +78,7 @@ USER_SUITES = [
     suite('cgroup-args', ['./cgroup_args.sh'], 1.0),
     suite('cgroup-tracefs', ['./cgroup_tracefs.sh'], 2.0),
     suite('tracefs-container', ['./tracefs_container.sh'], 9.9),
+    suite('container-opencl', ['./container_opencl.sh'], 3.0),
 ]
 MEMCHECK = ['valgrind', '-q', '--error-exitcode=99', '--leak-check=full',
             '--errors-for-leak-kinds=definite']

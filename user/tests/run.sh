@@ -74,6 +74,7 @@ all_suites() {
 	run_suite cgroup-args ./cgroup_args.sh
 	run_suite cgroup-tracefs ./cgroup_tracefs.sh
 	run_suite tracefs-container ./tracefs_container.sh
+	run_suite container-opencl ./container_opencl.sh
 
 	# The same suites under memcheck: use after free (the chunk reader's thread
 	# inside fread() on a closed file crashed CI only now and then), leaks.
