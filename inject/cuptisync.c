@@ -23,10 +23,10 @@ static atomic_uint_least64_t written, failed_calls, unknown_streams, no_entry;
 
 enum cupti_sync_source cupti_sync_source_of(const char *value)
 {
-	if (!value || !*value || !strcmp(value, "activity"))
-		return CUPTI_SYNC_ACTIVITY;
-	if (!strcmp(value, "callbacks"))
+	if (!value || !*value || !strcmp(value, "callbacks"))
 		return CUPTI_SYNC_CALLBACKS;
+	if (!strcmp(value, "activity"))
+		return CUPTI_SYNC_ACTIVITY;
 	return CUPTI_SYNC_INVALID;
 }
 

@@ -314,8 +314,9 @@ static void test_fill(void)
 
 static void test_source(void)
 {
-	CHECK(cupti_sync_source_of(NULL) == CUPTI_SYNC_ACTIVITY, "unset");
-	CHECK(cupti_sync_source_of("") == CUPTI_SYNC_ACTIVITY, "empty");
+	/* the callbacks by default: CUPTI's sync kind taxes every call (cuptisync.h) */
+	CHECK(cupti_sync_source_of(NULL) == CUPTI_SYNC_CALLBACKS, "unset");
+	CHECK(cupti_sync_source_of("") == CUPTI_SYNC_CALLBACKS, "empty");
 	CHECK(cupti_sync_source_of("callbacks") == CUPTI_SYNC_CALLBACKS, "callbacks");
 	CHECK(cupti_sync_source_of("activity") == CUPTI_SYNC_ACTIVITY, "activity");
 	CHECK(cupti_sync_source_of("cupti") == CUPTI_SYNC_INVALID, "a typo is no source");

@@ -31,14 +31,16 @@
 /*
  * The per-record CUDA cost measured on the H200, used when none is given
  * (Documentation/results/h200-2026-12-02c/calls: scripts/examples/cuda_calls.cu,
- * 20000 cudaLaunchKernel calls of an empty kernel, traced with the defaults
- * less untraced, 5 interleaved rounds): 2646 ns a launch, bootstrap 95 %
- * interval of the median [1167, 3570], for its 2 records (the API call
- * and the kernel).  OpenCL and the kernel side: not measured there (0).
+ * 20000 cudaLaunchKernel calls of an empty kernel, traced with the default
+ * sync source, the driver callbacks, less untraced, 5 interleaved rounds):
+ * 1633 ns a launch, bootstrap 95 % interval of the median [823, 3472], for
+ * its 2 records (the API call and the kernel).  OpenCL and the kernel side:
+ * not measured there (0).  On the launch-bound torch loop the measured cost
+ * was about 2.7 times records x this (h200-2026-12-02c/torch).
  */
-#define TRACE_COST_H200_CUDA_NS		1323.0
-#define TRACE_COST_H200_CUDA_LO_NS	583.5
-#define TRACE_COST_H200_CUDA_HI_NS	1785.0
+#define TRACE_COST_H200_CUDA_NS		816.5
+#define TRACE_COST_H200_CUDA_LO_NS	411.5
+#define TRACE_COST_H200_CUDA_HI_NS	1736.0
 #define TRACE_COST_H200_SOURCE		"the H200's, 2026-12-02c (cuda_calls: launches traced less untraced)"
 
 struct trace_cost_calib {

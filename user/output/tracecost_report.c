@@ -30,7 +30,7 @@ static void print_how(FILE *out, const struct trace_cost *tc)
 		tc->estimate_lo_ns / 1e6, tc->estimate_hi_ns / 1e6,
 		tc->overhead_records, tc->overhead_ns / 1e6,
 		c->source ? c->source : "the calibration given");
-	fprintf(out, "  not in it: CUDA calls that left no record (with CUPTI's sync records on, each costs its thread about 0.2-0.5 us on the H200) and start-up; another machine's costs differ (measure yours: scripts/h200-calls.sh, then %s)\n",
+	fprintf(out, "  not in it: start-up, and CUDA calls that left no record (recorded with GPUPROBE_CUDA_SYNCS=activity, each costs its thread 0.2-0.5 us on the H200); on the H200's launch-bound torch loop the cost measured was about 2.7 times this; another machine's costs differ (measure yours: scripts/h200-calls.sh, then %s)\n",
 		TRACE_COST_ENV);
 }
 
