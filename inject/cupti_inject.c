@@ -3,9 +3,9 @@
  * libgpuprobe_cupti.so: loaded by the CUDA driver at cuInit through
  * CUDA_INJECTION64_PATH, it records the workload's kernels, copies, memsets
  * and API calls with CUPTI's activity API, stamped on CLOCK_MONOTONIC (the
- * kernel events' clock), and its synchronisations from CUPTI's activity
- * kind (cuptisync.h; GPUPROBE_CUDA_SYNCS=callbacks: timed from driver-API
- * callbacks, an experiment), into $GPUPROBE_APP_EVENTS.
+ * kernel events' clock), and its synchronisations timed from driver-API
+ * callbacks (cuptisync.h; GPUPROBE_CUDA_SYNCS=activity: CUPTI's activity
+ * kind, as before 2026-12-02c), into $GPUPROBE_APP_EVENTS.
  *
  * Each CUDA device used is mapped to its PCI function and CUPTI's clock is
  * checked against ours while the workload runs (cupti_devices.c).
@@ -163,7 +163,7 @@ static const CUpti_ActivityKind wanted[] = {
 	CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
 	CUPTI_ACTIVITY_KIND_MEMCPY,
 	CUPTI_ACTIVITY_KIND_MEMSET,
-	CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,	/* not with GPUPROBE_CUDA_SYNCS=callbacks */
+	CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,	/* only with GPUPROBE_CUDA_SYNCS=activity */
 };
 
 /*
@@ -289,9 +289,9 @@ static bool left_out(const char *part)
 }
 
 /*
- * Where the waits come from (cuptisync.h): CUPTI's SYNCHRONIZATION activity
- * kind by default; the driver-API callbacks of the synchronising calls with
- * GPUPROBE_CUDA_SYNCS=callbacks, unless CUPTI refuses them.
+ * Where the waits come from (cuptisync.h): the driver-API callbacks of the
+ * synchronising calls by default, unless CUPTI refuses them; CUPTI's
+ * SYNCHRONIZATION activity kind with GPUPROBE_CUDA_SYNCS=activity.
  */
 static bool syncs_from_activity(void)
 {
@@ -302,8 +302,8 @@ static bool syncs_from_activity(void)
 		return false;
 	if (source == CUPTI_SYNC_INVALID)
 		appwriter_note(GPUPROBE_APP_CUDA, PREFIX, "%s=%s: not 'callbacks' or 'activity': "
-			       "CUPTI's sync records", GPUPROBE_CUDA_SYNCS_ENV, value);
-	if (source != CUPTI_SYNC_CALLBACKS)
+			       "the driver callbacks", GPUPROBE_CUDA_SYNCS_ENV, value);
+	if (source == CUPTI_SYNC_ACTIVITY)
 		return true;
 	if (cupti_sync_start(subscriber)) {
 		appwriter_note(GPUPROBE_APP_CUDA, PREFIX,

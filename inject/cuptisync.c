@@ -7,8 +7,9 @@
  * again, first thing, before the clock check that may follow in the same
  * callback (cupti_devices.c), so that the wait never holds a check; then one
  * SYNC record.  The stream is named by its CUPTI id (the id the kernel and
- * copy records carry): cuptiGetStreamIdEx of the call's handle, the
- * per-thread default stream for the _ptsz variants' NULL handle.
+ * copy records carry): cuptiGetStreamIdEx of the call's handle in the
+ * call's context, the per-thread default stream for the _ptsz variants'
+ * NULL handle.
  */
 #include <stdatomic.h>
 #include <string.h>
@@ -22,10 +23,10 @@ static atomic_uint_least64_t written, failed_calls, unknown_streams, no_entry;
 
 enum cupti_sync_source cupti_sync_source_of(const char *value)
 {
-	if (!value || !*value || !strcmp(value, "activity"))
-		return CUPTI_SYNC_ACTIVITY;
-	if (!strcmp(value, "callbacks"))
+	if (!value || !*value || !strcmp(value, "callbacks"))
 		return CUPTI_SYNC_CALLBACKS;
+	if (!strcmp(value, "activity"))
+		return CUPTI_SYNC_ACTIVITY;
 	return CUPTI_SYNC_INVALID;
 }
 
@@ -126,9 +127,15 @@ static CUstream stream_of(CUpti_CallbackId cbid, const void *params, uint8_t *pe
  * The CUPTI id of the stream a stream sync or wait names; false when CUPTI
  * does not know it.  The special handles are the default streams: the
  * legacy one (CU_STREAM_LEGACY, as NULL) and this thread's
- * (CU_STREAM_PER_THREAD, as NULL in a _ptsz call).
+ * (CU_STREAM_PER_THREAD, as NULL in a _ptsz call).  A default stream is one
+ * per context: CUPTI names it only given the call's context (with a NULL
+ * context every sync on torch's default stream came out without a stream
+ * id, Documentation/results/h200-2026-12-02b); an explicit handle is
+ * asked in the same context first, then alone (a stream of another
+ * context).
  */
-static bool stream_id_of(CUpti_CallbackId cbid, const void *params, uint32_t *id)
+static bool stream_id_of(CUpti_CallbackId cbid, CUcontext context, const void *params,
+			 uint32_t *id)
 {
 	uint8_t per_thread;
 	CUstream stream;
@@ -143,7 +150,10 @@ static bool stream_id_of(CUpti_CallbackId cbid, const void *params, uint32_t *id
 		stream = NULL;
 		per_thread = 1;
 	}
-	return cuptiGetStreamIdEx(NULL, stream, per_thread, id) == CUPTI_SUCCESS;
+	if (cuptiGetStreamIdEx(context, stream, per_thread, id) == CUPTI_SUCCESS)
+		return true;
+	/* a stream of another context synchronised from this one: named alone */
+	return stream && context && cuptiGetStreamIdEx(NULL, stream, per_thread, id) == CUPTI_SUCCESS;
 }
 
 void cupti_sync_callback(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
@@ -169,7 +179,7 @@ void cupti_sync_callback(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 		return;
 	}
 	if ((kind == GPUPROBE_SYNC_STREAM || kind == GPUPROBE_SYNC_STREAM_WAIT) &&
-	    !stream_id_of(cbid, cb->functionParams, &stream)) {
+	    !stream_id_of(cbid, cb->context, cb->functionParams, &stream)) {
 		/*
 		 * A stream sync matched by a stream nobody's ops carry would wait
 		 * for nothing: it takes its thread's ops, as a device sync does.

@@ -3,19 +3,23 @@
  * CUDA synchronisations as SYNC application events (appevents.h), from one
  * of two sources, GPUPROBE_CUDA_SYNCS=activity|callbacks:
  *
- *  callbacks (an experiment, not the default): the library times the driver's waits itself, from
+ *  callbacks (default): the library times the driver's waits itself, from
  *	CUPTI's driver-API callbacks on the synchronising calls only
  *	(cuCtxSynchronize, cuStreamSynchronize, cuEventSynchronize,
  *	cuStreamWaitEvent and their _v2/_ptsz variants): CLOCK_MONOTONIC at
- *	entry and at exit, the stream's CUPTI id from the call's parameters.
- *  activity (default): CUPTI's SYNCHRONIZATION activity kind.  On the
- *	H200's launch-bound torch loop that kind alone cost about 15 % of
- *	the step (Documentation/results/h200-2026-12-02), for some 1 record
- *	a step.  The callbacks did not win that back and lost stream ids:
- *	traced/actsyncs 0.959 [0.818, 1.095] over 3 rounds, and 44 of 666
- *	syncs a run without a stream id (torch's streams unknown to
- *	cuptiGetStreamIdEx in the callback), 39 waits matched of 43 in two
- *	rounds (Documentation/results/h200-2026-12-02b): so not the default.
+ *	entry and at exit, the stream's CUPTI id from the call's parameters
+ *	and context.
+ *  activity: CUPTI's SYNCHRONIZATION activity kind, the default until
+ *	2026-12-02c.  It taxes every CUDA call, recorded or not: 200-530 ns
+ *	on each of cudaGetDevice, cudaEventQuery, cudaEventRecord and
+ *	cuCtxGetCurrent on the H200, nothing measurable with the callbacks
+ *	(scripts/examples/cuda_calls.cu); on the launch-bound torch loop
+ *	callbacks/activity 0.885 [0.739, 1.018], 5 rounds, the same sync
+ *	records (44 stream, 620 event, 2 device a run, every stream sync with
+ *	its stream; Documentation/results/h200-2026-12-02c).  Before the
+ *	stream-id fix the callbacks lost torch's 44 default-stream syncs'
+ *	stream (cuptiGetStreamIdEx with a NULL context,
+ *	Documentation/results/h200-2026-12-02b).
  *
  * Both write the same record (cupti_sync_fill): type SYNC, kind device,
  * stream, event or stream-wait, BLOCKING unless a stream wait (no host
@@ -50,8 +54,8 @@
 #define GPUPROBE_CUDA_SYNCS_ENV	"GPUPROBE_CUDA_SYNCS"
 
 enum cupti_sync_source {
-	CUPTI_SYNC_CALLBACKS,		/* driver-API callbacks (an experiment) */
-	CUPTI_SYNC_ACTIVITY,		/* CUPTI_ACTIVITY_KIND_SYNCHRONIZATION (default) */
+	CUPTI_SYNC_CALLBACKS,		/* driver-API callbacks (default) */
+	CUPTI_SYNC_ACTIVITY,		/* CUPTI_ACTIVITY_KIND_SYNCHRONIZATION */
 	CUPTI_SYNC_INVALID,
 };
 

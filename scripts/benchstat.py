@@ -11,6 +11,8 @@ of B ran side by side).  Intervals are bootstrap 95% intervals over rounds
       median lo hi n                      (interval of the median)
   benchstat.py FILE ratio A B
       ratio lo hi n                       (median of the per-round ratios A/B)
+  benchstat.py FILE diff A B
+      diff lo hi n                        (median of the per-round differences A-B)
   benchstat.py FILE goal NAME OP GOAL     OP is >= or <=
   benchstat.py FILE goal A/B OP GOAL      (a ratio)
       median lo hi met|missed|undecided   undecided: the interval straddles GOAL
@@ -46,6 +48,10 @@ def interval(values):
 
 
 def series(samples, name):
+    if name.startswith("diff:"):
+        a, b = name[5:].split("/", 1)
+        va, vb = samples.get(a, []), samples.get(b, [])
+        return [va[i] - vb[i] for i in range(min(len(va), len(vb)))]
     if "/" in name:
         a, b = name.split("/", 1)
         va, vb = samples.get(a, []), samples.get(b, [])
@@ -66,6 +72,8 @@ def main(argv):
     what = argv[2]
     if what == "stat" or what == "ratio":
         name = argv[3] if what == "stat" else argv[3] + "/" + argv[4]
+    elif what == "diff" and len(argv) == 5:
+        name = "diff:" + argv[3] + "/" + argv[4]
     elif what == "goal" and len(argv) == 6 and argv[4] in (">=", "<="):
         name = argv[3]
     else:

@@ -28,6 +28,7 @@
 # rotated as above), results in $OUT/syncs-LOOP:
 #   run: SYNCS=1 bash scripts/h200-cost.sh launch     carry: [".gpu"]
 #   traced     GPUPROBE_CUDA_SYNCS=callbacks: waits timed from CUPTI's driver-API callbacks
+#              (the default since 2026-12-02c)
 #   actsyncs   GPUPROBE_CUDA_SYNCS=activity: CUPTI's SYNCHRONIZATION kind (as before)
 #   apicb      traced, and GPUPROBE_CUDA_API_SOURCE=callbacks: the selected API
 #              calls timed from callbacks too, no API activity records

@@ -24,19 +24,7 @@
 #include "appwriter.h"
 #include "cupti_devices.h"
 #include "cuptiapi.h"
-
-#define N(a)	(sizeof(a) / sizeof((a)[0]))
-
-static unsigned int failures;
-
-#define CHECK(cond, ...) do {						\
-	if (!(cond)) {							\
-		failures++;						\
-		fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);	\
-		fprintf(stderr, __VA_ARGS__);				\
-		fputc('\n', stderr);					\
-	}								\
-} while (0)
+#include "fake_cupti.h"
 
 /* ---- fake CUPTI: ids 1..N of each domain ---- */
 
@@ -63,23 +51,6 @@ CUptiResult CUPTIAPI cuptiGetCallbackName(CUpti_CallbackDomain domain, uint32_t 
 	return CUPTI_SUCCESS;
 }
 
-static bool enabled[2][16];	/* [runtime][cbid] */
-static unsigned int enable_calls, fail_enable_at;
-
-CUptiResult CUPTIAPI cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle subscriber,
-					 CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
-{
-	bool runtime = domain == CUPTI_CB_DOMAIN_RUNTIME_API;
-
-	(void)subscriber;
-	if ((!runtime && domain != CUPTI_CB_DOMAIN_DRIVER_API) || cbid >= N(enabled[0]))
-		return CUPTI_ERROR_INVALID_PARAMETER;
-	if (enable && ++enable_calls == fail_enable_at)
-		return CUPTI_ERROR_NOT_INITIALIZED;
-	enabled[runtime][cbid] = enable;
-	return CUPTI_SUCCESS;
-}
-
 static bool checking;
 
 bool cupti_clock_in_check(void)
@@ -88,14 +59,6 @@ bool cupti_clock_in_check(void)
 }
 
 /* ---- invocations ---- */
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 struct call {
 	CUpti_CallbackDomain domain;
@@ -116,23 +79,14 @@ static void invoke(struct call *c)
 	};
 	struct timespec wait = { 0, 1000000 };
 
-	c->t0 = mono_ns();
+	c->t0 = fake_mono_ns();
 	cupti_api_callback(c->domain, c->cbid, &cb);
-	c->t1 = mono_ns();
+	c->t1 = fake_mono_ns();
 	nanosleep(&wait, NULL);
 	cb.callbackSite = CUPTI_API_EXIT;
-	c->t2 = mono_ns();
+	c->t2 = fake_mono_ns();
 	cupti_api_callback(c->domain, c->cbid, &cb);
-	c->t3 = mono_ns();
-}
-
-static unsigned int count_enabled(bool runtime)
-{
-	unsigned int n = 0;
-
-	for (size_t i = 0; i < N(enabled[0]); i++)
-		n += enabled[runtime][i];
-	return n;
+	c->t3 = fake_mono_ns();
 }
 
 static void test_enable(void)
@@ -141,27 +95,28 @@ static void test_enable(void)
 	struct call runtime_launch = CALL(CUPTI_CB_DOMAIN_RUNTIME_API, 1, 302);
 
 	CHECK(cupti_api_callbacks_start(NULL, false) == 3, "driver only: 3 calls");
-	CHECK(enabled[0][1] && enabled[0][3] && enabled[0][5] && count_enabled(false) == 3,
+	CHECK(fake_enabled[0][1] && fake_enabled[0][3] && fake_enabled[0][5] &&
+	      fake_enabled_count(false) == 3,
 	      "driver: launch, blocking copy, async copy; not cuCtxGetCurrent, cuStreamQuery");
-	CHECK(count_enabled(true) == 0, "GPUPROBE_CUDA_RUNTIME=0: no runtime callback");
-	memset(enabled, 0, sizeof(enabled));
+	CHECK(fake_enabled_count(true) == 0, "GPUPROBE_CUDA_RUNTIME=0: no runtime callback");
+	fake_enable_reset();
 	/* a refusal halfway: nothing left enabled, nothing recorded */
-	enable_calls = 0;
-	fail_enable_at = 5;	/* the second runtime call's: one of each domain to undo */
+	fake_fail_enable_at = 5;	/* the second runtime call's: one of each domain to undo */
 	CHECK(cupti_api_callbacks_start(NULL, true) == -1, "refusal not reported");
-	CHECK(count_enabled(false) + count_enabled(true) == 0, "callbacks left after a refusal");
+	CHECK(fake_enabled_count(false) + fake_enabled_count(true) == 0,
+	      "callbacks left after a refusal");
 	/* and none recorded, should CUPTI still call back (test_records counts the file) */
 	invoke(&launch);
 	invoke(&runtime_launch);
-	fail_enable_at = 0;
+	fake_fail_enable_at = 0;
 	/* no driver call selected is no refusal: the runtime's are still taken */
 	no_driver_names = true;
 	CHECK(cupti_api_callbacks_start(NULL, true) == 2, "runtime only: 2 calls");
-	CHECK(count_enabled(false) == 0 && count_enabled(true) == 2, "runtime only: enabled");
+	CHECK(fake_enabled_count(false) == 0 && fake_enabled_count(true) == 2, "runtime only: enabled");
 	no_driver_names = false;
-	memset(enabled, 0, sizeof(enabled));
+	fake_enable_reset();
 	CHECK(cupti_api_callbacks_start(NULL, true) == 5, "driver and runtime: 5 calls");
-	CHECK(enabled[1][1] && enabled[1][3] && count_enabled(true) == 2,
+	CHECK(fake_enabled[1][1] && fake_enabled[1][3] && fake_enabled_count(true) == 2,
 	      "runtime: cudaLaunchKernel, cudaStreamSynchronize; not cudaGetDevice, cudaEventQuery");
 }
 
@@ -191,7 +146,6 @@ static void test_records(const char *path)
 	struct gpuprobe_app_event ev[16];
 	uint32_t tid = (uint32_t)syscall(SYS_gettid);
 	size_t n;
-	FILE *f;
 
 	for (size_t i = 0; i < N(rec); i++) {
 		invoke(&rec[i]);
@@ -204,10 +158,7 @@ static void test_records(const char *path)
 	checking = false;
 	cupti_api_callback(CUPTI_CB_DOMAIN_DRIVER_API, 1, &exit_only);	/* no entry seen: no span */
 	appwriter_flush();
-	f = fopen(path, "rb");
-	n = f ? fread(ev, sizeof(ev[0]), N(ev), f) : 0;
-	if (f)
-		fclose(f);
+	n = fake_events_read(path, ev, N(ev));
 	CHECK(n == N(rec), "%zu records, want %zu", n, N(rec));
 	for (size_t i = 0; i < N(rec) && i < n; i++) {
 		const struct gpuprobe_app_event *e = &ev[i];
@@ -233,19 +184,10 @@ static void test_records(const char *path)
 int main(void)
 {
 	char path[] = "/tmp/gpuprobe-cupti-api.XXXXXX";
-	int fd = mkstemp(path);
 
-	if (fd < 0)
+	if (fake_events_open(path))
 		return 2;
-	close(fd);
-	setenv(GPUPROBE_APP_EVENTS_ENV, path, 1);
-	if (!appwriter_open()) {
-		unlink(path);
-		return 2;
-	}
 	test_enable();
 	test_records(path);
-	unlink(path);
-	printf("cupti_api_calls: %u failed\n", failures);
-	return failures ? 1 : 0;
+	return fake_finish("cupti_api_calls", path);
 }

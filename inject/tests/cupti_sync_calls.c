@@ -28,73 +28,54 @@
 
 #include "appwriter.h"
 #include "cuptisync.h"
+#include "fake_cupti.h"
 
-#define N(a)		(sizeof(a) / sizeof((a)[0]))
 #define NO_STREAM	0xffffffffu
 #define WAIT_NS		2000000ull	/* how long each fake call "waits" */
-
-static unsigned int failures;
-
-#define CHECK(cond, ...) do {						\
-	if (!(cond)) {							\
-		failures++;						\
-		fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);	\
-		fprintf(stderr, __VA_ARGS__);				\
-		fputc('\n', stderr);					\
-	}								\
-} while (0)
+#define CONTEXT		((CUcontext)0x7700)	/* the context every call is made in */
+#define OTHER_CONTEXT	((CUcontext)0x7800)
 
 /* ---- fake CUPTI ---- */
 
+/*
+ * Streams, by context.  An explicit stream handle names its
+ * stream alone, with or without the context; the default streams (the NULL
+ * handle) are one per context, so CUPTI can name them only given the
+ * context: with a NULL context it answers CUPTI_ERROR_INVALID_STREAM, as
+ * CUPTI 13 did on the H200 for torch's default stream (the 44 "other" syncs
+ * of Documentation/results/h200-2026-12-02b; the device probe of
+ * h200-2026-12-02c asks CUPTI itself).
+ */
 static const struct {
+	CUcontext context;
 	CUstream stream;
 	uint8_t per_thread;
 	uint32_t id;
 } streams[] = {
-	{ (CUstream)0x5000, 0, 21 },
-	{ (CUstream)0x5000, 1, 21 },	/* an explicit stream is itself in either mode */
-	{ NULL, 0, 7 },			/* the legacy default stream */
-	{ NULL, 1, 13 },		/* this thread's per-thread default stream */
+	{ CONTEXT, (CUstream)0x5000, 0, 21 },
+	{ CONTEXT, (CUstream)0x5000, 1, 21 },	/* an explicit stream is itself in either mode */
+	{ CONTEXT, NULL, 0, 7 },		/* the legacy default stream */
+	{ CONTEXT, NULL, 1, 13 },		/* this thread's per-thread default stream */
+	{ OTHER_CONTEXT, (CUstream)0x5100, 0, 31 },	/* another context's stream */
 };
 
 CUptiResult CUPTIAPI cuptiGetStreamIdEx(CUcontext context, CUstream stream, uint8_t per_thread,
 					uint32_t *id)
 {
-	(void)context;
+	*id = 0xdead;	/* nothing promises the id is left alone on failure */
+	if (!stream && !context)
+		return CUPTI_ERROR_INVALID_STREAM;	/* whose default stream? */
 	for (size_t i = 0; i < N(streams); i++) {
-		if (streams[i].stream == stream && streams[i].per_thread == per_thread) {
+		if (streams[i].stream == stream && streams[i].per_thread == per_thread &&
+		    (!context || context == streams[i].context)) {
 			*id = streams[i].id;
 			return CUPTI_SUCCESS;
 		}
 	}
-	*id = 0xdead;	/* nothing promises the id is left alone on failure */
 	return CUPTI_ERROR_INVALID_STREAM;
 }
 
-static bool enabled[1024];
-static unsigned int enable_calls, fail_enable_at;	/* 0: never fail */
-
-CUptiResult CUPTIAPI cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle subscriber,
-					 CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
-{
-	(void)subscriber;
-	if (domain != CUPTI_CB_DOMAIN_DRIVER_API || cbid >= N(enabled))
-		return CUPTI_ERROR_INVALID_PARAMETER;
-	if (enable && ++enable_calls == fail_enable_at)
-		return CUPTI_ERROR_NOT_INITIALIZED;
-	enabled[cbid] = enable;
-	return CUPTI_SUCCESS;
-}
-
 /* ---- one invocation, as CUPTI calls back ---- */
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 struct call {
 	CUpti_CallbackId cbid;
@@ -114,22 +95,22 @@ static void invoke(struct call *c)
 		.functionName = c->what,
 		.functionParams = c->params,
 		.functionReturnValue = &result,
-		.context = (CUcontext)0x7700,
+		.context = CONTEXT,
 		.contextUid = 1,
 		.correlationData = &correlation_data,
 		.correlationId = 4242,	/* the driver call's: the record must not claim it */
 	};
 	struct timespec wait = { 0, (long)WAIT_NS };
 
-	c->t0 = mono_ns();
+	c->t0 = fake_mono_ns();
 	if (!c->skip_entry)
 		cupti_sync_callback(c->cbid, &cb);
-	c->t1 = mono_ns();
+	c->t1 = fake_mono_ns();
 	nanosleep(&wait, NULL);
 	cb.callbackSite = CUPTI_API_EXIT;
-	c->t2 = mono_ns();
+	c->t2 = fake_mono_ns();
 	cupti_sync_callback(c->cbid, &cb);
-	c->t3 = mono_ns();
+	c->t3 = fake_mono_ns();
 }
 
 #define CALL(call, label, parameters) \
@@ -139,18 +120,6 @@ struct expect {
 	uint32_t kind, flags, stream;
 	const char *name;
 };
-
-static size_t read_events(const char *path, struct gpuprobe_app_event *ev, size_t max)
-{
-	FILE *f = fopen(path, "rb");
-	size_t n;
-
-	if (!f)
-		return 0;
-	n = fread(ev, sizeof(*ev), max, f);
-	fclose(f);
-	return n;
-}
 
 static void check_record(const struct gpuprobe_app_event *ev, const struct call *c,
 			 const struct expect *e, uint32_t tid)
@@ -191,6 +160,7 @@ static void test_records(const char *path)
 {
 	cuStreamSynchronize_params stream_5000 = { .hStream = (CUstream)0x5000 };
 	cuStreamSynchronize_params stream_null = { .hStream = NULL };
+	cuStreamSynchronize_params stream_other = { .hStream = (CUstream)0x5100 };
 	cuStreamSynchronize_params stream_unknown = { .hStream = (CUstream)0x6000 };
 	cuStreamSynchronize_params stream_legacy = { .hStream = CU_STREAM_LEGACY };
 	cuStreamSynchronize_params stream_per_thread = { .hStream = CU_STREAM_PER_THREAD };
@@ -221,6 +191,7 @@ static void test_records(const char *path)
 		CALL(cuStreamSynchronize, "cuStreamSynchronize(no parameters)", NULL),
 		CALL(cuStreamSynchronize_ptsz, "cuStreamSynchronize_ptsz(CU_STREAM_LEGACY)",
 		     &ptsz_legacy),
+		CALL(cuStreamSynchronize, "cuStreamSynchronize(another context's)", &stream_other),
 	};
 	static const struct expect want[] = {
 		{ GPUPROBE_SYNC_STREAM, GPUPROBE_APPF_BLOCKING, 21, "stream_synchronize" },
@@ -238,6 +209,7 @@ static void test_records(const char *path)
 		{ GPUPROBE_SYNC_STREAM_WAIT, 0, NO_STREAM, "stream_wait_event" },
 		{ GPUPROBE_SYNC_OTHER, GPUPROBE_APPF_BLOCKING, NO_STREAM, "sync" },
 		{ GPUPROBE_SYNC_STREAM, GPUPROBE_APPF_BLOCKING, 7, "stream_synchronize" },
+		{ GPUPROBE_SYNC_STREAM, GPUPROBE_APPF_BLOCKING, 31, "stream_synchronize" },
 	};
 	/* none of these is a wait the record holds */
 	struct call unrecorded[] = {
@@ -272,7 +244,7 @@ static void test_records(const char *path)
 		return;
 	}
 	appwriter_flush();
-	n = read_events(path, ev, N(ev));
+	n = fake_events_read(path, ev, N(ev));
 	CHECK(n == N(recorded) + 1, "%zu records, want %zu (one a wait)", n, N(recorded) + 1);
 	for (size_t i = 0; i < N(recorded) && k < n; i++, k++)
 		check_record(&ev[k], &recorded[i], &want[i], tid);
@@ -300,21 +272,17 @@ static void test_enabled(void)
 	unsigned int on = 0;
 
 	CHECK(cupti_sync_start(NULL) == 0, "cupti_sync_start failed");
-	for (size_t i = 0; i < N(enabled); i++)
-		on += enabled[i];
+	on = fake_enabled_count(false) + fake_enabled_count(true);
 	CHECK(on == N(want), "%u callbacks enabled, want %zu", on, N(want));
 	for (size_t i = 0; i < N(want); i++)
-		CHECK(enabled[want[i]], "callback %u not enabled", want[i]);
+		CHECK(fake_enabled[0][want[i]], "callback %u not enabled", want[i]);
 	/* all or none: a refusal halfway leaves nothing enabled */
-	memset(enabled, 0, sizeof(enabled));
-	enable_calls = 0;
-	fail_enable_at = 3;
+	fake_enable_reset();
+	fake_fail_enable_at = 3;
 	CHECK(cupti_sync_start(NULL) == -1, "a refused callback not reported");
-	on = 0;
-	for (size_t i = 0; i < N(enabled); i++)
-		on += enabled[i];
+	on = fake_enabled_count(false) + fake_enabled_count(true);
 	CHECK(on == 0, "%u callbacks left enabled after a refusal", on);
-	fail_enable_at = 0;
+	fake_fail_enable_at = 0;
 }
 
 /* CUPTI's own sync records (GPUPROBE_CUDA_SYNCS=activity) map to the same kinds. */
@@ -346,8 +314,9 @@ static void test_fill(void)
 
 static void test_source(void)
 {
-	CHECK(cupti_sync_source_of(NULL) == CUPTI_SYNC_ACTIVITY, "unset");
-	CHECK(cupti_sync_source_of("") == CUPTI_SYNC_ACTIVITY, "empty");
+	/* the callbacks by default: CUPTI's sync kind taxes every call (cuptisync.h) */
+	CHECK(cupti_sync_source_of(NULL) == CUPTI_SYNC_CALLBACKS, "unset");
+	CHECK(cupti_sync_source_of("") == CUPTI_SYNC_CALLBACKS, "empty");
 	CHECK(cupti_sync_source_of("callbacks") == CUPTI_SYNC_CALLBACKS, "callbacks");
 	CHECK(cupti_sync_source_of("activity") == CUPTI_SYNC_ACTIVITY, "activity");
 	CHECK(cupti_sync_source_of("cupti") == CUPTI_SYNC_INVALID, "a typo is no source");
@@ -357,23 +326,13 @@ static void test_source(void)
 int main(void)
 {
 	char path[] = "/tmp/gpuprobe-cupti-sync.XXXXXX";
-	int fd = mkstemp(path);
 
-	if (fd < 0)
+	if (fake_events_open(path))
 		return 2;
-	close(fd);
-	setenv(GPUPROBE_APP_EVENTS_ENV, path, 1);
-	if (!appwriter_open()) {
-		fprintf(stderr, "cannot open %s\n", path);
-		unlink(path);
-		return 2;
-	}
 	test_source();
 	test_fill();
 	test_activity_kinds();
 	test_enabled();
 	test_records(path);
-	unlink(path);
-	printf("cupti_sync_calls: %u failed\n", failures);
-	return failures ? 1 : 0;
+	return fake_finish("cupti_sync_calls", path);
 }

@@ -128,7 +128,7 @@ int cmd_report(int argc, char **argv)
 			break;
 		case 'c':
 			if (trace_cost_parse(optarg, &cost)) {
-				errorf("--tracing-cost wants cuda=NS,opencl=NS,kernel=NS (any of them), not '%s'",
+				errorf("--tracing-cost wants cuda=NS,opencl=NS,kernel=NS (any of them) or none, not '%s'",
 				       optarg);
 				return 2;
 			}

@@ -15,30 +15,40 @@
 
 static void print_how(FILE *out, const struct trace_cost *tc)
 {
-	if (!tc->calib.known) {
-		fprintf(out, "  estimate: CUPTI's own overhead records only (%" PRIu64 ", %.3f ms): a lower bound; no per-record cost given (%s=cuda=NS,opencl=NS,kernel=NS or report --tracing-cost, measured by scripts/h200-cost.sh)\n",
-			tc->overhead_records, tc->overhead_ns / 1e6, TRACE_COST_ENV);
+	const struct trace_cost_calib *c = &tc->calib;
+
+	if (!c->known) {
+		fprintf(out, "  estimate: CUPTI's own overhead records only (%" PRIu64 ", %.3f ms): a lower bound, far below the cost on launch-bound work (about 100 times on the H200's torch loop); %s (%s=cuda=NS,opencl=NS,kernel=NS or report --tracing-cost, measured as scripts/h200-calls.sh does)\n",
+			tc->overhead_records, tc->overhead_ns / 1e6,
+			c->none ? "no per-record cost, as asked" : "no per-record cost given",
+			TRACE_COST_ENV);
 		return;
 	}
-	fprintf(out, "  estimate: %" PRIu64 " x %.0f ns + %" PRIu64 " x %.0f ns + %" PRIu64 " x %.0f ns = %.3f ms (per-record costs from %s), or CUPTI's own overhead records (%" PRIu64 ", %.3f ms) if larger\n",
-		tc->cuda_records, tc->calib.cuda_ns, tc->opencl_records, tc->calib.opencl_ns,
-		tc->kernel_records, tc->calib.kernel_ns, tc->per_record_ns / 1e6,
-		tc->calib.source ? tc->calib.source : "the calibration given",
-		tc->overhead_records, tc->overhead_ns / 1e6);
+	fprintf(out, "  estimate: %" PRIu64 " CUDA records x %.0f ns [%.0f, %.0f] + %" PRIu64 " OpenCL x %.0f ns + %" PRIu64 " kernel-side x %.0f ns = %.3f ms [%.3f, %.3f], or CUPTI's own overhead records (%" PRIu64 ", %.3f ms) if larger; per-record costs: %s\n",
+		tc->cuda_records, c->cuda_ns, c->cuda_lo_ns, c->cuda_hi_ns, tc->opencl_records,
+		c->opencl_ns, tc->kernel_records, c->kernel_ns, tc->per_record_ns / 1e6,
+		tc->estimate_lo_ns / 1e6, tc->estimate_hi_ns / 1e6,
+		tc->overhead_records, tc->overhead_ns / 1e6,
+		c->source ? c->source : "the calibration given");
+	fprintf(out, "  not in it: start-up, and CUDA calls that left no record (recorded with GPUPROBE_CUDA_SYNCS=activity, each costs its thread 0.2-0.5 us on the H200); on the H200's launch-bound torch loop the cost measured was about 2.7 times this; another machine's costs differ (measure yours: scripts/h200-calls.sh, then %s)\n",
+		TRACE_COST_ENV);
 }
 
 void tracecost_print_text(FILE *out, const struct trace_cost *tc)
 {
-	fprintf(out, "\ntracing cost: %s %.3f ms of the workload's time",
-		tc->calib.known ? "about" : "at least", tc->estimate_ns / 1e6);
+	fprintf(out, "\ntracing cost: %s %.3f ms", tc->calib.known ? "about" : "at least",
+		tc->estimate_ns / 1e6);
+	if (tc->calib.known)
+		fprintf(out, " [%.3f, %.3f]", tc->estimate_lo_ns / 1e6, tc->estimate_hi_ns / 1e6);
+	fprintf(out, " of the workload's time");
 	if (tc->wall_ns)
 		fprintf(out, " (%.2f %% of wall)", 100.0 * tc->share);
 	fprintf(out, ": CUDA records %" PRIu64 ", OpenCL %" PRIu64 ", kernel side %" PRIu64 "\n",
 		tc->cuda_records, tc->opencl_records, tc->kernel_records);
 	print_how(out, tc);
 	if (tc->large)
-		fprintf(out, "  warning: tracing took %.1f %% of wall (>= %.0f %%): the shares below can be off by as much; record --api-calls attribution (the default) records fewer CUDA calls, --no-inject none\n",
-			100.0 * tc->share, 100.0 * TRACE_COST_LARGE);
+		fprintf(out, "  warning: tracing may have taken up to %.1f %% of wall (>= %.0f %%): the shares below can be off by as much; record --api-calls attribution (the default) records fewer CUDA calls, --no-inject none\n",
+			100.0 * tc->share_hi, 100.0 * TRACE_COST_LARGE);
 }
 
 void tracecost_print_json(struct json *j, const struct trace_cost *tc)
@@ -60,6 +70,15 @@ void tracecost_print_json(struct json *j, const struct trace_cost *tc)
 	} else {
 		json_put_null(j);
 	}
+	json_key(j, "cuda_per_record_interval_ns");
+	if (tc->calib.known) {
+		json_array_begin(j);
+		json_double(j, tc->calib.cuda_lo_ns);
+		json_double(j, tc->calib.cuda_hi_ns);
+		json_array_end(j);
+	} else {
+		json_put_null(j);
+	}
 	json_key(j, "calibration");
 	if (tc->calib.known)
 		json_put_string(j, tc->calib.source ? tc->calib.source : "given");
@@ -68,9 +87,16 @@ void tracecost_print_json(struct json *j, const struct trace_cost *tc)
 	json_kv_string(j, "method", tc->calib.known ? "max(records x per-record cost, cupti overhead)" :
 		       "cupti overhead only (lower bound)");
 	json_kv_double(j, "estimate_ns", tc->estimate_ns);
+	json_kv_double(j, "estimate_lo_ns", tc->estimate_lo_ns);
+	json_kv_double(j, "estimate_hi_ns", tc->estimate_hi_ns);
 	json_key(j, "share_of_wall");
 	if (tc->wall_ns)
 		json_double(j, tc->share);
+	else
+		json_put_null(j);
+	json_key(j, "share_of_wall_hi");
+	if (tc->wall_ns)
+		json_double(j, tc->share_hi);
 	else
 		json_put_null(j);
 	json_kv_bool(j, "large", tc->large);
@@ -80,10 +106,20 @@ void tracecost_print_json(struct json *j, const struct trace_cost *tc)
 void report_trace_cost(struct trace_cost *tc, const struct agg *a, const struct attribution *at,
 		       const struct report_view *view)
 {
-	struct trace_cost_calib env = { .source = TRACE_COST_ENV };
+	struct trace_cost_calib env = { .source = TRACE_COST_ENV }, builtin;
 	const char *spec = getenv(TRACE_COST_ENV);
+	const struct trace_cost_calib *use = view->cost;
 
-	if (!view->cost && spec && *spec && trace_cost_parse(spec, &env))
-		warnf("%s=%s: not cuda=NS,opencl=NS,kernel=NS: ignored", TRACE_COST_ENV, spec);
-	trace_cost_build(tc, a, at, view->wall_ns, view->cost ? view->cost : &env);
+	if (!use && spec && *spec) {
+		if (trace_cost_parse(spec, &env))
+			warnf("%s=%s: not cuda=NS,opencl=NS,kernel=NS or none: ignored", TRACE_COST_ENV,
+			      spec);
+		else
+			use = &env;
+	}
+	if (!use) {
+		trace_cost_builtin(&builtin);
+		use = &builtin;
+	}
+	trace_cost_build(tc, a, at, view->wall_ns, use);
 }

@@ -10,8 +10,11 @@
  * counted from a trace with no event at all.  Wall: 100 us.
  *
  * With cuda=1000,opencl=500,kernel=100 ns a record the estimate is
- * 12 x 1000 + 3 x 500 + K x 100 ns; without a calibration it is CUPTI's
- * 7000 ns (a lower bound); with a 10 s wall neither is large.
+ * 12 x 1000 + 3 x 500 + K x 100 ns; with "none" it is CUPTI's 7000 ns (a
+ * lower bound); with none given, the H200's per-record cost and its
+ * interval: 12 x TRACE_COST_H200_CUDA_NS [12 x LO, 12 x HI], each end at
+ * least CUPTI's 7000 ns (OpenCL and the kernel side: 0).  Large: the
+ * interval's upper end at 3 % of wall or more; with a 10 s wall nothing is.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -107,7 +110,7 @@ void test_tracing_cost(void)
 	k = base + 10;
 
 	CHECK(!write_cost_trace(path, true, WALL), "write %s", path);
-	doc = cost_json(path, NULL);
+	doc = cost_json(path, "none");
 	tc = jread_get(doc, "tracing_cost");
 	CHECK_EQ_U64(jread_u64(tc, "cuda_records", 0), 12);
 	CHECK_EQ_U64(jread_u64(tc, "opencl_records", 0), 3);
@@ -115,8 +118,24 @@ void test_tracing_cost(void)
 	CHECK_EQ_U64(jread_u64(tc, "cupti_overhead_records", 0), 3);
 	CHECK_EQ_U64(jread_u64(tc, "cupti_overhead_ns", 0), 7000);
 	CHECK_EQ_U64((uint64_t)jread_number(tc, "estimate_ns", 0), 7000);
-	CHECK(json_is_null(jread_get(tc, "calibration")), "no calibration: null");
+	CHECK(json_is_null(jread_get(tc, "calibration")), "none: no calibration");
 	CHECK(json_is_true(jread_get(tc, "large")), "7 us of 100 us is large");
+	jread_free(doc);
+
+	/* none given: the H200's, with its interval */
+	doc = cost_json(path, NULL);
+	tc = jread_get(doc, "tracing_cost");
+	CHECK(!strcmp(jread_string(tc, "calibration", ""), TRACE_COST_H200_SOURCE), "the H200's named");
+	CHECK(jread_number(tc, "estimate_ns", 0) == 12 * TRACE_COST_H200_CUDA_NS,
+	      "estimate %g", jread_number(tc, "estimate_ns", 0));
+	CHECK(jread_number(tc, "estimate_lo_ns", 0) ==
+	      (12 * TRACE_COST_H200_CUDA_LO_NS > 7000 ? 12 * TRACE_COST_H200_CUDA_LO_NS : 7000),
+	      "low end %g", jread_number(tc, "estimate_lo_ns", 0));
+	CHECK(jread_number(tc, "estimate_hi_ns", 0) == 12 * TRACE_COST_H200_CUDA_HI_NS,
+	      "high end %g", jread_number(tc, "estimate_hi_ns", 0));
+	CHECK(jread_number(tc, "share_of_wall_hi", 0) * WALL > 12 * TRACE_COST_H200_CUDA_HI_NS - 1 &&
+	      jread_number(tc, "share_of_wall_hi", 0) * WALL < 12 * TRACE_COST_H200_CUDA_HI_NS + 1,
+	      "share_hi %g", jread_number(tc, "share_of_wall_hi", 0));
 	jread_free(doc);
 
 	doc = cost_json(path, "kernel=100,cuda=1000,opencl=500");
@@ -133,14 +152,36 @@ void test_tracing_cost(void)
 	unsetenv("GPUPROBE_TRACE_COST");
 	CHECK(text && strstr(text, "tracing cost: about ") &&
 	      strstr(text, "CUDA records 12, OpenCL 3, kernel side ") &&
-	      strstr(text, "  warning: tracing took "), "text:\n%s", text ? text : "(none)");
+	      strstr(text, "  warning: tracing may have taken up to 14.5 %"), "text:\n%s",
+	      text ? text : "(none)");
 	free(text);
 	unlink(path);
 
-	/* the same records over 10 s: under 3 %, no warning */
+	/*
+	 * Over 600 us with the H200's: the estimate under 3 % of wall
+	 * (12 x 816.5 = 9.8 us), its interval's upper end not (12 x 1736 =
+	 * 20.8 us, 3.47 %): warned.
+	 */
+	CHECK(!write_cost_trace(path, true, 600000), "write %s", path);
+	text = test_report(path, false);
+	CHECK(text && strstr(text, "tracing cost: about ") &&
+	      strstr(text, "CUDA records x 816 ns [412, 1736]") &&
+	      strstr(text, "warning: tracing may have taken up to 3.5 %"),
+	      "text:\n%s", text ? text : "(none)");
+	free(text);
+	unlink(path);
+
+	/* the same records over 10 s: under 3 %, no warning; "none": a lower bound */
 	CHECK(!write_cost_trace(path, true, 10000000000ull), "write %s", path);
 	text = test_report(path, false);
-	CHECK(text && strstr(text, "tracing cost: at least 0.007 ms") && !strstr(text, "warning: tracing"),
+	CHECK(text && strstr(text, "tracing cost: about 0.010 ms [0.007, 0.021]") &&
+	      !strstr(text, "warning: tracing"), "text:\n%s", text ? text : "(none)");
+	free(text);
+	setenv("GPUPROBE_TRACE_COST", "none", 1);
+	text = test_report(path, false);
+	unsetenv("GPUPROBE_TRACE_COST");
+	CHECK(text && strstr(text, "tracing cost: at least 0.007 ms") &&
+	      strstr(text, "no per-record cost, as asked") && !strstr(text, "warning: tracing"),
 	      "text:\n%s", text ? text : "(none)");
 	free(text);
 	unlink(path);
@@ -164,6 +205,11 @@ void test_tracing_cost_parse(void)
 	CHECK(trace_cost_parse("gpu=1", &c), "unknown layer");
 	CHECK(trace_cost_parse("cuda=1,", &c), "trailing comma");
 	CHECK(trace_cost_parse("cuda=nan", &c), "nan");
+	CHECK(!trace_cost_parse("cuda=250", &c) && c.cuda_lo_ns == 250 && c.cuda_hi_ns == 250,
+	      "a given cost is its own interval");
+	CHECK(!trace_cost_parse("none", &c) && !c.known && c.none && !strcmp(c.source, "here"),
+	      "none");
+	CHECK(trace_cost_parse("none,cuda=1", &c), "none and a cost");
 }
 
 /*
