@@ -224,8 +224,15 @@ static int gpuprobe_nl_target_del(struct sk_buff *skb, struct genl_info *info)
 	return err;
 }
 
+/*
+ * One message of a target: from its vector first on, as many as fit.  The
+ * first part has the identity and driver; a later one (first > 0) only the
+ * BDF and CONTINUED.  Returns the vector to resume at (t->nvec: all listed),
+ * -EMSGSIZE when the part would list no vector it still has to.
+ */
 static int gpuprobe_fill_target(struct sk_buff *skb,
-				const struct gpuprobe_target *t)
+				const struct gpuprobe_target *t,
+				unsigned int first)
 {
 	struct pci_dev *pdev = t->pdev;
 	struct nlattr *nest, *vnest;
@@ -235,42 +242,70 @@ static int gpuprobe_fill_target(struct sk_buff *skb,
 
 	gpuprobe_format_bdf(t->bdf, bdf, sizeof(bdf));
 	nest = nla_nest_start(skb, GPUPROBE_A_TARGET);
-	if (!nest ||
-	    nla_put_string(skb, GPUPROBE_A_TARGET_BDF, bdf) ||
-	    nla_put_u16(skb, GPUPROBE_A_TARGET_VENDOR, pdev->vendor) ||
-	    nla_put_u16(skb, GPUPROBE_A_TARGET_DEVICE, pdev->device) ||
-	    nla_put_u32(skb, GPUPROBE_A_TARGET_CLASS, pdev->class))
+	if (!nest || nla_put_string(skb, GPUPROBE_A_TARGET_BDF, bdf))
 		return -EMSGSIZE;
-	drv = t->nvec ? dev_driver_string(&pdev->dev) : NULL;
-	if (drv && *drv && nla_put_string(skb, GPUPROBE_A_TARGET_DRIVER, drv))
-		return -EMSGSIZE;
-	for (i = 0; i < t->nvec; i++) {
-		vnest = nla_nest_start(skb, GPUPROBE_A_TARGET_VECTOR);
-		if (!vnest ||
-		    nla_put_u32(skb, GPUPROBE_A_VECTOR_INDEX, t->vec[i].index) ||
-		    nla_put_u32(skb, GPUPROBE_A_VECTOR_IRQ, t->vec[i].irq) ||
-		    nla_put_u8(skb, GPUPROBE_A_VECTOR_MSIX, t->vec[i].msix))
+	if (first) {
+		if (nla_put_flag(skb, GPUPROBE_A_TARGET_CONTINUED))
 			return -EMSGSIZE;
+	} else {
+		if (nla_put_u16(skb, GPUPROBE_A_TARGET_VENDOR, pdev->vendor) ||
+		    nla_put_u16(skb, GPUPROBE_A_TARGET_DEVICE, pdev->device) ||
+		    nla_put_u32(skb, GPUPROBE_A_TARGET_CLASS, pdev->class))
+			return -EMSGSIZE;
+		drv = t->nvec ? dev_driver_string(&pdev->dev) : NULL;
+		if (drv && *drv &&
+		    nla_put_string(skb, GPUPROBE_A_TARGET_DRIVER, drv))
+			return -EMSGSIZE;
+	}
+	for (i = first; i < t->nvec; i++) {
+		vnest = nla_nest_start(skb, GPUPROBE_A_TARGET_VECTOR);
+		if (!vnest)
+			break;
+		if (nla_put_u32(skb, GPUPROBE_A_VECTOR_INDEX, t->vec[i].index) ||
+		    nla_put_u32(skb, GPUPROBE_A_VECTOR_IRQ, t->vec[i].irq) ||
+		    nla_put_u8(skb, GPUPROBE_A_VECTOR_MSIX, t->vec[i].msix)) {
+			nla_nest_cancel(skb, vnest);
+			break;
+		}
 		nla_nest_end(skb, vnest);
 	}
+	if (i == first && i < t->nvec)
+		return -EMSGSIZE;
 	nla_nest_end(skb, nest);
-	return 0;
+	return i;
 }
 
+/*
+ * A part of the dump is one skb: args[0] is the target it resumes at,
+ * args[1] the vector within it.  A target is split only when it does not
+ * fit a part of its own (MSI-X allows 2048 vectors, about 130 fit a page):
+ * it is then the part's first message and goes on in the next part.  The
+ * generation (cb->seq) changes with the list and with any target's
+ * vectors, so a dump that resumed across a change is NLM_F_DUMP_INTR.
+ */
 static int gpuprobe_nl_target_dump(struct sk_buff *skb,
 				   struct netlink_callback *cb)
 {
-	struct gpuprobe_target *t;
+	unsigned int first = cb->args[1];
 	long idx = 0, start = cb->args[0];
+	struct gpuprobe_target *t;
+	int err = 0, next;
+	bool alone;
 	void *hdr;
-	int err = 0;
 
 	mutex_lock(&gpuprobe_lock);
-	/* resumed by index: a list changed in between flags NLM_F_DUMP_INTR */
 	cb->seq = gpuprobe_targets_gen;
 	list_for_each_entry(t, &gpuprobe_targets, node) {
 		if (idx++ < start)
 			continue;
+		/* fewer vectors since the last part: flagged, nothing left */
+		if (first && first >= t->nvec) {
+			first = 0;
+			cb->args[0] = idx;
+			cb->args[1] = 0;
+			continue;
+		}
+		alone = !skb->len;
 		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
 				  cb->nlh->nlmsg_seq, &gpuprobe_family,
 				  NLM_F_MULTI, GPUPROBE_CMD_TARGET_GET);
@@ -279,16 +314,24 @@ static int gpuprobe_nl_target_dump(struct sk_buff *skb,
 			break;
 		}
 		genl_dump_check_consistent(cb, hdr);
-		err = gpuprobe_fill_target(skb, t);
-		if (err) {
+		next = gpuprobe_fill_target(skb, t, first);
+		if (next < 0 || (next < t->nvec && !alone)) {
+			/* the next part, where it comes first */
 			genlmsg_cancel(skb, hdr);
+			err = -EMSGSIZE;
 			break;
 		}
 		genlmsg_end(skb, hdr);
+		if (next < t->nvec) {
+			cb->args[1] = next;
+			break;
+		}
+		first = 0;
 		cb->args[0] = idx;
+		cb->args[1] = 0;
 	}
 	mutex_unlock(&gpuprobe_lock);
-	/* a full skb ends this part of the dump; the next resumes at args[0] */
+	/* a full skb ends this part of the dump; an empty one cannot go on */
 	if (err == -EMSGSIZE && skb->len)
 		return skb->len;
 	return err ? err : skb->len;
