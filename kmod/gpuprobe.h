@@ -73,7 +73,10 @@ extern struct mutex gpuprobe_lock;
 extern struct list_head gpuprobe_targets;
 extern struct gpuprobe_irqmap __rcu *gpuprobe_irqmap;
 extern bool gpuprobe_running;	/* under gpuprobe_lock */
-/* changes with the target list, under gpuprobe_lock (TARGET_GET's cb->seq) */
+/*
+ * Changes with the target list and any target's vectors, under
+ * gpuprobe_lock (TARGET_GET's cb->seq).
+ */
 extern unsigned int gpuprobe_targets_gen;
 
 /*

@@ -3,9 +3,11 @@
  * gpuprobe: the "gpuprobe" generic netlink family.
  * Documentation/netlink/specs/gpuprobe.yaml is the ABI.
  *
- * Queries (GET_INFO, TARGET_GET, STATS_GET, SUMMARY_GET) are open to all:
- * they carry PCI addresses, irq numbers and counters, never a kernel address,
- * and they only read (no rescan, no record).  Control ops need CAP_NET_ADMIN.
+ * Queries (GET_INFO, TARGET_GET, STATS_GET, SUMMARY_GET) need no
+ * capability: they carry PCI addresses, irq numbers and counters, never a
+ * kernel address, and they only read (no rescan, no record).  STATS_GET and
+ * SUMMARY_GET answer only the session's network namespace and the initial
+ * one (EPERM elsewhere).  Control ops need CAP_NET_ADMIN.
  * Joining "events" needs CAP_SYS_ADMIN; so does a START whose records carry
  * DMA or physical addresses (CAP_PERFMON will do too), on every kernel:
  * without a privileged group, the owner is who receives them (compat.h).
@@ -20,9 +22,10 @@
  * start, stop or retarget the host's tracing.  A session is its network
  * namespace's: records go there only (compat.c), and from another one but
  * the initial STOP, TGID_*, TARGET_* while it runs and the reads of its
- * counters and summary are refused.  Records with addresses never go to a network namespace owned
- * by another user namespace than the initial one, where its root (not the
- * host's) decides who joins "events".
+ * counters and summary are refused.  Records with addresses or tasks
+ * (DMA, IOMMU, sched, KVM) never go to a network namespace owned by another
+ * user namespace than the initial one, where its root (not the host's)
+ * decides who joins "events".
  *
  * The family is parallel_ops: TARGET_ADD waits for a device lock and START/
  * STOP for grace periods, which must not hold every other family's requests
@@ -224,8 +227,15 @@ static int gpuprobe_nl_target_del(struct sk_buff *skb, struct genl_info *info)
 	return err;
 }
 
+/*
+ * One message of a target: from its vector first on, as many as fit.  The
+ * first part has the identity and driver; a later one (first > 0) only the
+ * BDF and CONTINUED.  Returns the vector to resume at (t->nvec: all listed),
+ * -EMSGSIZE when the part would list no vector it still has to.
+ */
 static int gpuprobe_fill_target(struct sk_buff *skb,
-				const struct gpuprobe_target *t)
+				const struct gpuprobe_target *t,
+				unsigned int first)
 {
 	struct pci_dev *pdev = t->pdev;
 	struct nlattr *nest, *vnest;
@@ -235,42 +245,70 @@ static int gpuprobe_fill_target(struct sk_buff *skb,
 
 	gpuprobe_format_bdf(t->bdf, bdf, sizeof(bdf));
 	nest = nla_nest_start(skb, GPUPROBE_A_TARGET);
-	if (!nest ||
-	    nla_put_string(skb, GPUPROBE_A_TARGET_BDF, bdf) ||
-	    nla_put_u16(skb, GPUPROBE_A_TARGET_VENDOR, pdev->vendor) ||
-	    nla_put_u16(skb, GPUPROBE_A_TARGET_DEVICE, pdev->device) ||
-	    nla_put_u32(skb, GPUPROBE_A_TARGET_CLASS, pdev->class))
+	if (!nest || nla_put_string(skb, GPUPROBE_A_TARGET_BDF, bdf))
 		return -EMSGSIZE;
-	drv = t->nvec ? dev_driver_string(&pdev->dev) : NULL;
-	if (drv && *drv && nla_put_string(skb, GPUPROBE_A_TARGET_DRIVER, drv))
-		return -EMSGSIZE;
-	for (i = 0; i < t->nvec; i++) {
-		vnest = nla_nest_start(skb, GPUPROBE_A_TARGET_VECTOR);
-		if (!vnest ||
-		    nla_put_u32(skb, GPUPROBE_A_VECTOR_INDEX, t->vec[i].index) ||
-		    nla_put_u32(skb, GPUPROBE_A_VECTOR_IRQ, t->vec[i].irq) ||
-		    nla_put_u8(skb, GPUPROBE_A_VECTOR_MSIX, t->vec[i].msix))
+	if (first) {
+		if (nla_put_flag(skb, GPUPROBE_A_TARGET_CONTINUED))
 			return -EMSGSIZE;
+	} else {
+		if (nla_put_u16(skb, GPUPROBE_A_TARGET_VENDOR, pdev->vendor) ||
+		    nla_put_u16(skb, GPUPROBE_A_TARGET_DEVICE, pdev->device) ||
+		    nla_put_u32(skb, GPUPROBE_A_TARGET_CLASS, pdev->class))
+			return -EMSGSIZE;
+		drv = t->nvec ? dev_driver_string(&pdev->dev) : NULL;
+		if (drv && *drv &&
+		    nla_put_string(skb, GPUPROBE_A_TARGET_DRIVER, drv))
+			return -EMSGSIZE;
+	}
+	for (i = first; i < t->nvec; i++) {
+		vnest = nla_nest_start(skb, GPUPROBE_A_TARGET_VECTOR);
+		if (!vnest)
+			break;
+		if (nla_put_u32(skb, GPUPROBE_A_VECTOR_INDEX, t->vec[i].index) ||
+		    nla_put_u32(skb, GPUPROBE_A_VECTOR_IRQ, t->vec[i].irq) ||
+		    nla_put_u8(skb, GPUPROBE_A_VECTOR_MSIX, t->vec[i].msix)) {
+			nla_nest_cancel(skb, vnest);
+			break;
+		}
 		nla_nest_end(skb, vnest);
 	}
+	if (i == first && i < t->nvec)
+		return -EMSGSIZE;
 	nla_nest_end(skb, nest);
-	return 0;
+	return i;
 }
 
+/*
+ * A part of the dump is one skb: args[0] is the target it resumes at,
+ * args[1] the vector within it.  A target is split only when it does not
+ * fit a part of its own (MSI-X allows 2048 vectors, about 130 fit a page):
+ * it is then the part's first message and goes on in the next part.  The
+ * generation (cb->seq) changes with the list and with any target's
+ * vectors, so a dump that resumed across a change is NLM_F_DUMP_INTR.
+ */
 static int gpuprobe_nl_target_dump(struct sk_buff *skb,
 				   struct netlink_callback *cb)
 {
-	struct gpuprobe_target *t;
+	unsigned int first = cb->args[1];
 	long idx = 0, start = cb->args[0];
+	struct gpuprobe_target *t;
+	int err = 0, next;
+	bool alone;
 	void *hdr;
-	int err = 0;
 
 	mutex_lock(&gpuprobe_lock);
-	/* resumed by index: a list changed in between flags NLM_F_DUMP_INTR */
 	cb->seq = gpuprobe_targets_gen;
 	list_for_each_entry(t, &gpuprobe_targets, node) {
 		if (idx++ < start)
 			continue;
+		/* fewer vectors since the last part: flagged, nothing left */
+		if (first && first >= t->nvec) {
+			first = 0;
+			cb->args[0] = idx;
+			cb->args[1] = 0;
+			continue;
+		}
+		alone = !skb->len;
 		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
 				  cb->nlh->nlmsg_seq, &gpuprobe_family,
 				  NLM_F_MULTI, GPUPROBE_CMD_TARGET_GET);
@@ -279,16 +317,24 @@ static int gpuprobe_nl_target_dump(struct sk_buff *skb,
 			break;
 		}
 		genl_dump_check_consistent(cb, hdr);
-		err = gpuprobe_fill_target(skb, t);
-		if (err) {
+		next = gpuprobe_fill_target(skb, t, first);
+		if (next < 0 || (next < t->nvec && !alone)) {
+			/* the next part, where it comes first */
 			genlmsg_cancel(skb, hdr);
+			err = -EMSGSIZE;
 			break;
 		}
 		genlmsg_end(skb, hdr);
+		if (next < t->nvec) {
+			cb->args[1] = next;
+			break;
+		}
+		first = 0;
 		cb->args[0] = idx;
+		cb->args[1] = 0;
 	}
 	mutex_unlock(&gpuprobe_lock);
-	/* a full skb ends this part of the dump; the next resumes at args[0] */
+	/* a full skb ends this part of the dump; an empty one cannot go on */
 	if (err == -EMSGSIZE && skb->len)
 		return skb->len;
 	return err ? err : skb->len;
@@ -297,6 +343,13 @@ static int gpuprobe_nl_target_dump(struct sk_buff *skb,
 /* Records that carry DMA addresses (DMA) or physical ones (IOMMU maps). */
 #define GPUPROBE_EVMASK_ADDR \
 	(GPUPROBE_EVMASK(GPUPROBE_EV_DMA) | GPUPROBE_EVMASK(GPUPROBE_EV_IOMMU))
+/*
+ * Records that name tasks: a switch names the task switched out (any on
+ * the host), a wake-up the task woken, KVM and IOMMU records a VMM.
+ */
+#define GPUPROBE_EVMASK_PID \
+	(GPUPROBE_EVMASK(GPUPROBE_EV_WAKEUP) | GPUPROBE_EVMASK(GPUPROBE_EV_SWITCH) | \
+	 GPUPROBE_EVMASK(GPUPROBE_EV_KVM) | GPUPROBE_EVMASK(GPUPROBE_EV_IOMMU))
 
 /* As the events group asks of its members, the sender's socket and task. */
 static bool gpuprobe_addr_capable(const struct sk_buff *skb)
@@ -336,11 +389,23 @@ static int gpuprobe_nl_start(struct sk_buff *skb, struct genl_info *info)
 				    "DMA and IOMMU records carry DMA and physical addresses: they need CAP_SYS_ADMIN or CAP_PERFMON");
 		return -EPERM;
 	}
+	/*
+	 * There that user namespace's root, which any user can be, decides
+	 * who joins "events": nothing a user without CAP_PERFMON on the host
+	 * may not see (perf's sched and kvm tracepoints need it).
+	 */
 	if ((mask & GPUPROBE_EVMASK_ADDR) &&
 	    genl_info_net(info)->user_ns != &init_user_ns) {
 		NL_SET_ERR_MSG_ATTR(info->extack,
 				    info->attrs[GPUPROBE_A_EVENT_MASK],
 				    "DMA and IOMMU records carry addresses: not in a network namespace owned by a user namespace other than the host's");
+		return -EPERM;
+	}
+	if ((mask & GPUPROBE_EVMASK_PID) &&
+	    genl_info_net(info)->user_ns != &init_user_ns) {
+		NL_SET_ERR_MSG_ATTR(info->extack,
+				    info->attrs[GPUPROBE_A_EVENT_MASK],
+				    "sched and KVM records name the host's tasks: not in a network namespace owned by a user namespace other than the host's");
 		return -EPERM;
 	}
 
@@ -488,8 +553,10 @@ static int gpuprobe_nl_stats_get(struct sk_buff *skb, struct genl_info *info)
 }
 
 /*
- * The dump's start: a refusal here is an ack with the error and the
- * message, where one from the dump itself hides in NLMSG_DONE.
+ * The dump's start: a refusal here is an ack with the error, where one
+ * from the dump itself hides in NLMSG_DONE.  The message goes with it
+ * where the core gives .start an extack (6.12); 6.1's cb->extack is NULL
+ * in .start, and NL_SET_ERR_MSG_MOD() then sets nothing.
  */
 static int gpuprobe_stats_dump_start(struct netlink_callback *cb)
 {
@@ -519,14 +586,22 @@ static int gpuprobe_nl_stats_dump(struct sk_buff *skb,
 	cpu = cpumask_next(cpu - 1, cpu_possible_mask);
 	if (cb->args[0] && cpu >= nr_cpu_ids)
 		return 0;
-	/* a session started since the dump began (its start checked) */
-	if (gpuprobe_stats_dump_start(cb))
+	mutex_lock(&gpuprobe_lock);
+	/*
+	 * A session of another namespace started since the dump began (its
+	 * start checked): checked under the hold that reads the counters, or
+	 * a START between the two would hand them over.
+	 */
+	if (!gpuprobe_session_may_read(sock_net(cb->skb->sk))) {
+		mutex_unlock(&gpuprobe_lock);
 		return -EPERM;
+	}
 	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
 			  &gpuprobe_family, NLM_F_MULTI, GPUPROBE_CMD_STATS_GET);
-	if (!hdr)
+	if (!hdr) {
+		mutex_unlock(&gpuprobe_lock);
 		return -EMSGSIZE;
-	mutex_lock(&gpuprobe_lock);
+	}
 	if (!cb->args[0])
 		err = gpuprobe_fill_stats_totals(skb);
 	while (!err && cpu < nr_cpu_ids) {

@@ -120,7 +120,17 @@ struct gpuprobe_batch {
 };
 
 static DEFINE_PER_CPU(struct gpuprobe_ring, gpuprobe_rings);
-static DEFINE_MUTEX(gpuprobe_drain_lock);	/* one drainer at a time */
+/*
+ * One drainer at a time, whichever asked (the timer, a ring's own CPU, the
+ * unbound helper): each ring has one consumer (tail, dropped_reported, the
+ * consumer's counters) and the batch buffer is one, so no ring is drained
+ * twice at once and its records leave in order.  A drainer that waits
+ * sleeps, and the holder drains its ring too (every ring, each once, up to
+ * the head it read: the hold is bounded); the mutex's hand-off keeps a
+ * waiter from being passed over for long.  Every drainer is one work item
+ * (one per CPU, one helper, one timed), none queued twice while pending.
+ */
+static DEFINE_MUTEX(gpuprobe_drain_lock);
 static bool gpuprobe_draining;
 static void gpuprobe_drain_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(gpuprobe_drain_work, gpuprobe_drain_fn);

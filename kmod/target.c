@@ -296,6 +296,14 @@ void gpuprobe_irqmap_publish(void)
 		kvfree_rcu(old, rcu);
 }
 
+/* A new generation for TARGET_GET's cb->seq, never 0 (not checked). */
+static void gpuprobe_targets_changed(void)
+{
+	lockdep_assert_held(&gpuprobe_lock);
+	if (!++gpuprobe_targets_gen)
+		gpuprobe_targets_gen = 1;
+}
+
 static bool gpuprobe_vectors_equal(const struct gpuprobe_target *t,
 				   const struct gpuprobe_vector *vec,
 				   unsigned int nvec)
@@ -320,6 +328,8 @@ static void gpuprobe_target_set_vectors(struct gpuprobe_target *t,
 	kfree(t->vec);
 	t->vec = vec;
 	t->nvec = nvec;
+	/* a TARGET_GET dump resuming within this target's list is flagged */
+	gpuprobe_targets_changed();
 	gpuprobe_emit_target(t->bdf, event, nvec, t->domain);
 	gpuprobe_irqmap_publish();
 }
@@ -425,7 +435,7 @@ int gpuprobe_target_add(u32 bdf)
 		t->nvec = nvec;
 		t->domain = gpuprobe_target_domain(t);
 		list_add_tail(&t->node, &gpuprobe_targets);
-		gpuprobe_targets_gen++;
+		gpuprobe_targets_changed();
 		gpuprobe_target_devs_set(NULL, pdev);
 		gpuprobe_emit_target(bdf, GPUPROBE_TARGET_ADDED, t->nvec,
 				     t->domain);
@@ -444,7 +454,7 @@ int gpuprobe_target_add(u32 bdf)
 static void gpuprobe_target_unlink(struct gpuprobe_target *t)
 {
 	list_del(&t->node);
-	gpuprobe_targets_gen++;
+	gpuprobe_targets_changed();
 	gpuprobe_target_devs_set(t->pdev, NULL);
 	gpuprobe_emit_target(t->bdf, GPUPROBE_TARGET_REMOVED, 0, t->domain);
 	gpuprobe_irqmap_publish();

@@ -137,6 +137,14 @@ VM_IOMMU=amd-iommu VMDIR="$TOP/build/vm-amd" scripts/vmtest.sh -q -t 300 \
 	-T iommu_parts,edu_irq,genl_info 2>&1 | tee "$LOGDIR/vm-amd.log"
 add_summary vm-amd "${PIPESTATUS[0]}" "$LOGDIR/vm-amd.log" "vmtest: "
 
+tier "tier 3b4: QEMU VM with a target of 200 vectors (TARGET_GET lists it in parts)"
+# a virtio-serial device of 99 ports (VM_SERIAL_PORTS), 2 vCPUs, about 30 s;
+# a boot of its own: beside the lazy boot's iommu_parts, its 200 vectors
+# failed 2 of that test's exact counts
+VM_SERIAL_PORTS=99 VMDIR="$TOP/build/vm-vectors" scripts/vmtest.sh -q -t 300 \
+	-T target_dump 2>&1 | tee "$LOGDIR/vm-vectors.log"
+add_summary vm-vectors "${PIPESTATUS[0]}" "$LOGDIR/vm-vectors.log" "vmtest: "
+
 tier "tier 3c: the module built for the second kernel (bookworm-backports)"
 if make -s modules-next >"$LOGDIR/knext.log" 2>&1; then
 	# single-threaded TCG: multi-threaded TCG mishandles the cross-vCPU text
@@ -146,9 +154,10 @@ if make -s modules-next >"$LOGDIR/knext.log" 2>&1; then
 		-T module_load,genl_info,genl_policy,irq_events,sched_events,dma_events,dma_context,irq_shared,vfio_irq,serve_module,serve_tracefs,session_owner,iommu_parts,scale,irq_vectors,netns,netns_info,cgroup_follow,cgroup_record \
 		2>&1 | tee "$LOGDIR/vm-next.log"
 	add_summary vm-next "${PIPESTATUS[0]}" "$LOGDIR/vm-next.log" "vmtest: "
-	VM_EDUS=2 VM_TCG_THREAD=single MODDIR="$TOP/build/knext" \
+	# target_dump: a target of 200 vectors (VM_SERIAL_PORTS) in parts
+	VM_EDUS=2 VM_SERIAL_PORTS=99 VM_TCG_THREAD=single MODDIR="$TOP/build/knext" \
 		VMDIR="$TOP/build/vm-next-edus" scripts/vmtest.sh -q -t 300 \
-		-T vfio_shared 2>&1 | tee "$LOGDIR/vm-next-edus.log"
+		-T vfio_shared,target_dump 2>&1 | tee "$LOGDIR/vm-next-edus.log"
 	add_summary vm-next-edus "${PIPESTATUS[0]}" "$LOGDIR/vm-next-edus.log" "vmtest: "
 	VM_IOMMU=amd-iommu VM_TCG_THREAD=single MODDIR="$TOP/build/knext" \
 		VMDIR="$TOP/build/vm-next-amd" scripts/vmtest.sh -q -t 300 \

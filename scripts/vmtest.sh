@@ -47,6 +47,9 @@ environment:
                   scripts/sign-test.sh or an installed package tree
   VM_EDUS         edu devices in the VM (default 1; vfio_shared needs 2)
   VM_SMP          vCPUs (default 2)
+  VM_SERIAL_PORTS a virtio-serial device of N ports too (2N+2 MSI-X
+                  vectors, on any number of CPUs: a target of more vectors
+                  than one TARGET_GET message holds; target_dump uses it)
   VM_ICOUNT       -icount options (1: shift=0,sleep=on): the guest clock
                   counts executed instructions; more than one vCPU needs
                   QEMU 8.0 or later (scripts/backports-qemu.sh)
@@ -134,6 +137,9 @@ vm_copy_all_libs "$ROOT" "$ROOT/gpuprobe"
 # (none for a project kernel: it has them built in)
 : >"$ROOT/etc/modules"
 [ -n "$VM_KERNEL" ] || vm_distro_modules "$ROOT" "$KVER" nvme vfio-pci
+# built in on 6.12, modules on 6.1
+[ -n "$VM_KERNEL" ] || [ -z "${VM_SERIAL_PORTS:-}" ] ||
+	vm_distro_modules "$ROOT" "$KVER" virtio_pci virtio_console
 
 # what to run
 if [ $# -gt 0 ]; then
@@ -188,6 +194,14 @@ for _ in $(seq "${VM_EDUS:-1}"); do
 	EDUS+=(-device edu,dma_mask=0xffffffff)
 done
 
+# VM_SERIAL_PORTS: virtio_console asks a vector for each port's two queues,
+# the control queue's input and the configuration (the control output has
+# no callback); a device of many vectors whatever the CPU count
+SERIAL=()
+if [ -n "${VM_SERIAL_PORTS:-}" ]; then
+	SERIAL=(-device "virtio-serial-pci,max_ports=$VM_SERIAL_PORTS,vectors=$((2 * VM_SERIAL_PORTS + 2))")
+fi
+
 # VM_ICOUNT: guest time counts executed instructions (benchmarks)
 ICOUNT=()
 if [ -n "${VM_ICOUNT:-}" ]; then
@@ -212,7 +226,7 @@ vm_run_qemu "$LOG" "$QUIET" "$TIMEOUT" \
 	-serial stdio -monitor none \
 	-kernel "$VMLINUZ" -initrd "$INITRD" -append "$APPEND" \
 	"${IOMMU[@]}" \
-	"${EDUS[@]}" \
+	"${EDUS[@]}" "${SERIAL[@]}" \
 	-device VGA \
 	-drive file="$NVME_IMG",if=none,id=nvme0,format=raw \
 	-device nvme,serial=gpuprobe0,drive=nvme0

@@ -145,8 +145,10 @@ static inline int genl_xfer(struct genl_sock *s, struct genl_msg *m,
 				genl_save_extack(s, nlh);
 				return e->error;
 			}
+			/* a dump's own error ends it in its DONE */
 			if (nlh->nlmsg_type == NLMSG_DONE)
-				return 0;
+				return nlh->nlmsg_len >= NLMSG_LENGTH(sizeof(int)) ?
+				       *(int *)NLMSG_DATA(nlh) : 0;
 			if (cb)
 				cb(nlh, arg);
 		}

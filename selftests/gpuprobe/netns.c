@@ -570,23 +570,31 @@ TEST_F(netns, network_namespace_cannot_touch_the_hosts_session)
 
 /* ---- addresses and a user namespace's network namespace ---- */
 
+/* What the host's root STARTs from a user namespace's network namespace. */
+enum { START_DMA, START_IOMMU, START_SCHED, START_KVM, START_IRQ, START_N };
+
 /*
  * The host's root enters the network namespace nsfd names and STARTs from
- * there, on a socket that also listens: DMA, IOMMU, then interrupts.  It
- * writes the three answers to fd, then, when told, what its socket
- * received (the owner's, on either build).
+ * there, on a socket that also listens: DMA, IOMMU, sched, KVM, then
+ * interrupts (one START that succeeds makes the later ones EBUSY).  It
+ * writes the answers to fd, then, when told, what its socket received
+ * (the owner's, on either build).
  */
 static int enter_and_start(int nsfd, struct ns_pipes *p, uint32_t bdf)
 {
-	int32_t e[3] = { 1, 1, 1 };
+	int32_t e[START_N] = { 1, 1, 1, 1, 1 };
 	struct ns_count c = { .bdf = bdf };
 	struct genl_sock l;
 
 	if (setns(nsfd, CLONE_NEWNET) || gp_listen(&l, 8 << 20))
 		return 1;
-	e[0] = gp_start(&l, GPUPROBE_EVMASK(GPUPROBE_EV_DMA));
-	e[1] = gp_start(&l, GPUPROBE_EVMASK(GPUPROBE_EV_IOMMU));
-	e[2] = gp_start(&l, GPUPROBE_EVMASK(GPUPROBE_EV_IRQ));
+	e[START_DMA] = gp_start(&l, GPUPROBE_EVMASK(GPUPROBE_EV_DMA));
+	e[START_IOMMU] = gp_start(&l, GPUPROBE_EVMASK(GPUPROBE_EV_IOMMU));
+	/* a switch names the task switched out: any of the host's */
+	e[START_SCHED] = gp_start(&l, GPUPROBE_EVMASK(GPUPROBE_EV_WAKEUP) |
+				  GPUPROBE_EVMASK(GPUPROBE_EV_SWITCH));
+	e[START_KVM] = gp_start(&l, GPUPROBE_EVMASK(GPUPROBE_EV_KVM));
+	e[START_IRQ] = gp_start(&l, GPUPROBE_EVMASK(GPUPROBE_EV_IRQ));
 	if (write(p->to_parent[1], e, sizeof(e)) != sizeof(e) ||
 	    ns_wait(p->to_child[0]))
 		return 2;
@@ -596,9 +604,10 @@ static int enter_and_start(int nsfd, struct ns_pipes *p, uint32_t bdf)
 
 /*
  * The host's root (every capability) enters that network namespace and
- * starts sessions from it: those with DMA or IOMMU records are refused
- * there, since that namespace's root decides who listens; interrupts are
- * fine, and its listener counts them exactly.
+ * starts sessions from it: those with DMA or IOMMU records (addresses) or
+ * sched and KVM records (the host's tasks) are refused there, since that
+ * namespace's root decides who listens; interrupts are fine, and its
+ * listener counts them exactly.
  */
 TEST_F(netns, no_address_records_where_a_user_namespace_listens)
 {
@@ -606,7 +615,7 @@ TEST_F(netns, no_address_records_where_a_user_namespace_listens)
 	struct gp_tally t = { .bdf = gp_bdf(self->edu) };
 	struct ns_count own = {};
 	struct ns_pipes op;
-	int32_t err = 1, e[3] = { 1, 1, 1 };
+	int32_t err = 1, e[START_N] = { 1, 1, 1, 1, 1 };
 	int irqs[8], nsfd, status;
 	long long p0, proc;
 	char path[64], n[16];
@@ -640,7 +649,7 @@ TEST_F(netns, no_address_records_where_a_user_namespace_listens)
 	ASSERT_EQ(sizeof(e), read(op.to_parent[0], e, sizeof(e)));
 	p0 = proc_irq_count(irqs[0]);
 	snprintf(n, sizeof(n), "%d", NS_IRQS);
-	if (!e[2]) {
+	if (!e[START_IRQ]) {
 		EXPECT_EQ(0, edu_ctl(self->edu, "irq", n));
 		EXPECT_EQ(0, edu_ctl(self->edu, "dma", "to_device 8192"));
 		usleep(500000);
@@ -655,15 +664,18 @@ TEST_F(netns, no_address_records_where_a_user_namespace_listens)
 	ASSERT_EQ(sizeof(run.c), read(run.p.to_parent[0], &run.c, sizeof(run.c)));
 	EXPECT_EQ(0, container_status(pid));
 	gp_drain(&self->l, &t);
-	TH_LOG("START from a user namespace's network namespace: dma %d, iommu %d, irq %d; of %lld edu interrupts the owner got %llu, that namespace's root %llu (%llu DMA, %llu IOMMU records), the host's listener %llu records",
-	       e[0], e[1], e[2], proc, (unsigned long long)own.edu_irqs,
+	TH_LOG("START from a user namespace's network namespace: dma %d, iommu %d, sched %d, kvm %d, irq %d; of %lld edu interrupts the owner got %llu, that namespace's root %llu (%llu DMA, %llu IOMMU records), the host's listener %llu records",
+	       e[START_DMA], e[START_IOMMU], e[START_SCHED], e[START_KVM],
+	       e[START_IRQ], proc, (unsigned long long)own.edu_irqs,
 	       (unsigned long long)run.c.edu_irqs,
 	       (unsigned long long)run.c.type[GPUPROBE_EV_DMA],
 	       (unsigned long long)run.c.type[GPUPROBE_EV_IOMMU],
 	       (unsigned long long)t.irq_total);
-	EXPECT_EQ(-EPERM, e[0]);
-	EXPECT_EQ(-EPERM, e[1]);
-	ASSERT_EQ(0, e[2]);
+	EXPECT_EQ(-EPERM, e[START_DMA]);
+	EXPECT_EQ(-EPERM, e[START_IOMMU]);
+	EXPECT_EQ(-EPERM, e[START_SCHED]);
+	EXPECT_EQ(-EPERM, e[START_KVM]);
+	ASSERT_EQ(0, e[START_IRQ]);
 	/* the DMA's completion interrupt too: all of them, as the kernel counts */
 	EXPECT_LE(NS_IRQS, proc);
 	EXPECT_EQ(proc, own.edu_irqs);

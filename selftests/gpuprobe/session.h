@@ -186,7 +186,9 @@ static inline void gp_targets_cb(struct nlmsghdr *nlh, void *arg)
 		return;
 	b = genl_find(GENL_ATTR_DATA(nla), nla->nla_len - NLA_HDRLEN,
 		      GPUPROBE_A_TARGET_BDF);
-	if (!b)
+	/* more vectors of the target before: listed already */
+	if (!b || genl_find(GENL_ATTR_DATA(nla), nla->nla_len - NLA_HDRLEN,
+			    GPUPROBE_A_TARGET_CONTINUED))
 		return;
 	if (*out)
 		strcat(out, ",");
@@ -227,7 +229,10 @@ static inline void gp_nvec_cb(struct nlmsghdr *nlh, void *arg)
 	b = genl_find(GENL_ATTR_DATA(nla), trem, GPUPROBE_A_TARGET_BDF);
 	if (!b || strcmp(GENL_ATTR_DATA(b), q->bdf))
 		return;
-	q->nvec = 0;
+	/* a target too large for one message goes on in CONTINUED ones */
+	if (q->nvec < 0 ||
+	    !genl_find(GENL_ATTR_DATA(nla), trem, GPUPROBE_A_TARGET_CONTINUED))
+		q->nvec = 0;
 	for (a = GENL_ATTR_DATA(nla); GENL_ATTR_OK(a, trem);
 	     a = GENL_ATTR_NEXT(a, trem)) {
 		struct nlattr *irq;

@@ -361,6 +361,7 @@ enum gpuprobe_target_attr {
 	GPUPROBE_A_TARGET_CLASS,	/* u32 */
 	GPUPROBE_A_TARGET_DRIVER,	/* string, absent when unbound */
 	GPUPROBE_A_TARGET_VECTOR,	/* nest: GPUPROBE_A_VECTOR_*, repeated */
+	GPUPROBE_A_TARGET_CONTINUED,	/* flag: more of the last message's vectors */
 
 	__GPUPROBE_A_TARGET_MAX,
 };
