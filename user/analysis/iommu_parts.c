@@ -203,6 +203,17 @@ static void pair_part(struct iommu_parts *p, const struct parts_rec *r, uint64_t
 	t->group_ns[c->dir][parts_group_of(part)] += r->self;
 }
 
+/* the trace's mode record of bdf says lazy (the flush queue's domain type) */
+static bool lazy_domain(const struct iommu_parts *p, uint32_t bdf)
+{
+	for (unsigned int i = 0; i < p->nmodes; i++)
+		if (p->modes[i].bdf == bdf)
+			return (p->modes[i].flags & IOMMU_MODE_PRESENT) &&
+			       !strncmp(p->modes[i].domain_type, "DMA-FQ",
+					sizeof(p->modes[i].domain_type));
+	return false;
+}
+
 void iommu_parts_finish(struct iommu_parts *p)
 {
 	uint64_t *sums;
@@ -240,8 +251,12 @@ void iommu_parts_finish(struct iommu_parts *p)
 			t->calls_with_parts[c->dir]++;
 		if (sums[i] > c->dur)
 			t->over++;
-		if (c->dir == PARTS_UNMAP && held[i] == CALL_PGTABLE_UNMAP)
-			t->unmaps_deferred++;
+		if (c->dir == PARTS_UNMAP && held[i] == CALL_PGTABLE_UNMAP) {
+			if (lazy_domain(p, c->bdf))
+				t->unmaps_deferred++;
+			else
+				t->unmaps_uninvalidated++;
+		}
 	}
 	free(sums);
 	free(held);

@@ -57,10 +57,13 @@ struct parts_target {
 	/*
 	 * Unmap calls that cleared page tables but ran no invalidation of
 	 * their own (none at the top level; a full flush queue's flush may
-	 * nest one): lazy mode's deferral, inferred, where queue_iova() is
-	 * inlined and has no part of its own.  0 in strict mode.
+	 * nest one): in a domain the trace says is lazy (DMA-FQ), the
+	 * deferral, inferred, where queue_iova() is inlined and has no part
+	 * of its own; in any other (strict, or no mode record), an
+	 * invalidation the probes did not see.
 	 */
 	uint64_t unmaps_deferred;
+	uint64_t unmaps_uninvalidated;
 	uint64_t orphans;		/* parts naming a call not in the trace */
 	uint64_t outside;		/* parts in no call (flush-queue timer) */
 	uint64_t outside_ns;		/* their own time, top level only */

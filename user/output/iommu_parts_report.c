@@ -58,6 +58,10 @@ static void print_parts_target(FILE *out, const struct parts_target *t, uint64_t
 	if (t->unmaps_deferred)
 		fprintf(out, "    %" PRIu64 " unmaps deferred their invalidation (lazy mode's flush queue: "
 			"page tables cleared, no invalidation of their own)\n", t->unmaps_deferred);
+	if (t->unmaps_uninvalidated)
+		fprintf(out, "    %" PRIu64 " unmaps cleared page tables with no invalidation seen, in a domain "
+			"not known to be lazy (a missed probe, or a mode not recorded): their invalidation "
+			"is not in the split\n", t->unmaps_uninvalidated);
 	if (t->over)
 		fprintf(out, "    WRONG: %" PRIu64 " calls whose parts add up to more than the call\n",
 			t->over);
@@ -140,6 +144,7 @@ static void json_parts_target(struct json *j, const struct parts_target *t, uint
 	json_kv_u64(j, "unmaps_with_parts", t->calls_with_parts[PARTS_UNMAP]);
 	json_kv_u64(j, "calls_over", t->over);
 	json_kv_u64(j, "unmaps_deferred", t->unmaps_deferred);
+	json_kv_u64(j, "unmaps_uninvalidated", t->unmaps_uninvalidated);
 	json_kv_u64(j, "orphans", t->orphans);
 	json_kv_u64(j, "outside", t->outside);
 	json_kv_u64(j, "outside_ns", t->outside_ns);

@@ -116,6 +116,7 @@ void test_iommu_parts_split(void)
 	CHECK_EQ_U64(t->over, 1);
 	/* unmap 2 invalidated at its top level; unmap 3 has no page-table part */
 	CHECK_EQ_U64(t->unmaps_deferred, 0);
+	CHECK_EQ_U64(t->unmaps_uninvalidated, 0);
 	CHECK_EQ_U64(t->orphans, 1);
 	/* timer 40 + flush 60 + invalidation 300 */
 	CHECK_EQ_U64(t->outside, 3);
@@ -146,9 +147,11 @@ void test_iommu_parts_split(void)
 /*
  * Lazy mode's deferral counted where queue_iova() has no part (inlined):
  * an unmap that cleared page tables and ran no invalidation at its own top
- * level.  Six calls, worked by hand: two deferred.
+ * level, in a domain the trace's mode record says is lazy.  Six calls,
+ * worked by hand: two such; in a strict domain, or with no mode record,
+ * the same two are invalidations not seen, not deferrals.
  */
-void test_iommu_parts_deferred_inferred(void)
+static void deferred_of(const char *domain_type, uint64_t deferred, uint64_t uninvalidated)
 {
 	static struct trace_info info;
 	static struct trace_reader r;
@@ -158,16 +161,25 @@ void test_iommu_parts_deferred_inferred(void)
 	CHECK(a != NULL, "agg_new");
 	if (!a)
 		return;
-	/* lazy unmap at 1000: the page table only (deferred) */
+	if (domain_type) {
+		struct tracefile_rec_iommu_mode m = {
+			.hdr = { .type = TRACEFILE_REC_IOMMU_MODE, .size = sizeof(m), .ts_ns = 1 },
+			.bdf = EDU, .flags = IOMMU_MODE_PRESENT, .vendor = "intel",
+		};
+
+		snprintf(m.domain_type, sizeof(m.domain_type), "%s", domain_type);
+		agg_add(a, &m.hdr);
+	}
+	/* lazy unmap at 1000: the page table only */
 	put_dma(a, GPUPROBE_DMA_UNMAP_PAGE, 1000, 500, 0);
 	put_part(a, GPUPROBE_PART_PGTABLE_UNMAP, 1000, 100, 0, 0);
-	/* lazy unmap at 3000, the queue full: its flush (top) and that flush's invalidation (deferred) */
+	/* lazy unmap at 3000, the queue full: its flush (top) and that flush's invalidation */
 	put_part(a, GPUPROBE_PART_INVALIDATE, 3000, 300, 1, 0);
 	put_part(a, GPUPROBE_PART_FLUSH, 3000, 20, 0, 0);
 	put_part(a, GPUPROBE_PART_PGTABLE_UNMAP, 3000, 100, 0, 0);
 	put_part(a, GPUPROBE_PART_IOVA_FREE, 3000, 40, 0, 0);
 	put_dma(a, GPUPROBE_DMA_UNMAP_PAGE, 3000, 900, 0);
-	/* strict unmap at 5000: its own invalidation at the top (not deferred) */
+	/* strict unmap at 5000: its own invalidation at the top (neither) */
 	put_dma(a, GPUPROBE_DMA_UNMAP_PAGE, 5000, 900, 0);
 	put_part(a, GPUPROBE_PART_INVALIDATE, 5000, 600, 0, 0);
 	put_part(a, GPUPROBE_PART_PGTABLE_UNMAP, 5000, 100, 0, 0);
@@ -177,15 +189,26 @@ void test_iommu_parts_deferred_inferred(void)
 	/* a map, its page table only: not an unmap */
 	put_dma(a, GPUPROBE_DMA_MAP_PAGE, 9000, 300, 0);
 	put_part(a, GPUPROBE_PART_PGTABLE_MAP, 9000, 100, 0, 0);
-	/* an unmap with an invalidation and no page-table part: not deferred */
+	/* an unmap with an invalidation and no page-table part: neither */
 	put_dma(a, GPUPROBE_DMA_UNMAP_PAGE, 11000, 900, 0);
 	put_part(a, GPUPROBE_PART_INVALIDATE, 11000, 600, 0, 0);
 	agg_finish(a, &r);
 	CHECK_EQ_U64(a->parts->ntargets, 1);
 	t = &a->parts->targets[0];
 	CHECK_EQ_U64(t->calls[PARTS_UNMAP], 5);
-	CHECK_EQ_U64(t->unmaps_deferred, 2);
+	CHECK(t->unmaps_deferred == deferred && t->unmaps_uninvalidated == uninvalidated,
+	      "domain %s: %llu deferred (want %llu), %llu uninvalidated (want %llu)",
+	      domain_type ? domain_type : "(no mode record)",
+	      (unsigned long long)t->unmaps_deferred, (unsigned long long)deferred,
+	      (unsigned long long)t->unmaps_uninvalidated, (unsigned long long)uninvalidated);
 	agg_free(a);
+}
+
+void test_iommu_parts_deferred_inferred(void)
+{
+	deferred_of("DMA-FQ", 2, 0);
+	deferred_of("DMA", 0, 2);
+	deferred_of(NULL, 0, 2);
 }
 
 /* The answer line: 4100 ns split 1430/500/350/250/1570 = 34.9/12.2/8.5/6.1/38.3 %. */
