@@ -402,4 +402,67 @@ TEST_F(sched, records_in_the_owners_pid_namespace)
 	EXPECT_EQ(0, WEXITSTATUS(status));
 }
 
+/* Edu's interrupts and this thread's wake-ups, in order. */
+#define WAKE_IRQS 50
+
+struct irq_wake_tally {
+	uint32_t bdf, tid;
+	uint64_t irq_ts[WAKE_IRQS + 1];
+	int irqs, woken;	/* woken: interrupts with a wake-up before the next */
+	bool pending;		/* the last interrupt has no wake-up yet */
+};
+
+static void irq_wake_cb(void *arg, const uint8_t *p, size_t len)
+{
+	struct irq_wake_tally *t = arg;
+
+	while (len >= sizeof(struct gpuprobe_rec_hdr)) {
+		const struct gpuprobe_rec_hdr *h = (const void *)p;
+		const struct gpuprobe_rec_irq *irq = (const void *)p;
+		const struct gpuprobe_rec_sched *r = (const void *)p;
+
+		if (h->size < sizeof(*h) || h->size > len)
+			return;
+		if (h->type == GPUPROBE_EV_IRQ && irq->bdf == t->bdf) {
+			if (t->irqs <= WAKE_IRQS)
+				t->irq_ts[t->irqs] = h->ts_ns;
+			t->irqs++;
+			t->pending = true;
+		} else if (h->type == GPUPROBE_EV_WAKEUP && r->pid == t->tid &&
+			   t->pending && t->irqs <= WAKE_IRQS &&
+			   h->ts_ns >= t->irq_ts[t->irqs - 1]) {
+			t->woken++;
+			t->pending = false;
+		}
+		p += h->size;
+		len -= h->size;
+	}
+}
+
+/*
+ * What the merged trace's last stage (guest handler -> thread wake) needs
+ * of its workload: through edu's irq_sleep the writer is asleep before each
+ * raise, so every interrupt's handler wakes it, even one that comes during
+ * the MMIO write (TCG delivers edu's MSI at once: through irq the loop's
+ * wait mostly finds its completion done and sleeps not at all).
+ */
+TEST_F(sched, irq_sleep_wakes_the_writer_at_each_interrupt)
+{
+	struct irq_wake_tally t = { .bdf = gp_bdf(self->edu), .tid = (uint32_t)gettid() };
+	char cmd[16];
+
+	ASSERT_EQ(0, gp_cmd(&self->s, GPUPROBE_CMD_TGID_ADD, NULL,
+			    GPUPROBE_A_TGID, getpid()));
+	ASSERT_EQ(0, gp_start(&self->s, GPUPROBE_EVMASK(GPUPROBE_EV_IRQ) |
+			      GPUPROBE_EVMASK(GPUPROBE_EV_WAKEUP)));
+	snprintf(cmd, sizeof(cmd), "%d", WAKE_IRQS);
+	ASSERT_EQ(0, edu_ctl(self->edu, "irq_sleep", cmd));
+	ASSERT_EQ(0, gp_stop(&self->s));
+	gp_recv_records(&self->l, irq_wake_cb, &t);
+	TH_LOG("irq_sleep %d: %d edu interrupts, %d with a wake-up of the writer (tid %u)",
+	       WAKE_IRQS, t.irqs, t.woken, t.tid);
+	EXPECT_EQ(WAKE_IRQS, t.irqs);
+	EXPECT_EQ(WAKE_IRQS, t.woken);
+}
+
 TEST_HARNESS_MAIN

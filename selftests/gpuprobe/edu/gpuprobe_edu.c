@@ -8,6 +8,10 @@
  *
  * Control, per device, in debugfs under gpuprobe_edu/<pci-name>/:
  *   irq    write N: raise N interrupts, each one handled before the next
+ *   irq_sleep  write N: as irq, but the writer is on a wait queue and not
+ *          running before each raise, so every handler wakes it (one
+ *          sched_wakeup per interrupt, however soon the interrupt comes; with
+ *          irq it comes before the wait as often as not, and wakes no one)
  *   storm  write N: raise N interrupts back to back (some may merge)
  *   dma    write "to_device|from_device|verify SIZE": one mapping of SIZE
  *          bytes, moved in 2 KiB device transfers; "coherent SIZE": a
@@ -37,9 +41,11 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/pci.h>
+#include <linux/sched.h>
 #include <linux/scatterlist.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
+#include <linux/wait.h>
 
 /* renamed in 6.8; the old name went in 6.12 */
 #ifndef PCI_IRQ_INTX
@@ -98,6 +104,7 @@ struct edu_dev {
 	int irq;
 	struct mutex lock;		/* one request at a time */
 	struct completion done;
+	wait_queue_head_t irq_wq;	/* irq_sleep's writer */
 	struct dentry *dir;
 	struct edu_stats stats;
 	atomic64_t handled;
@@ -130,21 +137,53 @@ static irqreturn_t edu_irq(int irq, void *data)
 		atomic64_inc(&edu->dma_irqs);
 	atomic64_inc(&edu->handled);
 	complete(&edu->done);
+	wake_up(&edu->irq_wq);
 	return IRQ_HANDLED;
 }
 
-static int edu_raise_irqs(struct edu_dev *edu, u64 count, bool wait)
+enum edu_raise_mode { EDU_RAISE_WAIT, EDU_RAISE_ASLEEP, EDU_RAISE_STORM };
+
+/*
+ * One interrupt raised by a writer already asleep: on the wait queue and
+ * TASK_UNINTERRUPTIBLE before the raise, so the handler's wake_up() has it
+ * to wake even when the interrupt comes during the MMIO write itself.
+ */
+static int edu_raise_asleep(struct edu_dev *edu)
+{
+	long left = EDU_IRQ_TIMEOUT;
+	DEFINE_WAIT(wait);
+
+	prepare_to_wait(&edu->irq_wq, &wait, TASK_UNINTERRUPTIBLE);
+	iowrite32(EDU_RAISE_VALUE, edu->mmio + EDU_REG_IRQ_RAISE);
+	edu->stats.irq_raised++;
+	while (!completion_done(&edu->done) && left) {
+		left = schedule_timeout(left);
+		prepare_to_wait(&edu->irq_wq, &wait, TASK_UNINTERRUPTIBLE);
+	}
+	finish_wait(&edu->irq_wq, &wait);
+	return completion_done(&edu->done) ? 0 : -ETIMEDOUT;
+}
+
+static int edu_raise_irqs(struct edu_dev *edu, u64 count,
+			  enum edu_raise_mode mode)
 {
 	u64 i;
+	int err;
 
 	for (i = 0; i < count; i++) {
 		reinit_completion(&edu->done);
+		if (mode == EDU_RAISE_ASLEEP) {
+			err = edu_raise_asleep(edu);
+			if (err)
+				return err;
+			continue;
+		}
 		iowrite32(EDU_RAISE_VALUE, edu->mmio + EDU_REG_IRQ_RAISE);
 		edu->stats.irq_raised++;
-		if (wait && !wait_for_completion_timeout(&edu->done,
-							 EDU_IRQ_TIMEOUT))
+		if (mode == EDU_RAISE_WAIT &&
+		    !wait_for_completion_timeout(&edu->done, EDU_IRQ_TIMEOUT))
 			return -ETIMEDOUT;
-		if (!wait)
+		if (mode == EDU_RAISE_STORM)
 			cond_resched();
 	}
 	return 0;
@@ -326,7 +365,7 @@ static int edu_dma_request(struct edu_dev *edu, const char *op, size_t size)
 }
 
 static ssize_t edu_irq_write(struct file *file, const char __user *ubuf,
-			     size_t len, loff_t *ppos, bool wait)
+			     size_t len, loff_t *ppos, enum edu_raise_mode mode)
 {
 	struct edu_dev *edu = file->private_data;
 	u64 count;
@@ -340,7 +379,7 @@ static ssize_t edu_irq_write(struct file *file, const char __user *ubuf,
 
 	mutex_lock(&edu->lock);
 	/* after "free" there is no vector to raise */
-	err = edu->irq ? edu_raise_irqs(edu, count, wait) : -ENODEV;
+	err = edu->irq ? edu_raise_irqs(edu, count, mode) : -ENODEV;
 	mutex_unlock(&edu->lock);
 	return err ? err : len;
 }
@@ -348,13 +387,19 @@ static ssize_t edu_irq_write(struct file *file, const char __user *ubuf,
 static ssize_t edu_irq_wait_write(struct file *file, const char __user *ubuf,
 				  size_t len, loff_t *ppos)
 {
-	return edu_irq_write(file, ubuf, len, ppos, true);
+	return edu_irq_write(file, ubuf, len, ppos, EDU_RAISE_WAIT);
+}
+
+static ssize_t edu_irq_sleep_write(struct file *file, const char __user *ubuf,
+				   size_t len, loff_t *ppos)
+{
+	return edu_irq_write(file, ubuf, len, ppos, EDU_RAISE_ASLEEP);
 }
 
 static ssize_t edu_storm_write(struct file *file, const char __user *ubuf,
 			       size_t len, loff_t *ppos)
 {
-	return edu_irq_write(file, ubuf, len, ppos, false);
+	return edu_irq_write(file, ubuf, len, ppos, EDU_RAISE_STORM);
 }
 
 static ssize_t edu_dma_write(struct file *file, const char __user *ubuf,
@@ -523,6 +568,13 @@ static const struct file_operations edu_irq_fops = {
 	.llseek = noop_llseek,
 };
 
+static const struct file_operations edu_irq_sleep_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = edu_irq_sleep_write,
+	.llseek = noop_llseek,
+};
+
 static const struct file_operations edu_storm_fops = {
 	.owner = THIS_MODULE,
 	.open = simple_open,
@@ -671,6 +723,7 @@ static int edu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	edu->pdev = pdev;
 	mutex_init(&edu->lock);
 	init_completion(&edu->done);
+	init_waitqueue_head(&edu->irq_wq);
 	pci_set_drvdata(pdev, edu);
 
 	err = edu_setup_hw(edu);
@@ -679,6 +732,8 @@ static int edu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 
 	edu->dir = debugfs_create_dir(pci_name(pdev), edu_debugfs_root);
 	debugfs_create_file("irq", 0200, edu->dir, edu, &edu_irq_fops);
+	debugfs_create_file("irq_sleep", 0200, edu->dir, edu,
+			    &edu_irq_sleep_fops);
 	debugfs_create_file("storm", 0200, edu->dir, edu, &edu_storm_fops);
 	debugfs_create_file("dma", 0200, edu->dir, edu, &edu_dma_fops);
 	debugfs_create_file("mapbench", 0200, edu->dir, edu,

@@ -27,7 +27,7 @@
 #define CGROUP_REFRESH_MS	100
 #define CGROUP_MAX_DEPTH	32
 
-static bool known(const struct cgroup_pids *c, pid_t pid)
+bool tracefs_pids_known(const struct cgroup_pids *c, pid_t pid)
 {
 	for (size_t i = 0; i < c->n; i++)
 		if (c->pid[i] == pid)
@@ -35,7 +35,7 @@ static bool known(const struct cgroup_pids *c, pid_t pid)
 	return false;
 }
 
-static int add_pid(struct cgroup_pids *c, pid_t pid)
+int tracefs_pids_add(struct cgroup_pids *c, pid_t pid)
 {
 	if (c->n == c->cap) {
 		size_t cap = c->cap ? 2 * c->cap : 64;
@@ -64,7 +64,7 @@ static void read_dir(struct cgroup_pids *c, const char *dir, int depth, char **l
 	snprintf(path, sizeof(path), "%s/cgroup.threads", dir);
 	f = fopen(path, "r");
 	while (f && fscanf(f, "%d", &pid) == 1) {
-		if (pid <= 0 || known(c, pid) || add_pid(c, pid))
+		if (pid <= 0 || tracefs_pids_known(c, pid) || tracefs_pids_add(c, pid))
 			continue;
 		if (*len + 16 > *size) {
 			char *l = realloc(*list, *size ? 2 * *size : 1024);
@@ -121,7 +121,7 @@ int tracefs_cgroup_refresh(struct tracefs_source *ts, bool force)
 /* `-- CMD` with --cgroup: its pid is in set_event_pid already. */
 int tracefs_cgroup_add_workload(struct tracefs_source *ts)
 {
-	return add_pid(&ts->cg, ts->cfg->workload_pid);
+	return tracefs_pids_add(&ts->cg, ts->cfg->workload_pid);
 }
 
 /*
@@ -136,19 +136,19 @@ bool tracefs_cgroup_wakee(struct tracefs_source *ts, uint32_t tid)
 {
 	uint32_t tgid;
 
-	if (known(&ts->cg, (pid_t)tid))
+	if (tracefs_pids_known(&ts->cg, (pid_t)tid))
 		return true;
 	tgid = tgid_of(&ts->tgids, tid);
-	if (!tgid || known(&ts->cg, (pid_t)tgid))
+	if (!tgid || tracefs_pids_known(&ts->cg, (pid_t)tgid))
 		return true;
 	tracefs_cgroup_refresh(ts, false);
-	return known(&ts->cg, (pid_t)tgid);
+	return tracefs_pids_known(&ts->cg, (pid_t)tgid);
 }
 
 /* A pid seen in the cgroup (KVM injections of its VMMs). */
 bool tracefs_cgroup_knows(const struct tracefs_source *ts, pid_t pid)
 {
-	return known(&ts->cg, pid);
+	return tracefs_pids_known(&ts->cg, pid);
 }
 
 void tracefs_cgroup_free(struct tracefs_source *ts)

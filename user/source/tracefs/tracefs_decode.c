@@ -93,10 +93,13 @@ static void decode_sched(struct tracefs_source *ts, struct bound_event *be,
 	};
 
 	if (be->spec->kind == K_WAKEUP) {
+		uint32_t ktid = (uint32_t)field_u64(r, be->field[F_PID]);
+
 		rec.hdr.type = GPUPROBE_EV_WAKEUP;
-		rec.pid = tracefs_local_pid(ts, (uint32_t)field_u64(r, be->field[F_PID]));
+		rec.pid = tracefs_local_pid(ts, ktid);
 		rec.target_cpu = (uint32_t)field_u64(r, be->field[F_TARGET_CPU]);
-		if (ts->cfg->cgroup_dir && !tracefs_cgroup_wakee(ts, rec.pid))
+		if (ts->cfg->cgroup_dir ? !tracefs_cgroup_wakee(ts, rec.pid)
+					: !tracefs_workload_wakee(ts, ktid))
 			return;
 	} else {
 		rec.hdr.type = GPUPROBE_EV_SWITCH;
@@ -458,5 +461,6 @@ void tracefs_decoder_free(struct tracefs_source *ts)
 {
 	irq_pairer_free(&ts->pairer);
 	vectors_free(&ts->vectors);
+	free(ts->follow.pid);
 	free(ts);
 }

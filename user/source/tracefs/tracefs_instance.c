@@ -110,6 +110,8 @@ void tracefs_create_sched_instance(struct tracefs_source *ts)
 		warnf("no scheduler events for the %s: %s", workload ? "workload" : "cgroup",
 		      err[0] ? err : "set_event_pid/event-fork refused");
 		tracefs_destroy_instance(&ts->sched);
+	} else if (!ts->cfg->cgroup_dir) {
+		tracefs_follow_workload(ts, ts->kpid_workload);
 	}
 }
 
@@ -139,4 +141,63 @@ int tracefs_instances_off(struct tracefs_source *ts)
 	if (ts->sched.instance)
 		tracefs_trace_off(ts->sched.instance);
 	return tracefs_trace_off(ts->main.instance) < 0 ? -1 : 0;
+}
+
+#define FOLLOW_REREAD_MS	100
+
+/* -- CMD (not --cgroup): the workload's kernel pid, set_event_pid's first. */
+void tracefs_follow_workload(struct tracefs_source *ts, pid_t kpid)
+{
+	/* in a pid namespace of its own, /proc here cannot tell a kernel pid gone */
+	if (ts->own_pidns || kpid <= 0 || ts->follow_on)
+		return;
+	if (!tracefs_pids_add(&ts->follow, kpid))
+		ts->follow_on = true;
+}
+
+/* set_event_pid as the kernel keeps it: event-fork's children added, exited tasks gone. */
+static void follow_reread(struct tracefs_source *ts)
+{
+	char *list = tracefs_instance_file_read(ts->sched.instance, "set_event_pid", NULL);
+	char *p = list, *end;
+
+	ts->follow.last_ns = mono_now_ns();
+	if (!list)
+		return;
+	ts->follow.n = 0;
+	for (;;) {
+		long pid = strtol(p, &end, 10);
+
+		if (end == p)
+			break;
+		if (pid > 0 && !tracefs_pids_known(&ts->follow, (pid_t)pid))
+			tracefs_pids_add(&ts->follow, (pid_t)pid);
+		p = end;
+	}
+	free(list);
+}
+
+/*
+ * -- CMD: a wake-up's task, the workload's?  ftrace records a wake-up when
+ * the waker is followed too (a kworker or ksoftirqd that a followed task
+ * wakes, a handler's wake-up of one on top of it), which the module does
+ * not: in a merged trace such a wake-up after a guest interrupt passed for
+ * the workload's.  Kept when set_event_pid has the task (read again, at
+ * most every FOLLOW_REREAD_MS, for one not there yet: a fork since), or
+ * when it is gone by now (followed until its exit, or not: nothing tells).
+ */
+bool tracefs_workload_wakee(struct tracefs_source *ts, uint32_t ktid)
+{
+	char path[32];
+
+	if (!ts->follow_on || tracefs_pids_known(&ts->follow, (pid_t)ktid))
+		return true;
+	if (ts->sched.instance &&
+	    mono_now_ns() - ts->follow.last_ns >= FOLLOW_REREAD_MS * 1000000ull) {
+		follow_reread(ts);
+		if (tracefs_pids_known(&ts->follow, (pid_t)ktid))
+			return true;
+	}
+	snprintf(path, sizeof(path), "/proc/%u", ktid);
+	return access(path, F_OK) != 0;
 }

@@ -87,7 +87,10 @@ struct dispatch_slot {
  * task, and "gpuprobe-PID-sched" whose set_event_pid + event-fork follow
  * the workload and every thread and child it creates.
  */
-/* --cgroup: the pids given to set_event_pid so far (tracefs_cgroup.c) */
+/*
+ * --cgroup: the pids given to set_event_pid so far (tracefs_cgroup.c);
+ * -- CMD: the pids set_event_pid had at its last read (tracefs_instance.c)
+ */
 struct cgroup_pids {
 	pid_t *pid;
 	size_t n, cap;
@@ -98,6 +101,8 @@ struct cgroup_pids {
 struct tracefs_source {
 	const struct source_config *cfg;
 	struct cgroup_pids cg;
+	struct cgroup_pids follow;	/* -- CMD's, in the kernel's pids */
+	bool follow_on;			/* wake-ups of others dropped */
 	struct instance_handle main;
 	struct instance_handle sched;
 	struct tep_handle *tep;
@@ -132,6 +137,8 @@ void tracefs_create_sched_instance(struct tracefs_source *ts);
 void tracefs_destroy_instance(struct instance_handle *h);
 int tracefs_instances_on(struct tracefs_source *ts, char *err, size_t errlen);
 int tracefs_instances_off(struct tracefs_source *ts);
+void tracefs_follow_workload(struct tracefs_source *ts, pid_t kpid);
+bool tracefs_workload_wakee(struct tracefs_source *ts, uint32_t ktid);
 
 /* tracefs_pidns.c */
 bool tracefs_own_pidns(void);
@@ -140,6 +147,8 @@ int tracefs_kernel_pids(pid_t workload, pid_t *self, pid_t *kworkload, char *err
 uint32_t tracefs_local_pid(const struct tracefs_source *ts, uint32_t kpid);
 
 /* tracefs_cgroup.c */
+bool tracefs_pids_known(const struct cgroup_pids *c, pid_t pid);
+int tracefs_pids_add(struct cgroup_pids *c, pid_t pid);
 int tracefs_cgroup_refresh(struct tracefs_source *ts, bool force);
 int tracefs_cgroup_add_workload(struct tracefs_source *ts);
 bool tracefs_cgroup_wakee(struct tracefs_source *ts, uint32_t tid);
