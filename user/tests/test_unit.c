@@ -468,6 +468,8 @@ int main(void)
 		{ "module: record batches split, misaligned, corrupt", test_record_batches },
 		{ "module: START mask from caps", test_module_event_mask },
 		{ "tracefs: kernel filter strings", test_tracefs_filters },
+		{ "tracefs: pid namespace probe lines among foreign signals", test_pidns_signal_lines },
+		{ "tracefs: pid namespace: only known pids mapped, others 0", test_pidns_local_pid },
 		{ "attribution: known timeline (phases, overlaps, totals, shares)",
 		  test_attribution_known_timeline },
 		{ "attribution: none without application records", test_attribution_absent },

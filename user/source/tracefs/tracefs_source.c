@@ -89,7 +89,7 @@ static void *tracefs_open(const struct source_config *cfg, char *err, size_t err
 	ts->kpid_self = getpid();
 	ts->kpid_workload = cfg->workload_pid;
 	if (ts->own_pidns &&
-	    tracefs_kernel_pids(cfg->workload_pid, &ts->kpid_self, &ts->kpid_workload, err, errlen)) {
+	    tracefs_kernel_pids(cfg->workload_pid, cfg->workload_unstarted, &ts->kpid_self, &ts->kpid_workload, err, errlen)) {
 		tracefs_close(ts);
 		return NULL;
 	}

@@ -134,8 +134,11 @@ int tracefs_instances_on(struct tracefs_source *ts, char *err, size_t errlen);
 int tracefs_instances_off(struct tracefs_source *ts);
 
 /* tracefs_pidns.c */
+/* the scratch instances of tracefs_pidns.c: "gpuprobe-<pid>-pidns-<nonce>" */
+#define TRACEFS_PIDNS_PREFIX	"gpuprobe-"
 bool tracefs_own_pidns(void);
-int tracefs_kernel_pids(pid_t workload, pid_t *self, pid_t *kworkload, char *err, size_t errlen);
+int tracefs_kernel_pids(pid_t workload, bool workload_unstarted, pid_t *self, pid_t *kworkload,
+			char *err, size_t errlen);
 /* a kernel pid as this pid namespace sees it: the workload's and this process's; others unchanged */
 uint32_t tracefs_local_pid(const struct tracefs_source *ts, uint32_t kpid);
 
