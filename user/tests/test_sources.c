@@ -12,6 +12,7 @@
 #include "testlib.h"
 #include "tests.h"
 #include "pidns_parse.h"
+#include "util.h"
 #include "tracefs_events.h"
 
 struct collected {
@@ -227,4 +228,17 @@ void test_pidns_local_pid(void)
 	/* no workload: kworkload 0 maps nothing */
 	CHECK_EQ_U64(pidns_local_pid(5000, 5000, 2, 0, 0), 2);
 	CHECK_EQ_U64(pidns_local_pid(5002, 5000, 2, 0, 0), 0);
+}
+
+/* info's "whose root is another uid of the host": only when uid_map says so */
+void test_uid_map_root(void)
+{
+	CHECK(uid_map_root_is_host_root("         0          0 4294967295\n"), "the initial namespace's map");
+	CHECK(uid_map_root_is_host_root("         0          0          1\n"), "0 0 1: root is the host's root");
+	CHECK(uid_map_root_is_host_root("      1000       1000          1\n         0          0          1\n"),
+	      "a 0 0 1 line after another");
+	CHECK(!uid_map_root_is_host_root("         0      65534          1\n"), "root mapped to 65534");
+	CHECK(!uid_map_root_is_host_root("         0     100000      65536\n"), "a rootless range");
+	CHECK(!uid_map_root_is_host_root("      1000          0          1\n"), "host root as uid 1000: not this root");
+	CHECK(!uid_map_root_is_host_root(""), "an empty map (none written yet)");
 }

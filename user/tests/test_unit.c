@@ -470,6 +470,7 @@ int main(void)
 		{ "tracefs: kernel filter strings", test_tracefs_filters },
 		{ "tracefs: pid namespace probe lines among foreign signals", test_pidns_signal_lines },
 		{ "tracefs: pid namespace: only known pids mapped, others 0", test_pidns_local_pid },
+		{ "info: a user namespace whose root is the host's, from uid_map", test_uid_map_root },
 		{ "attribution: known timeline (phases, overlaps, totals, shares)",
 		  test_attribution_known_timeline },
 		{ "attribution: none without application records", test_attribution_absent },

@@ -98,6 +98,8 @@ wait $b
 brc=$?
 a_n=$(own_wakeups "$T/a.trace" "$(cat "$T/a.pid")")
 b_n=$(own_wakeups "$T/b.trace" "$(cat "$T/b.pid")")
+sed 's/^/    container a: /' "$T/a.err"
+sed 's/^/    container b: /' "$T/b.err"
 echo "    two containers at once: exit $arc and $brc; own wake-ups $a_n (pid $(cat "$T/a.pid")) and $b_n (pid $(cat "$T/b.pid")), $host_n on the host"
 check "two containers recording at once: each trace has its own workload's wake-ups, as many as on the host" \
 	sh -c '[ "$1 $2" = "0 0" ] && [ "$3" = "$5" ] && [ "$4" = "$5" ]' _ $arc $brc "$a_n" "$b_n" "$host_n"

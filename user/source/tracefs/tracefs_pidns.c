@@ -97,17 +97,21 @@ int tracefs_kernel_pids(pid_t workload, bool workload_unstarted, pid_t *self, pi
 	 * one).  A file of it held open: a sweep's rmdir gets EBUSY while this
 	 * run lives (tracefs_remove_stale_instances).
 	 */
-	snprintf(name, sizeof(name), TRACEFS_PIDNS_PREFIX "%d-pidns-%d", (int)getpid(), nonce);
-	inst = tracefs_instance_create(name);
-	if (inst && !tracefs_instance_is_new(inst)) {
+	for (int tries = 0; tries < 8; tries++) {
+		snprintf(name, sizeof(name), TRACEFS_PIDNS_PREFIX "%d-pidns-%d", (int)getpid(), nonce);
+		inst = tracefs_instance_create(name);
+		if (inst && !tracefs_instance_is_new(inst)) {
+			tracefs_instance_free(inst);
+			inst = NULL;
+			errno = EEXIST;
+		}
+		hold = inst ? tracefs_instance_file_open(inst, "tracing_on", O_RDONLY) : -1;
+		if (!inst || hold >= 0)
+			break;
+		/* another run's sweep removed it before it was held: anew */
 		tracefs_instance_free(inst);
 		inst = NULL;
-		errno = EEXIST;
-	}
-	hold = inst ? tracefs_instance_file_open(inst, "tracing_on", O_RDONLY) : -1;
-	if (inst && hold < 0) {
-		tracefs_instance_free(inst);	/* removed under us: not ours to rmdir */
-		inst = NULL;
+		nonce = probe_nonce();
 	}
 	snprintf(filter, sizeof(filter), "sig == %d && errno == %d", PROBE_SIGNAL, nonce);
 	if (!inst || tracefs_event_file_write(inst, "signal", "signal_generate", "filter", filter) < 0 ||
