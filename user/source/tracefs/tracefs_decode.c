@@ -222,8 +222,12 @@ static void decode_kvm_vcpu(struct tracefs_source *ts, struct tep_format_field *
 	rec->pid = tgid_here(ts, rec->tid);
 	if (ts->cfg->cgroup_dir ? !tracefs_cgroup_knows(ts, (pid_t)rec->pid)
 				: ts->cfg->workload_pid > 0 &&
-				  rec->pid != (uint32_t)ts->cfg->workload_pid)
+				  rec->pid != (uint32_t)ts->cfg->workload_pid) {
+		/* maybe the workload's other threads: counted, said at close */
+		if (ts->own_pidns && !rec->pid)
+			ts->unmapped_dropped++;
 		return;
+	}
 	tracefs_put(ts, &rec->hdr);
 }
 

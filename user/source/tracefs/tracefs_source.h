@@ -115,6 +115,12 @@ struct tracefs_source {
 	bool own_pidns;
 	pid_t kpid_self, kpid_workload;
 	uint64_t kvm_outside_handler;	/* in-handler KVM steps of other irqs: dropped */
+	/*
+	 * In a pid namespace of its own: the workload's records dropped for a
+	 * thread whose kernel tid is not mapped (only the main thread's is):
+	 * said at close
+	 */
+	uint64_t unmapped_dropped;
 	const struct record_sink *sink;
 	struct source_counters counters;
 	uint64_t lost_inband;
