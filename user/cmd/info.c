@@ -207,13 +207,26 @@ static void print_dma_support_text(void)
 	}
 }
 
+/* this user namespace's root is the host's ("0 0 N" in uid_map) */
+static bool own_root_is_host_root(void)
+{
+	char map[1024];
+	FILE *f = fopen("/proc/self/uid_map", "re");
+	size_t n = f ? fread(map, 1, sizeof(map) - 1, f) : 0;
+
+	if (f)
+		fclose(f);
+	map[n] = '\0';
+	return uid_map_root_is_host_root(map);
+}
+
 static void print_tracefs_text(const struct tracefs_state *t)
 {
 	if (!t->mounted) {
 		printf("tracefs source: not available: " TRACEFS_NOT_MOUNTED "\n");
 		return;
 	}
-	if (!t->readable && module_own_user_namespace()) {
+	if (!t->readable && module_own_user_namespace() && !own_root_is_host_root()) {
 		printf("tracefs source: not usable: %s/events is not readable here: tracefs's files belong to the host's root, and this process is in a user namespace of its own whose root is another uid of the host (a remapped or rootless container): run the container in the host's user namespace (Docker --userns=host; Kubernetes hostUsers: true), or trace from the host\n",
 		       t->dir);
 		return;

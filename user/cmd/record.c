@@ -650,6 +650,7 @@ static int open_source(struct recorder *r)
 	r->cfg.sink = &sink;
 	r->cfg.targets = &r->info.targets;
 	r->cfg.workload_pid = r->have_workload ? r->workload.pid : 0;
+	r->cfg.workload_unstarted = r->have_workload;
 	r->cfg.cgroup_id = r->opts.cgroup_id;
 	r->cfg.cgroup_dir = r->opts.cgroup ? r->opts.cgroup_dir : NULL;
 	r->cfg.event_mask = GPUPROBE_EVMASK_ALL;

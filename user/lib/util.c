@@ -160,3 +160,18 @@ bool pid_gone(long pid)
 {
 	return pid > 0 && pid == (pid_t)pid && kill((pid_t)pid, 0) && errno == ESRCH;
 }
+
+bool uid_map_root_is_host_root(const char *map)
+{
+	unsigned long long inside, outside, count;
+
+	while (map && *map) {
+		if (sscanf(map, "%llu %llu %llu", &inside, &outside, &count) == 3 &&
+		    !inside && !outside && count)
+			return true;
+		map = strchr(map, '\n');
+		if (map)
+			map++;
+	}
+	return false;
+}

@@ -42,5 +42,11 @@ void copy_string(char *dst, size_t size, const char *src);
  * by.  A pid in use by someone else, or not ours to signal, is not gone.
  */
 bool pid_gone(long pid);
+/*
+ * Whether a /proc/PID/uid_map's text maps this user namespace's root to
+ * the host's (a "0 0 N" line): then tracefs's files, the host root's, are
+ * its own.
+ */
+bool uid_map_root_is_host_root(const char *map);
 
 #endif /* GPUPROBE_UTIL_H */

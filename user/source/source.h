@@ -30,6 +30,12 @@ static inline int sink_put(const struct record_sink *sink,
 struct source_config {
 	const struct target_set *targets;
 	pid_t workload_pid;		/* 0: no workload, no sched events */
+	/*
+	 * workload_pid is this process's child, waiting for its go byte
+	 * (record -- CMD): it may be sent a probe signal (tracefs_pidns.c);
+	 * false for an already-running process (serve --pid)
+	 */
+	bool workload_unstarted;
 	uint64_t cgroup_id;		/* record --cgroup: cgroup v2 id followed; 0 none */
 	const char *cgroup_dir;		/* and its directory (the tracefs source reads its pids) */
 	uint32_t event_mask;		/* GPUPROBE_EVMASK() bits */

@@ -11,6 +11,8 @@
 #include "synth.h"
 #include "testlib.h"
 #include "tests.h"
+#include "pidns_parse.h"
+#include "util.h"
 #include "tracefs_events.h"
 
 struct collected {
@@ -175,4 +177,68 @@ void test_tracefs_filters(void)
 	for (int i = 0; i < 200; i++)
 		set.t[0].vec[i].irq = 1000 + i;
 	CHECK(build_event_filter(entry, &set, NULL, buf, 64) < 0, "overflow not reported");
+}
+
+/*
+ * The probe signal's lines of a pid namespace's scratch instance, among
+ * foreign ones: another task's SIGWINCH (a terminal resize, errno=0),
+ * another container's recorder's probe (its own nonce), other signals, and
+ * comms with '-' and ' ' in them.  Only the two lines of this nonce count,
+ * in order.
+ */
+void test_pidns_signal_lines(void)
+{
+	static const char trace[] =
+		"# tracer: nop\n"
+		"#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n"
+		"            bash-999     [000] d..1.   10.000001: signal_generate: sig=28 errno=0 code=128 comm=vim pid=998 grp=1 res=1\n"
+		"   gpuprobe-trac-4242    [001] d..1.   10.000002: signal_generate: sig=28 errno=77 code=-1 comm=gpuprobe-trace pid=4242 grp=1 res=1\n"
+		"   gpuprobe-trac-5000    [001] d..1.   10.000003: signal_generate: sig=15 errno=1234 code=-1 comm=x pid=5001 grp=1 res=0\n"
+		" Web Content-x-5000     [001] d..1.   10.000004: signal_generate: sig=28 errno=1234 code=-1 comm=gpuprobe-trace pid=5000 grp=1 res=1\n"
+		"   gpuprobe-trac-4242    [001] d..1.   10.000005: signal_generate: sig=28 errno=77 code=-1 comm=gpuprobe-trace pid=4243 grp=1 res=1\n"
+		"   gpuprobe-trac-5000    [002] d..1.   10.000006: signal_generate: sig=28 errno=1234 code=-1 comm=bash pid=5002 grp=1 res=1\n"
+		"   gpuprobe-trac-5000    [002] d..1.   10.000007: signal_generate: sig=28 errno=12345 code=-1 comm=bash pid=6000 grp=1 res=1";
+	const char *pos = trace;
+	long s = 0, t = 0;
+
+	CHECK(pidns_next_signal(&pos, 28, 1234, &s, &t) && s == 5000 && t == 5000,
+	      "first line of nonce 1234: sender %ld target %ld, want 5000 5000", s, t);
+	CHECK(pidns_next_signal(&pos, 28, 1234, &s, &t) && s == 5000 && t == 5002,
+	      "second line of nonce 1234: sender %ld target %ld, want 5000 5002", s, t);
+	CHECK(!pidns_next_signal(&pos, 28, 1234, &s, &t), "a third line of nonce 1234 (errno=12345 is not it)");
+	pos = trace;
+	CHECK(pidns_next_signal(&pos, 28, 77, &s, &t) && s == 4242 && t == 4242 &&
+	      pidns_next_signal(&pos, 28, 77, &s, &t) && s == 4242 && t == 4243,
+	      "nonce 77's lines: last sender %ld target %ld, want 4242 4243", s, t);
+	pos = "";
+	CHECK(!pidns_next_signal(&pos, 28, 77, &s, &t), "a line in an empty trace");
+}
+
+/* In a pid namespace only the recorder and its workload have numbers here. */
+void test_pidns_local_pid(void)
+{
+	/* kernel pids 5000 (recorder) and 5002 (workload); 2 and 3 here */
+	CHECK_EQ_U64(pidns_local_pid(5000, 5000, 2, 5002, 3), 2);
+	CHECK_EQ_U64(pidns_local_pid(5002, 5000, 2, 5002, 3), 3);
+	/* a host task whose kernel pid is a pid of this namespace's: unknown */
+	CHECK_EQ_U64(pidns_local_pid(3, 5000, 2, 5002, 3), 0);
+	CHECK_EQ_U64(pidns_local_pid(2, 5000, 2, 5002, 3), 0);
+	CHECK_EQ_U64(pidns_local_pid(7777, 5000, 2, 5002, 3), 0);
+	CHECK_EQ_U64(pidns_local_pid(0, 5000, 2, 5002, 3), 0);
+	/* no workload: kworkload 0 maps nothing */
+	CHECK_EQ_U64(pidns_local_pid(5000, 5000, 2, 0, 0), 2);
+	CHECK_EQ_U64(pidns_local_pid(5002, 5000, 2, 0, 0), 0);
+}
+
+/* info's "whose root is another uid of the host": only when uid_map says so */
+void test_uid_map_root(void)
+{
+	CHECK(uid_map_root_is_host_root("         0          0 4294967295\n"), "the initial namespace's map");
+	CHECK(uid_map_root_is_host_root("         0          0          1\n"), "0 0 1: root is the host's root");
+	CHECK(uid_map_root_is_host_root("      1000       1000          1\n         0          0          1\n"),
+	      "a 0 0 1 line after another");
+	CHECK(!uid_map_root_is_host_root("         0      65534          1\n"), "root mapped to 65534");
+	CHECK(!uid_map_root_is_host_root("         0     100000      65536\n"), "a rootless range");
+	CHECK(!uid_map_root_is_host_root("      1000          0          1\n"), "host root as uid 1000: not this root");
+	CHECK(!uid_map_root_is_host_root(""), "an empty map (none written yet)");
 }

@@ -720,6 +720,52 @@ static void test_stranger_wakeup_dropped(void)
 	dec = main_dec;
 }
 
+/*
+ * In a pid namespace of its own (the recorder's kernel pid 90000, the
+ * workload's 90001, pid 1 there): only those two are given this
+ * namespace's pids; every other kernel pid is 0, even one that is a pid
+ * of this namespace (kernel pid 1, the host's init, is not the workload);
+ * the workload's process's KVM records from a thread not mapped are
+ * dropped and counted.
+ */
+static void test_pidns_pids(void)
+{
+	const struct gpuprobe_rec_sched *s;
+	const struct gpuprobe_rec_kvm *k;
+	struct crafted c;
+
+	dec->own_pidns = true;
+	dec->kpid_self = 90000;
+	dec->kpid_workload = 90001;
+	dec->unmapped_dropped = 0;
+	craft(&c, "sched", "sched_wakeup");
+	set_num(&c, "pid", 90001);
+	feed(&c, 7000, 0, 0);
+	s = last();
+	CHECK(s && s->hdr.type == GPUPROBE_EV_WAKEUP && s->pid == 1, "the workload's wake-up: pid %u, want 1",
+	      s ? s->pid : 0);
+	set_num(&c, "pid", 1);
+	feed(&c, 7001, 0, 0);
+	s = last();
+	CHECK(s && s->hdr.type == GPUPROBE_EV_WAKEUP && s->pid == 0,
+	      "kernel pid 1's wake-up (not the workload): pid %u, want 0", s ? s->pid : 0);
+	craft(&c, "sched", "sched_switch");
+	set_num(&c, "prev_pid", 2);
+	set_num(&c, "next_pid", 90000);
+	feed(&c, 7002, 0, 0);
+	s = last();
+	CHECK(s && s->hdr.type == GPUPROBE_EV_SWITCH && s->prev_pid == 0 && s->pid == (uint32_t)getpid(),
+	      "switch from kernel pid 2 to the recorder: prev %u next %u, want 0 %d",
+	      s ? s->prev_pid : 0, s ? s->pid : 0, (int)getpid());
+	k = vcpu_step("kvm_entry", 90001, 7003);
+	CHECK(k && k->pid == 1, "the workload's main thread's KVM entry: kept as pid 1 (%u)", k ? k->pid : 0);
+	CHECK(vcpu_step("kvm_entry", 90002, 7004) == NULL && dec->unmapped_dropped == 1,
+	      "a thread not mapped: dropped and counted (%llu)", (unsigned long long)dec->unmapped_dropped);
+	dec->own_pidns = false;
+	dec->kpid_self = getpid();
+	dec->kpid_workload = 1;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct test_case cases[] = {
@@ -734,6 +780,7 @@ int main(int argc, char **argv)
 		{ "tracefs vectors: late vector, foreign irq, excluded irq, stop, gone", test_late_vectors },
 		{ "report: a vector resolved while recording", test_report_late_vector },
 		{ "tracefs decode: kvm_entry/exit/eoi/pv_eoi/pi_irte_update of the workload only", test_kvm_vcpu_steps },
+		{ "tracefs decode: in a pid namespace, pids not mapped are 0, unmapped threads' KVM records counted", test_pidns_pids },
 	};
 	static struct trace_info info;
 	struct source_config cfg = { .event_mask = GPUPROBE_EVMASK_ALL, .workload_pid = 1 };

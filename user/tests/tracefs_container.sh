@@ -98,6 +98,8 @@ wait $b
 brc=$?
 a_n=$(own_wakeups "$T/a.trace" "$(cat "$T/a.pid")")
 b_n=$(own_wakeups "$T/b.trace" "$(cat "$T/b.pid")")
+sed 's/^/    container a: /' "$T/a.err"
+sed 's/^/    container b: /' "$T/b.err"
 echo "    two containers at once: exit $arc and $brc; own wake-ups $a_n (pid $(cat "$T/a.pid")) and $b_n (pid $(cat "$T/b.pid")), $host_n on the host"
 check "two containers recording at once: each trace has its own workload's wake-ups, as many as on the host" \
 	sh -c '[ "$1 $2" = "0 0" ] && [ "$3" = "$5" ] && [ "$4" = "$5" ]' _ $arc $brc "$a_n" "$b_n" "$host_n"
@@ -117,7 +119,58 @@ check "a container's run (exit $ctr2) leaves the host's run beside it its instan
 	sh -c '[ "$1" = 0 ] && [ "$2" = 1 ]' _ "$ctr2" "$alive"
 check "the host's run beside it completes (exit 0)" [ "$brc" -eq 0 ]
 check "no instance left: none named by a container's pid, no scratch one" \
-	sh -c '! ls "$1/instances" | grep -q "^gpuprobe-pidns-\|^gpuprobe-[0-9]-\|^gpuprobe-[0-9]$"' _ "$TRACING"
+	sh -c '! ls "$1/instances" | grep -q "^gpuprobe-pidns-\|^gpuprobe-[0-9]*-pidns\|^gpuprobe-[0-9]-\|^gpuprobe-[0-9]$"' _ "$TRACING"
+
+# serve --pid of an already-running process in the container: its kernel
+# pid is not known there, and it must not be sent the probe signal to
+# learn it (httpd and nginx stop gracefully on SIGWINCH): refused, and the
+# process, which traps SIGWINCH, gets none
+cat >"$T/serve-pid.sh" <<EOF
+bash -c 'trap "echo winch >> \$OUT.winch" WINCH; echo \$\$ > \$OUT.tpid; while :; do sleep 0.05; done' &
+while [ ! -s "\$OUT.tpid" ]; do sleep 0.05; done
+timeout 10 "$GPT" serve -q --source tracefs -d "$BDF" --listen 127.0.0.1:0 --pid "\$(cat "\$OUT.tpid")"
+echo "serve exit \$?"
+sleep 0.5
+kill \$!
+EOF
+in_container 1 "$T/srv" sh "$T/serve-pid.sh"
+sed 's/^/    container: /' "$T/srv.err"
+check "in the container: serve --pid of a running process with the tracefs source is refused, says why" \
+	sh -c 'grep -q "^serve exit [1-9]" "$1.err" && grep -q -- "--pid with the tracefs source in a pid namespace of its own" "$1.err"' _ "$T/srv"
+check "in the container: serve --pid sends the running process no SIGWINCH" [ ! -e "$T/srv.winch" ]
+
+# the recorder started with SIGWINCH blocked (its caller's mask): the
+# command starts with no signal blocked, and none pending (the probe's
+# SIGWINCH is not handed to it)
+in_container 1 "$T/mask" python3 -c 'import os, signal, sys
+signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGWINCH])
+os.execvp(sys.argv[1], sys.argv[1:])' "$GPT" record -q --source tracefs -d "$BDF" -o "$T/mask.trace" -- \
+	grep -E "^(SigBlk|SigPnd|ShdPnd):" /proc/self/status	# grep, not sh: dash clears the mask itself
+rc=$?
+grep -E "^(SigBlk|SigPnd|ShdPnd):" "$T/mask.err" >"$T/mask.status"
+sed 's/^/    workload: /' "$T/mask.err"
+check "in the container, SIGWINCH blocked by the recorder's caller: the workload starts with none blocked or pending (exit $rc)" \
+	sh -c '[ "$1" -eq 0 ] && [ "$(grep -c ":[[:space:]]*0*$" "$2")" -eq 3 ]' _ $rc "$T/mask.status"
+
+# scratch instances: a killed run's ("gpuprobe-<pid>-pidns-<nonce>",
+# here made as it leaves them) is removed by the next run, in the
+# container or on the host; a live run's (a file of it held open) is not
+for n in 2-pidns-99 3-pidns-98; do mkdir "$TRACING/instances/gpuprobe-$n" || exit 9; done
+exec 7<"$TRACING/instances/gpuprobe-3-pidns-98/tracing_on"
+in_container 1 "$T/sweep" "$GPT" record -q --source tracefs -d "$BDF" -o "$T/sweep.trace" -- true
+rc=$?
+killed=$(ls "$TRACING/instances" | grep -c "^gpuprobe-2-pidns-99$")
+live=$(ls "$TRACING/instances" | grep -c "^gpuprobe-3-pidns-98$")
+exec 7<&-
+mkdir "$TRACING/instances/gpuprobe-2-pidns-97" || exit 9
+"$GPT" record -q --source tracefs -d "$BDF" -o "$T/sweep2.trace" -- true
+rc2=$?
+host_left=$(ls "$TRACING/instances" | grep -c "^gpuprobe-[23]-pidns-9")
+for n in 2-pidns-99 3-pidns-98 2-pidns-97; do rmdir "$TRACING/instances/gpuprobe-$n" 2>/dev/null; done
+check "a killed run's scratch instance is removed by the next run in a container (exit $rc; left $killed), a live one's kept ($live)" \
+	sh -c '[ "$1 $2 $3" = "0 0 1" ]' _ $rc "$killed" "$live"
+check "a killed run's scratch instance is removed by the next run on the host (exit $rc2; left $host_left)" \
+	sh -c '[ "$1 $2" = "0 0" ]' _ $rc2 "$host_left"
 
 # ---- without it ----
 in_container 0 "$T/noinfo" "$GPT" info

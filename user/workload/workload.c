@@ -16,6 +16,7 @@ volatile sig_atomic_t workload_hurry;
 
 static void child_run(int go_fd, char *const argv[], bool stdout_to_stderr)
 {
+	sigset_t none;
 	char go;
 
 	/* the trace goes to stdout (-o -): the command's output must not land in it */
@@ -29,6 +30,16 @@ static void child_run(int go_fd, char *const argv[], bool stdout_to_stderr)
 	if (read(go_fd, &go, 1) != 1)
 		_exit(127);
 	close(go_fd);
+	/*
+	 * The command starts with no signal blocked, whatever the recorder's
+	 * caller blocked, and none pending: a probe SIGWINCH of
+	 * tracefs_pidns.c that a blocked mask kept is dropped (ignoring a
+	 * signal discards it) rather than handed to the command.
+	 */
+	signal(SIGWINCH, SIG_IGN);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	signal(SIGWINCH, SIG_DFL);
 	execvp(argv[0], argv);
 	fprintf(stderr, "%s: cannot run '%s': %s\n", progname, argv[0], strerror(errno));
 	_exit(errno == ENOENT ? 127 : 126);

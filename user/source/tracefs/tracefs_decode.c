@@ -66,13 +66,13 @@ static bool record_bdf(const struct tep_record *rec, struct bound_event *be, uin
 /*
  * A kernel tid's process as this pid namespace numbers it; 0 (unknown) for
  * a task of a pid namespace of its own that it cannot map (not /proc's:
- * there that number is another task, or none).
+ * there that number is another task, or none; tracefs_local_pid gives 0).
  */
 static uint32_t tgid_here(struct tracefs_source *ts, uint32_t ktid)
 {
 	uint32_t tid = tracefs_local_pid(ts, ktid);
 
-	if (ts->own_pidns && tid == ktid)
+	if (ts->own_pidns && !tid)
 		return 0;
 	return tgid_of(&ts->tgids, tid);
 }
@@ -225,8 +225,12 @@ static void decode_kvm_vcpu(struct tracefs_source *ts, struct tep_format_field *
 	rec->pid = tgid_here(ts, rec->tid);
 	if (ts->cfg->cgroup_dir ? !tracefs_cgroup_knows(ts, (pid_t)rec->pid)
 				: ts->cfg->workload_pid > 0 &&
-				  rec->pid != (uint32_t)ts->cfg->workload_pid)
+				  rec->pid != (uint32_t)ts->cfg->workload_pid) {
+		/* maybe the workload's other threads: counted, said at close */
+		if (ts->own_pidns && !rec->pid)
+			ts->unmapped_dropped++;
 		return;
+	}
 	tracefs_put(ts, &rec->hdr);
 }
 

@@ -20,27 +20,32 @@
 
 #define INSTANCE_PREFIX		"gpuprobe-"
 #define SCHED_SUFFIX		"-sched"
+#define PIDNS_SUFFIX		"-pidns-"
 #define SCHED_BUFFER_KB		2048
 #define BUFFER_KB_PER_CPU	8192
 
 /*
  * Instances of gpuprobe-trace runs that were killed with SIGKILL.  Their
  * names are kernel pids, which only the initial pid namespace can look up:
- * in a container, another's live run would look gone, so nothing is removed.
+ * in a container, another's live run would look gone, so none is removed
+ * there.  The scratch instances of a run in a pid namespace of its own
+ * ("gpuprobe-<pid>-pidns-<nonce>", tracefs_pidns.c) are named by that
+ * namespace's pid, and a live one holds a file of its own open, so the
+ * kernel refuses to remove it (EBUSY): every one is tried, here or there.
  */
 void tracefs_remove_stale_instances(void)
 {
-	if (tracefs_own_pidns())
-		return;
+	bool own_pidns = tracefs_own_pidns();
 	/* libtracefs compiles a basic regex: no +, no groups */
 	char **names = tracefs_instances("^" INSTANCE_PREFIX "[0-9][0-9]*");
 
 	for (char **n = names; n && *n; n++) {
 		char *end;
 		long pid = strtol(*n + strlen(INSTANCE_PREFIX), &end, 10);
+		bool scratch = !strncmp(end, PIDNS_SUFFIX, strlen(PIDNS_SUFFIX));
 		struct tracefs_instance *old;
 
-		if ((*end && strcmp(end, SCHED_SUFFIX)) || !pid_gone(pid))
+		if (!scratch && (own_pidns || (*end && strcmp(end, SCHED_SUFFIX)) || !pid_gone(pid)))
 			continue;
 		old = tracefs_instance_alloc(NULL, *n);
 		if (old && tracefs_instance_destroy(old) == 0)
@@ -56,6 +61,22 @@ static int create_instance(struct instance_handle *h, pid_t kpid, const char *su
 {
 	snprintf(h->name, sizeof(h->name), INSTANCE_PREFIX "%d%s", (int)kpid, suffix);
 	h->instance = tracefs_instance_create(h->name);
+	/*
+	 * One there already is a killed run's: no live process but this one
+	 * has this kernel pid (in a container the sweep leaves such ones
+	 * alone).  Removed and made anew, never shared.
+	 */
+	if (h->instance && !tracefs_instance_is_new(h->instance)) {
+		if (tracefs_instance_destroy(h->instance) == 0)
+			warnf("removed tracefs instance %s left by a killed run", h->name);
+		tracefs_instance_free(h->instance);
+		h->instance = tracefs_instance_create(h->name);
+		if (h->instance && !tracefs_instance_is_new(h->instance)) {
+			tracefs_instance_free(h->instance);
+			h->instance = NULL;
+			errno = EEXIST;
+		}
+	}
 	if (!h->instance) {
 		snprintf(err, errlen, "cannot create tracefs instance %s: %s (needs root)",
 			 h->name, strerror(errno));

@@ -11,14 +11,18 @@
  * workload.c), in a scratch instance of its own, read back as text.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <tracefs.h>
 
+#include "pidns_parse.h"
 #include "tracefs_source.h"
 #include "util.h"
 
@@ -38,46 +42,78 @@ bool tracefs_own_pidns(void)
 }
 
 /*
- * The next "signal_generate: sig=N" line of the instance's text from *pos:
- * its sender's kernel pid (the "comm-PID" before the CPU) and its target's.
+ * The probe signal, queued with a nonce in si_errno: signal_generate
+ * records si_errno as errno= (TP_STORE_SIGINFO), so a SIGWINCH that any
+ * other task on the host sends meanwhile (a terminal resize, another
+ * container's recorder) is told from ours and skipped.
  */
-static bool next_signal_line(const char **pos, long *sender, long *target)
+static int send_probe(pid_t pid, int nonce)
 {
-	char needle[48];
-	const char *hit, *line, *p, *dash = NULL;
+	siginfo_t si;
 
-	snprintf(needle, sizeof(needle), "signal_generate: sig=%d ", PROBE_SIGNAL);
-	hit = strstr(*pos, needle);
-	if (!hit)
-		return false;
-	for (line = hit; line > *pos && line[-1] != '\n'; line--)
-		;
-	*pos = hit + strlen(needle);
-	while (*line == ' ')
-		line++;
-	for (p = line; *p && *p != ' ' && *p != '\n'; p++)
-		if (*p == '-')
-			dash = p;
-	p = strstr(hit, " pid=");
-	if (!dash || !p)
-		return false;
-	*sender = strtol(dash + 1, NULL, 10);
-	*target = strtol(p + 5, NULL, 10);
-	return *sender > 0 && *target > 0;
+	memset(&si, 0, sizeof(si));
+	si.si_signo = PROBE_SIGNAL;
+	si.si_code = SI_QUEUE;
+	si.si_errno = nonce;
+	si.si_pid = getpid();
+	si.si_uid = getuid();
+	return (int)syscall(SYS_rt_sigqueueinfo, pid, PROBE_SIGNAL, &si);
 }
 
-int tracefs_kernel_pids(pid_t workload, pid_t *self, pid_t *kworkload, char *err, size_t errlen)
+static int probe_nonce(void)
 {
-	char name[64], filter[32];
+	unsigned int v = 0;
+
+	while (!v || v > INT32_MAX)
+		if (getrandom(&v, sizeof(v), 0) != sizeof(v))
+			v = (unsigned int)(mono_now_ns() ^ ((uint64_t)getpid() << 16)) & INT32_MAX;
+	return (int)v;
+}
+
+int tracefs_kernel_pids(pid_t workload, bool workload_unstarted, pid_t *self, pid_t *kworkload,
+			char *err, size_t errlen)
+{
+	char name[64], filter[64];
 	struct tracefs_instance *inst;
 	const char *pos;
 	long s1 = 0, t1 = 0, s2 = 0, t2 = 0;
+	int nonce = probe_nonce(), hold;
 	bool got;
 	char *text;
 
-	snprintf(name, sizeof(name), "gpuprobe-pidns-%d-%ld", (int)getpid(), (long)mono_now_ns());
-	inst = tracefs_instance_create(name);
-	snprintf(filter, sizeof(filter), "sig == %d", PROBE_SIGNAL);
+	/*
+	 * Only a workload this process forked and that waits for its go byte
+	 * (its handlers the defaults, workload.c) may be sent the probe: an
+	 * already-running process (serve --pid) may act on SIGWINCH (httpd,
+	 * nginx: a graceful stop), and its pid may have been reused.
+	 */
+	if (workload > 0 && !workload_unstarted) {
+		snprintf(err, errlen, "--pid with the tracefs source in a pid namespace of its own: events and set_event_pid carry the kernel's pids, and an already-running process's is not known here (this /proc shows this namespace's); run it from the host, under record -- CMD, or use the module source");
+		return -1;
+	}
+	/*
+	 * "gpuprobe-<pid>-pidns-<nonce>": this namespace's pid, unique with the
+	 * nonce; never another's (tracefs_instance_create opens an existing
+	 * one).  A file of it held open: a sweep's rmdir gets EBUSY while this
+	 * run lives (tracefs_remove_stale_instances).
+	 */
+	for (int tries = 0; tries < 8; tries++) {
+		snprintf(name, sizeof(name), TRACEFS_PIDNS_PREFIX "%d-pidns-%d", (int)getpid(), nonce);
+		inst = tracefs_instance_create(name);
+		if (inst && !tracefs_instance_is_new(inst)) {
+			tracefs_instance_free(inst);
+			inst = NULL;
+			errno = EEXIST;
+		}
+		hold = inst ? tracefs_instance_file_open(inst, "tracing_on", O_RDONLY) : -1;
+		if (!inst || hold >= 0)
+			break;
+		/* another run's sweep removed it before it was held: anew */
+		tracefs_instance_free(inst);
+		inst = NULL;
+		nonce = probe_nonce();
+	}
+	snprintf(filter, sizeof(filter), "sig == %d && errno == %d", PROBE_SIGNAL, nonce);
 	if (!inst || tracefs_event_file_write(inst, "signal", "signal_generate", "filter", filter) < 0 ||
 	    tracefs_event_enable(inst, "signal", "signal_generate") < 0 ||
 	    tracefs_trace_on(inst) < 0) {
@@ -85,14 +121,14 @@ int tracefs_kernel_pids(pid_t workload, pid_t *self, pid_t *kworkload, char *err
 			 strerror(errno));
 		goto err_destroy;
 	}
-	kill(getpid(), PROBE_SIGNAL);
+	send_probe(getpid(), nonce);
 	if (workload > 0)
-		kill(workload, PROBE_SIGNAL);
+		send_probe(workload, nonce);
 	tracefs_trace_off(inst);
 	text = tracefs_instance_file_read(inst, "trace", NULL);
 	pos = text ? text : "";
-	got = next_signal_line(&pos, &s1, &t1) && s1 == t1 &&
-	      (workload <= 0 || (next_signal_line(&pos, &s2, &t2) && s2 == s1));
+	got = pidns_next_signal(&pos, PROBE_SIGNAL, nonce, &s1, &t1) && s1 == t1 &&
+	      (workload <= 0 || (pidns_next_signal(&pos, PROBE_SIGNAL, nonce, &s2, &t2) && s2 == s1));
 	free(text);
 	if (!got) {
 		snprintf(err, errlen, "the scratch instance %s did not trace the %s signal_generate events: the kernel's pids of this pid namespace's tasks are not known",
@@ -101,12 +137,14 @@ int tracefs_kernel_pids(pid_t workload, pid_t *self, pid_t *kworkload, char *err
 	}
 	*self = (pid_t)s1;
 	*kworkload = workload > 0 ? (pid_t)t2 : 0;
+	close(hold);
 	tracefs_instance_destroy(inst);
 	tracefs_instance_free(inst);
 	return 0;
 
 err_destroy:
 	if (inst) {
+		close(hold);
 		tracefs_instance_destroy(inst);
 		tracefs_instance_free(inst);
 	}
@@ -115,11 +153,8 @@ err_destroy:
 
 uint32_t tracefs_local_pid(const struct tracefs_source *ts, uint32_t kpid)
 {
-	if (!ts->own_pidns || !kpid)
+	if (!ts->own_pidns)
 		return kpid;
-	if (kpid == (uint32_t)ts->kpid_workload)
-		return (uint32_t)ts->cfg->workload_pid;
-	if (kpid == (uint32_t)ts->kpid_self)
-		return (uint32_t)getpid();
-	return kpid;
+	return pidns_local_pid(kpid, (uint32_t)ts->kpid_self, (uint32_t)getpid(),
+			       (uint32_t)ts->kpid_workload, (uint32_t)ts->cfg->workload_pid);
 }

@@ -89,7 +89,7 @@ static void *tracefs_open(const struct source_config *cfg, char *err, size_t err
 	ts->kpid_self = getpid();
 	ts->kpid_workload = cfg->workload_pid;
 	if (ts->own_pidns &&
-	    tracefs_kernel_pids(cfg->workload_pid, &ts->kpid_self, &ts->kpid_workload, err, errlen)) {
+	    tracefs_kernel_pids(cfg->workload_pid, cfg->workload_unstarted, &ts->kpid_self, &ts->kpid_workload, err, errlen)) {
 		tracefs_close(ts);
 		return NULL;
 	}
@@ -159,6 +159,9 @@ static void tracefs_close(void *src)
 	struct tracefs_source *ts = src;
 
 	tracefs_close_readers(ts);
+	if (ts->unmapped_dropped)
+		warnf("%llu KVM records of tasks this pid namespace cannot map were dropped: only the workload's main thread's kernel pid is known here, its other threads' and children's are not (record from the host to keep them)",
+		      (unsigned long long)ts->unmapped_dropped);
 	tracefs_destroy_instance(&ts->sched);
 	tracefs_destroy_instance(&ts->main);
 	tracefs_destroy_dma_kprobes(ts);	/* after the instances: no longer enabled */

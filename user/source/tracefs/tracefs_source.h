@@ -120,6 +120,12 @@ struct tracefs_source {
 	bool own_pidns;
 	pid_t kpid_self, kpid_workload;
 	uint64_t kvm_outside_handler;	/* in-handler KVM steps of other irqs: dropped */
+	/*
+	 * In a pid namespace of its own: the workload's records dropped for a
+	 * thread whose kernel tid is not mapped (only the main thread's is):
+	 * said at close
+	 */
+	uint64_t unmapped_dropped;
 	const struct record_sink *sink;
 	struct source_counters counters;
 	uint64_t lost_inband;
@@ -141,8 +147,11 @@ void tracefs_follow_workload(struct tracefs_source *ts, pid_t kpid);
 bool tracefs_workload_wakee(struct tracefs_source *ts, uint32_t ktid);
 
 /* tracefs_pidns.c */
+/* the scratch instances of tracefs_pidns.c: "gpuprobe-<pid>-pidns-<nonce>" */
+#define TRACEFS_PIDNS_PREFIX	"gpuprobe-"
 bool tracefs_own_pidns(void);
-int tracefs_kernel_pids(pid_t workload, pid_t *self, pid_t *kworkload, char *err, size_t errlen);
+int tracefs_kernel_pids(pid_t workload, bool workload_unstarted, pid_t *self, pid_t *kworkload,
+			char *err, size_t errlen);
 /* a kernel pid as this pid namespace sees it: the workload's and this process's; others unchanged */
 uint32_t tracefs_local_pid(const struct tracefs_source *ts, uint32_t kpid);
 
