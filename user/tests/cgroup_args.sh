@@ -28,6 +28,12 @@ check "--cgroup outside cgroupfs: suggests a cgroup2 mount of its own (/mnt/cgro
 refused "--cgroup with --source tracefs: the same check" \
 	"--cgroup $T: not in a cgroup v2 filesystem" --cgroup "$T" --source tracefs --duration 1
 refused "--cgroup with no argument: usage error" "" --cgroup
+# past PATH_MAX (4096) with the root before it: refused as too long, not looked up
+long=$(printf '%04200d' 0)
+refused "--cgroup of a path longer than PATH_MAX: path too long" \
+	"--cgroup /$long: path too long" --cgroup "/$long" --duration 1
+refused "--cgroup of a relative path longer than PATH_MAX under the root: path too long" \
+	"--cgroup $long: path too long" --cgroup "$long" --duration 1
 
 v2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
 if [ -n "$v2" ] && [ -e "$v2/cgroup.procs" ]; then
@@ -72,6 +78,74 @@ if [ -n "$v1" ]; then
 		"a cgroup v1 hierarchy: only cgroup v2 can be followed" --cgroup "$v1" --duration 1
 else
 	skip "--cgroup of a cgroup v1 hierarchy" "none mounted here"
+fi
+
+# Relative paths: under /sys/fs/cgroup, or under /sys/fs/cgroup/unified in
+# systemd's hybrid layout (v1 at the top, v2 at unified/).  The layouts are
+# made here in a mount namespace of their own (unshare -m: private mounts,
+# the machine's own left alone): a tmpfs over /sys/fs/cgroup, a cgroup2 or
+# a plain directory at unified/.  TMPFS_MAGIC is 0x01021994 (linux/magic.h).
+layout() {	# layout NAME UNIFIED(cgroup2|dir|none) ARGS...: exit and stderr in $T/lay.rc, $T/lay.err
+	what=$1
+	shift
+	unshare -m sh -c '
+		u=$1; shift
+		mount -t tmpfs gpuprobe-test /sys/fs/cgroup || exit 99
+		case $u in
+		cgroup2) mkdir /sys/fs/cgroup/unified &&
+			 mount -t cgroup2 none /sys/fs/cgroup/unified || exit 99 ;;
+		dir) mkdir -p /sys/fs/cgroup/unified/gpuprobe-rel || exit 99 ;;
+		esac
+		cd "$0" && exec "$@"' "$T" "$what" "$GPT" record -q -o "$T/out.trace" --duration 1 "$@" \
+		>/dev/null 2>"$T/lay.err"
+	echo $? >"$T/lay.rc"
+}
+if [ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null && unshare -m true 2>/dev/null; then
+	layout cgroup2 --cgroup gpuprobe-none
+	check "hybrid layout (v2 at /sys/fs/cgroup/unified): a relative path is taken under unified/" \
+		sh -c '[ "$(cat "$1")" -eq 2 ] && grep -q -- "--cgroup /sys/fs/cgroup/unified/gpuprobe-none: no such cgroup (a relative path is taken under /sys/fs/cgroup/unified;" "$2"' \
+		_ "$T/lay.rc" "$T/lay.err"
+	# cgroup2 is one hierarchy: mounted again in the namespace it is the
+	# machine's, so the cgroup is made (and removed) in the machine's own
+	if [ -n "$v2" ] && mkdir "$v2/gpuprobe-rel.$$"; then
+		layout cgroup2 --cgroup "gpuprobe-rel.$$"
+		rmdir "$v2/gpuprobe-rel.$$"
+		check "hybrid layout: a relative cgroup under unified/ is accepted (any refusal is not about the path)" \
+			sh -c '[ "$(cat "$1")" -ne 99 ] && [ "$(cat "$1")" -ne 2 ] && ! grep -q -- "--cgroup" "$2"' \
+			_ "$T/lay.rc" "$T/lay.err"
+	else
+		skip "hybrid layout: a relative cgroup accepted" "no writable cgroup2 here"
+	fi
+	layout none --cgroup gpuprobe-none
+	check "no cgroup2 at /sys/fs/cgroup nor at unified/: a relative path is taken under /sys/fs/cgroup" \
+		sh -c '[ "$(cat "$1")" -eq 2 ] && grep -q -- "--cgroup /sys/fs/cgroup/gpuprobe-none: no such cgroup (a relative path is taken under /sys/fs/cgroup;" "$2"' \
+		_ "$T/lay.rc" "$T/lay.err"
+	layout dir --cgroup unified/gpuprobe-rel
+	check "unified/ a plain directory (tmpfs): not in a cgroup v2 filesystem, its type 0x1021994 named" \
+		sh -c '[ "$(cat "$1")" -eq 2 ] && grep -q -- "--cgroup /sys/fs/cgroup/unified/gpuprobe-rel: not in a cgroup v2 filesystem (type 0x1021994; mount -t cgroup2 none /sys/fs/cgroup)" "$2"' \
+		_ "$T/lay.rc" "$T/lay.err"
+	if [ -n "$v2" ] && [ "$v2" = /sys/fs/cgroup ]; then
+		(cd "$T" && "$GPT" record -q -o "$T/out.trace" --cgroup gpuprobe-none.$$ --duration 1 >/dev/null 2>"$T/err")
+		check "this machine's layout (v2 at /sys/fs/cgroup): a relative path is taken under it" \
+			sh -c '[ "$1" -eq 2 ] && grep -q -- "--cgroup /sys/fs/cgroup/gpuprobe-none.$3: no such cgroup (a relative path is taken under /sys/fs/cgroup;" "$2"' \
+			_ $? "$T/err" $$
+	else
+		skip "a relative path on this machine's layout" "cgroup2 is not mounted at /sys/fs/cgroup"
+	fi
+	# a v1 hierarchy of its own (a named one, no controller), in the namespace
+	unshare -m sh -c 'mkdir "$0/v1" && mount -t cgroup -o none,name=gpuprobe-test gpuprobe-test "$0/v1" || exit 99
+		exec "$@"' "$T" "$GPT" record -q -o "$T/out.trace" --cgroup "$T/v1" --duration 1 >/dev/null 2>"$T/err"
+	rc=$?
+	if [ "$rc" -ne 99 ]; then
+		check "--cgroup of a cgroup v1 hierarchy mounted here (name=, no controller): only v2, says how" \
+			sh -c '[ "$1" -eq 2 ] && grep -q -- "--cgroup $3/v1: a cgroup v1 hierarchy: only cgroup v2 can be followed" "$2"' \
+			_ "$rc" "$T/err" "$T"
+	else
+		skip "--cgroup of a v1 hierarchy mounted here" "this kernel mounts no cgroup v1"
+	fi
+	rmdir "$T/v1" 2>/dev/null
+else
+	skip "--cgroup's relative paths in the hybrid and other layouts" "needs root and unshare -m"
 fi
 
 if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then

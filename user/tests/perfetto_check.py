@@ -417,6 +417,18 @@ def check_merged(path, n, latency, drop):
     check("guest CPU 0: the guest's interrupts on the host clock (LATENCY after theirs)",
           x.get((guest_cpus, "CPU 0")) == [("irq 100", g, g + HANDLER) for g in guest],
           x.get((guest_cpus, "CPU 0")))
+    # Perfetto lists processes by sort index: each machine's CPUs, targets,
+    # then its unattributed events, and the guest's after all of the host's
+    names = {e["pid"]: e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "process_name"}
+    order = [names.get(e["pid"], "?") for e in sorted(
+        (e for e in ev if e["ph"] == "M" and e["name"] == "process_sort_index"),
+        key=lambda e: e["args"]["sort_index"])]
+    want = [m + " " + w for m in ("host", "guest") for w in ("CPUs", "target", "unattributed")]
+    got = [m.split()[0] + " " + ("CPUs" if m.endswith(": CPUs") else
+                                 "unattributed" if m.endswith(": unattributed") else "target")
+           for m in order]
+    check("processes in order: the host's CPUs, target, unattributed, then the guest's the same",
+          got == want, order)
     flows = json_flows(ev)
     check("each flow id starts once and ends once", all(ok for ok, _ in flows.values()),
           [k for k, (ok, _) in flows.items() if not ok][:5])

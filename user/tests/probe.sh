@@ -68,6 +68,14 @@ if ! ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1 '; then
 import json, sys
 a = json.load(open(sys.argv[1]))['apis']
 assert a == [{'api': 'cuda', 'status': 'skipped', 'reason': 'no NVIDIA driver (libcuda.so.1 not found)'}], a" "$T/nocuda.json"
+	check "probe JSON's header: the tool, this machine's name and kernel (uname), the clock, --quick, the run's times" python3 -c "
+import json, os, sys
+d = json.load(open(sys.argv[1]))
+u = os.uname()
+assert list(d)[:8] == ['tool', 'format_version', 'host', 'kernel', 'clock', 'pid', 'quick', 'traced'], list(d)
+assert d['tool'] == 'gpuprobe-trace probe' and d['host'] == u.nodename and d['kernel'] == u.release, d
+assert d['clock'] == 'CLOCK_MONOTONIC' and d['quick'] is True and d['pid'] > 0, d
+assert 0 < d['start_ns'] <= d['end_ns'], d" "$T/nocuda.json"
 	"$GPT" probe --quick -o "$T/all.json" >/dev/null 2>&1
 	check "--api all with one API missing: exit 0, both recorded" sh -c \
 		'[ $1 -eq 0 ] && python3 -c "import json,sys; assert [a[\"status\"] for a in json.load(open(sys.argv[1]))[\"apis\"]] == [\"skipped\", \"ok\"]" "$2"' \

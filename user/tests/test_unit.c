@@ -402,6 +402,8 @@ static void test_report_text_runs(void)
 	CHECK(strstr(buf, "handler time p50 5.00us  p99 5.00us  max 5.00us  total 60.00us"),
 	      "vector 1's handler time line missing");
 	CHECK(strstr(buf, "scheduler: 5 wakeups, 6 switches of the workload"), "scheduler line missing");
+	/* synth.c's header lists the target's 8 vectors (0-7): none of its interrupts is on another */
+	CHECK(!strstr(buf, "not in the header"), "a line of vectors not in the header:\n%s", buf);
 	/* one "DMA API:" heading, above the first operation (map_page; map_sg and unmap_sg follow) */
 	CHECK(strstr(buf, "  DMA API:\n    map_page ") &&
 	      !strstr(strstr(buf, "DMA API:") + 1, "DMA API:"), "the DMA API heading, once, above map_page");

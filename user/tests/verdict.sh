@@ -136,4 +136,25 @@ assert x['largest_stage'] == 'KVM injection -> guest handler' and x['largest_sta
 "$GPT" report "$T/k.trace" >"$T/k.txt" 2>&1
 check "records lost: the verdict says its numbers are lower bounds" \
 	grep -q '^  counts and shares are lower bounds: 7 records lost' "$T/k.txt"
+
+# The host path's exits of `gentrace merged n=100 inject host_path`, worked
+# from synth_merged.c: interrupt i's vCPU is in the guest when i % 3 == 0
+# (kicked: an INTR exit, 0x60), it takes i % 4 NPF exits (0x400), and its
+# EOI's exit is a HLT (0x78, PV EOI) when i % 5 == 4, else the x2APIC MSR
+# write (0x7c); all SVM.  Named in the order first seen (interrupt 0: INTR,
+# MSR; 1: NPF; 4: HLT); per interrupt p50 by nearest rank, max, sum.
+"$GEN" merged "$T/hp.trace" n=100 inject host_path &&
+	"$GPT" report "$T/hp.trace" >"$T/hp.txt" 2>&1
+want=$(python3 -c '
+import math
+per = sorted(1 + i % 4 + (i % 3 == 0) for i in range(100))
+intr = sum(i % 3 == 0 for i in range(100))
+hlt = sum(i % 5 == 4 for i in range(100))
+npf = sum(i % 4 for i in range(100))
+print("  exits from the irqfd injection to the EOI'"'"'s (included), per interrupt: p50 %d, max %d, %d over 100 interrupts:"
+      " SVM 0x60 %d (INTR), SVM 0x7c %d (MSR), SVM 0x400 %d (NPF), SVM 0x78 %d (HLT)"
+      % (per[math.ceil(0.5 * 100) - 1], per[-1], sum(per), intr, 100 - hlt, npf, hlt))')
+echo "    want: $want"
+check "passthrough host path: its exits per interrupt and by reason, each its ISA's (SVM), as synth_merged.c made them" \
+	grep -qxF -- "$want" "$T/hp.txt"
 finish
