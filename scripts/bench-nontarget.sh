@@ -6,7 +6,8 @@
 # IOMMU events with edu as its target -- against neither module loaded and
 # against empty probes at the same addresses (gpuprobe_floor.ko: the probe
 # mechanism's own cost; with counters=1 also gpuprobe's counting kprobes
-# beside its kretprobes); and the same for a second edu device's maps from
+# beside its kretprobes, "floorc"; with counters=1 parts=1 also empty probes
+# where a START attaches the IOMMU parts hooks, "floorp"); and the same for a second edu device's maps from
 # its driver (4 KiB map+unmap pairs, 64-segment scatterlists), which wait
 # for no device and so count exactly under -icount, where the NVMe reads
 # do not (nontarget_bench.c says why).  selftests/gpuprobe/nontarget_bench.c
@@ -33,7 +34,7 @@ usage: scripts/bench-nontarget.sh [-k KERNELS] [-c CLOCKS] [-r ROUNDS] [-n READS
 
   -k KERNELS  6.1, 6.12 or both (default "6.1 6.12")
   -c CLOCKS   icount, wall or both (default "icount wall")
-  -r ROUNDS   rounds of the three configurations (nontarget_bench's default 11)
+  -r ROUNDS   rounds of the configurations (nontarget_bench's default 11)
   -n READS    reads per sample (default 400)
   -p          run nothing: print the tables of the samples already in
               build/bench-nontarget/ (BENCH_OUT)
@@ -124,16 +125,28 @@ for run in "${runs[@]}"; do
 		row "$run" "$s: probed calls per read" "calls_$s"
 		row "$run" "$s:   of them DMA-API" "calls_dma_$s"
 		row "$run" "$s:   of them IOMMU map/unmap" "calls_iommu_$s"
+		grep -q "^calls_parts_$s " "$OUT/$run.samples" &&
+			row "$run" "$s: parts functions' calls (floorp)" "calls_parts_$s"
 		row "$run" "$s: + floor (empty probes)" "added_floor_$s"
 		grep -q "^added_floorc_$s " "$OUT/$run.samples" &&
 			row "$run" "$s: + floor, counting kprobes too" "added_floorc_$s"
+		grep -q "^added_floorp_$s " "$OUT/$run.samples" &&
+			row "$run" "$s: + floorc, parts probes too" "added_floorp_$s"
 		row "$run" "$s: + gpuprobe (edu target)" "added_gpuprobe_$s"
 		row "$run" "$s: gpuprobe above the floor" "above_floor_$s"
+		grep -q "^above_floorp_$s " "$OUT/$run.samples" &&
+			row "$run" "$s: gpuprobe above floorp" "above_floorp_$s"
 		ratio "$run" "$s: + floor per probed call" "added_floor_$s" "calls_$s"
 		ratio "$run" "$s: + gpuprobe per probed call" "added_gpuprobe_$s" "calls_$s"
 		ratio "$run" "$s: above floor per probed call" "above_floor_$s" "calls_$s"
 		grep -q "^above_floorc_$s " "$OUT/$run.samples" &&
 			ratio "$run" "$s: above floorc per probed call" "above_floorc_$s" "calls_$s"
+		grep -q "^above_floorp_$s " "$OUT/$run.samples" &&
+			ratio "$run" "$s: above floorp per probed call" "above_floorp_$s" "calls_$s"
+		grep -q "^calls_all_$s " "$OUT/$run.samples" &&
+			ratio "$run" "$s: above floorp per call, parts too" "above_floorp_$s" "calls_all_$s"
+		grep -q "^calls_all_$s " "$OUT/$run.samples" &&
+			ratio "$run" "$s: + floorp per call, parts too" "added_floorp_$s" "calls_all_$s"
 		ratio "$run" "$s: gpuprobe / base" "gpuprobe_$s" "base_$s"
 		ratio "$run" "$s: gpuprobe added / floor added" "added_gpuprobe_$s" "added_floor_$s"
 	done

@@ -8,6 +8,8 @@
  *             probes on this kernel (the mechanism's own cost)
  *   floorc    the same with counters=1: an empty kprobe beside each of its
  *             kretprobes too, as gpuprobe has (its probe layout's cost)
+ *   floorp    floorc with parts=1: empty probes also where a START with
+ *             IOMMU events attaches the IOMMU parts hooks (kmod/dma_parts.c)
  *   gpuprobe  gpuprobe.ko loaded with edu as its target, recording DMA and
  *             IOMMU events (STARTed)
  * Each at two read sizes: 4 KiB (one dma_map_page per I/O) and 64 KiB (a
@@ -33,7 +35,9 @@
  * base ("added_floor_4k", "added_gpuprobe_4k", ...), that cost per probed
  * call ("percall_*": the floor module counts the DMA-API and IOMMU calls
  * the reads made, "calls_*"), and gpuprobe's cost above the floor
- * ("above_floor_*").
+ * ("above_floor_*", and "above_floorc_*", "above_floorp_*"); with floorp
+ * loaded, the calls of the parts functions too ("calls_parts_*") and all
+ * probed calls ("calls_all_*").
  */
 #include <fcntl.h>
 #include <getopt.h>
@@ -50,8 +54,11 @@
 #define NVME		"/dev/nvme0n1"
 #define SPAN		(48ULL << 20)	/* of the 64 MiB drive */
 
-enum { BASE, FLOOR, FLOORC, GPUPROBE, NCONF };
-static const char *names[NCONF] = { "base", "floor", "floorc", "gpuprobe" };
+enum { BASE, FLOOR, FLOORC, FLOORP, GPUPROBE, NCONF };
+static const char *names[NCONF] = { "base", "floor", "floorc", "floorp", "gpuprobe" };
+static const char *floor_params[NCONF] = {
+	[FLOORC] = "counters=1", [FLOORP] = "counters=1 parts=1",
+};
 /* the workloads: NVMe reads of these sizes, then (-e) the other edu's maps */
 static const unsigned int sizes[] = { 4096, 65536, 0, 0 };
 static const char *size_names[] = { "4k", "64k", "pair", "sg64" };
@@ -101,6 +108,13 @@ static void calls_print(const char *sn, uint64_t dma, uint64_t iommu)
 	       (double)iommu / nreads, sn, (double)(dma + iommu) / nreads);
 }
 
+/* floorp: the parts functions' calls per read, and all probed calls */
+static void parts_print(const char *sn, uint64_t calls, uint64_t part)
+{
+	printf("sample calls_parts_%s %.3f\nsample calls_all_%s %.3f\n", sn,
+	       (double)part / nreads, sn, (double)(calls + part) / nreads);
+}
+
 static void count_cb(void *arg, const uint8_t *p, size_t len)
 {
 	while (len >= sizeof(struct gpuprobe_rec_hdr)) {
@@ -120,8 +134,8 @@ static void conf_set(int conf, int on)
 	char param[64];
 	int err = 0;
 
-	if (conf == FLOOR || conf == FLOORC) {
-		err = on ? mod_load(FLOOR_KO, conf == FLOORC ? "counters=1" : NULL) :
+	if (conf == FLOOR || conf == FLOORC || conf == FLOORP) {
+		err = on ? mod_load(FLOOR_KO, floor_params[conf]) :
 			   mod_unload("gpuprobe_floor");
 	} else if (conf == GPUPROBE && on) {
 		snprintf(param, sizeof(param), "target=%s", edu);
@@ -275,11 +289,21 @@ int main(int argc, char **argv)
 					dma0 = floor_count("dma_hits");
 					iommu0 = floor_count("iommu_hits");
 				}
+				if (c == FLOORP) {
+					dma0 = floor_count("dma_hits") +
+					       floor_count("iommu_hits");
+					iommu0 = floor_count("part_hits");
+				}
 				t[c][s] = reads(fd, buf, s, nreads, &off);
 				if (c == FLOOR)
 					calls_print(size_names[s],
 						    floor_count("dma_hits") - dma0,
 						    floor_count("iommu_hits") - iommu0);
+				if (c == FLOORP)
+					parts_print(size_names[s],
+						    floor_count("dma_hits") +
+						    floor_count("iommu_hits") - dma0,
+						    floor_count("part_hits") - iommu0);
 			}
 			conf_set(c, 0);
 		}
@@ -291,12 +315,15 @@ int main(int argc, char **argv)
 				       (unsigned long long)t[c][s]);
 			printf("sample added_floor_%s %lld\nsample added_gpuprobe_%s %lld\n"
 			       "sample above_floor_%s %lld\nsample added_floorc_%s %lld\n"
-			       "sample above_floorc_%s %lld\n",
+			       "sample above_floorc_%s %lld\nsample added_floorp_%s %lld\n"
+			       "sample above_floorp_%s %lld\n",
 			       sn, (long long)(t[FLOOR][s] - t[BASE][s]),
 			       sn, (long long)(t[GPUPROBE][s] - t[BASE][s]),
 			       sn, (long long)(t[GPUPROBE][s] - t[FLOOR][s]),
 			       sn, (long long)(t[FLOORC][s] - t[BASE][s]),
-			       sn, (long long)(t[GPUPROBE][s] - t[FLOORC][s]));
+			       sn, (long long)(t[GPUPROBE][s] - t[FLOORC][s]),
+			       sn, (long long)(t[FLOORP][s] - t[BASE][s]),
+			       sn, (long long)(t[GPUPROBE][s] - t[FLOORP][s]));
 		}
 		fflush(stdout);
 	}

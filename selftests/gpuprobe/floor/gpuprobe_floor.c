@@ -13,6 +13,12 @@
  * counts its targets' calls there (dma.h, struct gpuprobe_krp_counter):
  * the mechanism of gpuprobe's own probe layout.
  *
+ * With parts=1, also empty probes where a START with IOMMU events attaches
+ * gpuprobe's IOMMU "parts" hooks (kmod/dma_parts.c): kretprobes whose entry
+ * handler declines the return probe, and plain kprobes, which every
+ * device's IOMMU work hits.  Their calls are counted in part_hits, not in
+ * iommu_hits.
+ *
  * Not part of gpuprobe and never loaded by it: a benchmark's yardstick.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -24,6 +30,7 @@
 
 static DEFINE_PER_CPU(u64, floor_dma_hits);
 static DEFINE_PER_CPU(u64, floor_iommu_hits);
+static DEFINE_PER_CPU(u64, floor_part_hits);
 
 static int floor_dma_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
@@ -54,9 +61,26 @@ static int floor_count_pre(struct kprobe *kp, struct pt_regs *regs)
 	return 0;
 }
 
+static int floor_part_entry(struct kretprobe_instance *ri,
+			    struct pt_regs *regs)
+{
+	this_cpu_inc(floor_part_hits);
+	return 1;	/* declined, as gpuprobe's for another device */
+}
+
+static int floor_part_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	this_cpu_inc(floor_part_hits);
+	return 0;
+}
+
 static bool counters;
 module_param(counters, bool, 0444);
 MODULE_PARM_DESC(counters, "an empty kprobe beside each kretprobe too");
+
+static bool parts;
+module_param(parts, bool, 0444);
+MODULE_PARM_DESC(parts, "empty probes where gpuprobe's IOMMU parts hooks are too");
 
 /* the counters beside the kretprobes of one table, at most 16 */
 struct floor_counter {
@@ -141,7 +165,29 @@ static struct kretprobe floor_iommu_krps[] = {
 	KRP("iommu_map_sg_atomic", floor_iommu_entry),
 };
 
+/* gpuprobe's IOMMU parts kretprobes (kmod/dma_parts.c), with parts=1 */
+static struct kretprobe floor_part_krps[] = {
+	KRP("alloc_iova_fast", floor_part_entry),
+	KRP("free_iova_fast", floor_part_entry),
+	KRP("intel_iommu_map_pages", floor_part_entry),
+	KRP("intel_iommu_unmap_pages", floor_part_entry),
+	KRP("qi_submit_sync", floor_part_entry),
+	KRP("queue_iova", floor_part_entry),
+	KRP("intel_flush_iotlb_all", floor_part_entry),
+	KRP("fq_flush_timeout", floor_part_entry),
+	KRP("amd_iommu_map_pages", floor_part_entry),
+	KRP("amd_iommu_unmap_pages", floor_part_entry),
+	KRP("amd_iommu_iotlb_sync", floor_part_entry),
+	KRP("amd_iommu_flush_iotlb_all", floor_part_entry),
+};
+
 #undef KRP
+
+/* ... and its parts kprobes */
+static struct kprobe floor_part_kps[] = {
+	{ .symbol_name = "alloc_iova", .pre_handler = floor_part_pre },
+	{ .symbol_name = "free_iova", .pre_handler = floor_part_pre },
+};
 
 static const char *const floor_tp_names[] = {
 	"dma_map_phys", "dma_unmap_phys", "dma_map_page", "dma_unmap_page",
@@ -155,6 +201,8 @@ static bool floor_dma_on[ARRAY_SIZE(floor_dma_krps)];
 static bool floor_sg_on[ARRAY_SIZE(floor_sg_krps)];
 static bool floor_entry_on[ARRAY_SIZE(floor_entry_kps)];
 static bool floor_iommu_on[ARRAY_SIZE(floor_iommu_krps)];
+static bool floor_part_krp_on[ARRAY_SIZE(floor_part_krps)];
+static bool floor_part_kp_on[ARRAY_SIZE(floor_part_kps)];
 static bool floor_use_tp;
 
 static void floor_tp_find(struct tracepoint *tp, void *priv)
@@ -213,11 +261,40 @@ module_param_cb(dma_hits, &floor_hits_ops, &floor_dma_hits, 0444);
 MODULE_PARM_DESC(dma_hits, "DMA-API calls seen");
 module_param_cb(iommu_hits, &floor_hits_ops, &floor_iommu_hits, 0444);
 MODULE_PARM_DESC(iommu_hits, "IOMMU map/unmap calls seen");
+module_param_cb(part_hits, &floor_hits_ops, &floor_part_hits, 0444);
+MODULE_PARM_DESC(part_hits, "calls of the IOMMU parts functions seen (parts=1)");
+
+/* parts=1: the probes of gpuprobe_parts_attach(), best effort one by one */
+static unsigned int floor_parts_on(void)
+{
+	unsigned int n = 0;
+	size_t i;
+
+	if (!parts)
+		return 0;
+	n += floor_krps_on(floor_part_krps, floor_part_krp_on,
+			   ARRAY_SIZE(floor_part_krps));
+	for (i = 0; i < ARRAY_SIZE(floor_part_kps); i++)
+		n += floor_part_kp_on[i] = !register_kprobe(&floor_part_kps[i]);
+	return n;
+}
+
+static void floor_parts_off(void)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(floor_part_kps); i++)
+		if (floor_part_kp_on[i])
+			unregister_kprobe(&floor_part_kps[i]);
+	floor_krps_off(floor_part_krps, floor_part_krp_on,
+		       ARRAY_SIZE(floor_part_krps));
+}
 
 static void floor_off(void)
 {
 	size_t i;
 
+	floor_parts_off();
 	floor_count_off(&floor_dma_cnt);
 	floor_count_off(&floor_iommu_cnt);
 	floor_krps_off(floor_iommu_krps, floor_iommu_on,
@@ -235,7 +312,7 @@ static void floor_off(void)
 
 static int __init floor_init(void)
 {
-	unsigned int n = 0;
+	unsigned int n = 0, k;
 	size_t i;
 
 	for_each_kernel_tracepoint(floor_tp_find, NULL);
@@ -265,7 +342,9 @@ static int __init floor_init(void)
 			   ARRAY_SIZE(floor_iommu_krps));
 	floor_count_on(&floor_iommu_cnt, floor_iommu_krps, floor_iommu_on,
 		       ARRAY_SIZE(floor_iommu_krps));
-	pr_info("%u probes (%s path)\n", n, floor_use_tp ? "tracepoint" : "kretprobe");
+	k = floor_parts_on();
+	pr_info("%u probes (%s path), %u parts probes\n", n,
+		floor_use_tp ? "tracepoint" : "kretprobe", k);
 	if (!n) {
 		floor_off();
 		return -ENOENT;
