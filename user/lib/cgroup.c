@@ -110,9 +110,11 @@ int cgroup_resolve(const char *path, char *abs, size_t abslen, uint64_t *id,
 		return -1;
 	}
 	if ((unsigned long)fs.f_type != CGROUP2_MAGIC) {
-		snprintf(err, errlen, "--cgroup %s: not in a cgroup v2 filesystem (type 0x%lx), nor is %s%s: give a directory of one (where none is mounted: mkdir -p %s && mount -t cgroup2 none %s, beside %s, not over it)",
-			 abs, (unsigned long)fs.f_type, root, path, CGROUP2_MOUNT_HINT, CGROUP2_MOUNT_HINT,
-			 CGROUP_V2_ROOT);
+		/* an absolute path was tried under root too; a relative one is root's already */
+		snprintf(err, errlen, "--cgroup %s: not in a cgroup v2 filesystem (type 0x%lx)%s%s%s: give a directory of one (where none is mounted: mkdir -p %s && mount -t cgroup2 none %s, beside %s, not over it)",
+			 abs, (unsigned long)fs.f_type, path[0] == '/' ? ", nor is " : "",
+			 path[0] == '/' ? root : "", path[0] == '/' ? path : "", CGROUP2_MOUNT_HINT,
+			 CGROUP2_MOUNT_HINT, CGROUP_V2_ROOT);
 		return -1;
 	}
 	*id = (uint64_t)st.st_ino;

@@ -122,16 +122,19 @@ if [ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null && unshare -m true 2>/d
 		_ "$T/lay.rc" "$T/lay.err"
 	layout dir --cgroup unified/gpuprobe-rel
 	check "unified/ a plain directory (tmpfs): not in a cgroup v2 filesystem, its type 0x1021994 named" \
-		sh -c '[ "$(cat "$1")" -eq 2 ] && grep -q -- "--cgroup /sys/fs/cgroup/unified/gpuprobe-rel: not in a cgroup v2 filesystem (type 0x1021994; mount -t cgroup2 none /sys/fs/cgroup)" "$2"' \
+		sh -c '[ "$(cat "$1")" -eq 2 ] && grep -q -- "--cgroup /sys/fs/cgroup/unified/gpuprobe-rel: not in a cgroup v2 filesystem (type 0x1021994): give a directory of one (where none is mounted: mkdir -p /mnt/cgroup2 && mount -t cgroup2 none /mnt/cgroup2" "$2"' \
 		_ "$T/lay.rc" "$T/lay.err"
-	if [ -n "$v2" ] && [ "$v2" = /sys/fs/cgroup ]; then
+	# this machine's own layout: v2 at /sys/fs/cgroup (unified) or at
+	# /sys/fs/cgroup/unified (hybrid); relative paths start there
+	case $v2 in
+	/sys/fs/cgroup | /sys/fs/cgroup/unified)
 		(cd "$T" && "$GPT" record -q -o "$T/out.trace" --cgroup gpuprobe-none.$$ --duration 1 >/dev/null 2>"$T/err")
-		check "this machine's layout (v2 at /sys/fs/cgroup): a relative path is taken under it" \
-			sh -c '[ "$1" -eq 2 ] && grep -q -- "--cgroup /sys/fs/cgroup/gpuprobe-none.$3: no such cgroup (a relative path is taken under /sys/fs/cgroup;" "$2"' \
-			_ $? "$T/err" $$
-	else
-		skip "a relative path on this machine's layout" "cgroup2 is not mounted at /sys/fs/cgroup"
-	fi
+		check "this machine's layout (v2 at $v2): a relative path is taken under it" \
+			sh -c '[ "$1" -eq 2 ] && grep -q -- "--cgroup $4/gpuprobe-none.$3: no such cgroup (a relative path is taken under $4;" "$2"' \
+			_ $? "$T/err" $$ "$v2" ;;
+	*)
+		skip "a relative path on this machine's layout" "cgroup2 is mounted at neither /sys/fs/cgroup nor /sys/fs/cgroup/unified (${v2:-nowhere})" ;;
+	esac
 	# a v1 hierarchy of its own (a named one, no controller), in the namespace
 	unshare -m sh -c 'mkdir "$0/v1" && mount -t cgroup -o none,name=gpuprobe-test gpuprobe-test "$0/v1" || exit 99
 		exec "$@"' "$T" "$GPT" record -q -o "$T/out.trace" --cgroup "$T/v1" --duration 1 >/dev/null 2>"$T/err"
