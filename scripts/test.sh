@@ -172,8 +172,9 @@ fi
 tier "tier 3d: QEMU VM with 64 vCPUs and many edu devices (two in one VFIO container; TARGET_GET in parts; NVMe's 65 vectors)"
 # target_dump: 30 targets (24 edus, the NVMe) list in three parts;
 # irq_vectors: the NVMe's 65 vectors (one a vCPU and the admin queue's)
-# followed through a reset and a reuse, a large device's every vector
-VM_SMP=64 VM_EDUS=24 VMDIR="$TOP/build/vm-edus" scripts/vmtest.sh -q -t 600 -T vfio_shared,target_dump,irq_vectors \
+# followed through a reset and a reuse, a large device's every vector;
+# a virtio-serial device of 200 vectors: the large target listed in parts
+VM_SMP=64 VM_EDUS=24 VM_SERIAL_PORTS=99 VMDIR="$TOP/build/vm-edus" scripts/vmtest.sh -q -t 600 -T vfio_shared,target_dump,irq_vectors \
 	2>&1 | tee "$LOGDIR/vm-edus.log"
 add_summary vm-edus "${PIPESTATUS[0]}" "$LOGDIR/vm-edus.log" "vmtest: "
 tier "tier 3e: nested passthrough (KVM host in the test VM, edu through VFIO)"
