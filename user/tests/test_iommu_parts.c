@@ -46,6 +46,18 @@ static void put_part(struct agg *a, uint16_t part, uint64_t call_ts, uint64_t se
 	agg_add(a, &r.hdr);
 }
 
+/* A mode record of bdf: VT-d present, the domain of that type. */
+static void put_mode(struct agg *a, uint32_t bdf, const char *domain_type)
+{
+	struct tracefile_rec_iommu_mode m = {
+		.hdr = { .type = TRACEFILE_REC_IOMMU_MODE, .size = sizeof(m), .ts_ns = 1 },
+		.bdf = bdf, .flags = IOMMU_MODE_PRESENT, .vendor = "intel",
+	};
+
+	snprintf(m.domain_type, sizeof(m.domain_type), "%s", domain_type);
+	agg_add(a, &m.hdr);
+}
+
 static void put_trace(struct agg *a)
 {
 	/* map 1 at 1000 (1000 ns): IOVA 100 (rcache missed), page table 300 */
@@ -161,15 +173,8 @@ static void deferred_of(const char *domain_type, uint64_t deferred, uint64_t uni
 	CHECK(a != NULL, "agg_new");
 	if (!a)
 		return;
-	if (domain_type) {
-		struct tracefile_rec_iommu_mode m = {
-			.hdr = { .type = TRACEFILE_REC_IOMMU_MODE, .size = sizeof(m), .ts_ns = 1 },
-			.bdf = EDU, .flags = IOMMU_MODE_PRESENT, .vendor = "intel",
-		};
-
-		snprintf(m.domain_type, sizeof(m.domain_type), "%s", domain_type);
-		agg_add(a, &m.hdr);
-	}
+	if (domain_type)
+		put_mode(a, EDU, domain_type);
 	/* lazy unmap at 1000: the page table only */
 	put_dma(a, GPUPROBE_DMA_UNMAP_PAGE, 1000, 500, 0);
 	put_part(a, GPUPROBE_PART_PGTABLE_UNMAP, 1000, 100, 0, 0);
@@ -288,15 +293,8 @@ static void modes_of(unsigned int n, const char *json_asserts, bool warned)
 	CHECK(a != NULL, "agg_new");
 	if (!a)
 		return;
-	for (unsigned int i = 0; i < n; i++) {
-		struct tracefile_rec_iommu_mode m = {
-			.hdr = { .type = TRACEFILE_REC_IOMMU_MODE, .size = sizeof(m), .ts_ns = 1 },
-			.bdf = GPUPROBE_BDF(0, 0, i), .flags = IOMMU_MODE_PRESENT, .vendor = "intel",
-			.domain_type = "DMA",
-		};
-
-		agg_add(a, &m.hdr);
-	}
+	for (unsigned int i = 0; i < n; i++)
+		put_mode(a, GPUPROBE_BDF(0, 0, i), "DMA");
 	agg_finish(a, &r);
 	CHECK(a->parts && a->parts->nmodes == (n < 16 ? n : 16) &&
 	      a->parts->modes_dropped == (n > 16 ? n - 16 : 0),
