@@ -232,13 +232,14 @@ elif ! make -s modules-debug-build KDIR_DEBUG="$kdir" >"$LOGDIR/kdebug.log" 2>&1
 else
 	# not serve_*: serve listens on 127.0.0.1 and the debug kernel
 	# (allnoconfig + its fragment) has no IPv4; they would only skip
-	# nor session_owner_unicast, netns_unicast: no unicast build for the debug kernel
+	# nor session_owner_unicast, netns_unicast: no unicast build for the debug kernel;
+	# container_table runs once, smaller, as container_table_debug (list.debug)
 	names=$(cat selftests/gpuprobe/vm/list selftests/gpuprobe/vm/list.debug |
-		grep -v '^#' | awk 'NF && $1 !~ /^serve_/ && $1 != "session_owner_unicast" && $1 != "netns_unicast" { print $1 }')
+		grep -v '^#' | awk 'NF && $1 !~ /^serve_/ && $1 != "session_owner_unicast" && $1 != "netns_unicast" && $1 != "container_table" { print $1 }')
 	# Two VMs at once, one host core each: the second runs these, whose
 	# guest times (run.sh's "# NAME took S s", 2026-12-01, the machine
 	# loaded) were 388 + 200 + 20 + 18 + 16 + 16 s of the 1287 s in all
-	second="soak stress_unload dma_events genl_policy tracefs_late_vector dma_context"
+	second="soak stress_unload dma_events genl_policy tracefs_late_vector dma_context container_table_debug"
 	first=$(echo "$names" | grep -vxF "$(echo "$second" | tr ' ' '\n')" | paste -sd, -)
 	second=$(echo "$names" | grep -xF "$(echo "$second" | tr ' ' '\n')" | paste -sd, -)
 	# single-threaded TCG, as for 6.12: with multi-threaded TCG a vCPU
