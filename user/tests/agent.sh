@@ -119,7 +119,13 @@ truth = 5000000 + 150e-6 * c["at_ns"]
 err = abs(c["offset_ns"] - truth)
 print(f"    offset {c['offset_ns']} ns, truth {truth:.0f} ns, |error| {err:.0f} ns, bound {c['error_ns']} ns, "
       f"drift {c['drift_ppb'] / 1000:.2f} ppm over {c['bursts']} bursts")
-sys.exit(0 if err <= c["error_ns"] and abs(c["drift_ppb"] - 150000) < 5000 else 1)
+# the drift: the fitted line may leave the truth by no more than the bound
+# at either end of the 3 s recording (the anchor is inside it), so its
+# error may reach 2 * bound / 3 s -- 21 ppm at a calm 31 us bound; a fixed
+# 5 ppm failed once with the machine loaded (169.94 ppm, bound 289 us: the
+# line 60 us off at the far end, inside the bound)
+tol = max(5000, 2 * c["error_ns"] / 3.0)
+sys.exit(0 if err <= c["error_ns"] and abs(c["drift_ppb"] - 150000) <= tol else 1)
 PY
 
 # --- the exact clock against the same skew -----------------------------------
