@@ -62,7 +62,7 @@ static pid_t nvme_reader(volatile int *stop, long *done, int cpu)
 	pid_t pid = fork();
 
 	if (pid == 0) {
-		int fd = open("/dev/nvme0n1", O_RDONLY | O_DIRECT);
+		int fd = nvme_disk_open(O_RDONLY | O_DIRECT);
 		void *buf;
 		long i = getpid();
 

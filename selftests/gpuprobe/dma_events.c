@@ -42,7 +42,7 @@ static pid_t nvme_noise(int reads)
 	pid_t pid = fork();
 
 	if (pid == 0) {
-		int fd = open("/dev/nvme0n1", O_RDONLY | O_DIRECT);
+		int fd = nvme_disk_open(O_RDONLY | O_DIRECT);
 		void *buf;
 
 		if (fd < 0 || posix_memalign(&buf, 4096, 4096))
@@ -185,7 +185,7 @@ TEST_F(dma, nvme_sg_records_carry_addresses)
 	ASSERT_EQ(0, gp_start(&self->s, DMA_EVENTS));
 	pid = fork();
 	if (pid == 0) {
-		fd = open("/dev/nvme0n1", O_RDONLY | O_DIRECT);
+		fd = nvme_disk_open(O_RDONLY | O_DIRECT);
 		if (fd < 0 || posix_memalign((void **)&buf, 4096, 2 * pages * 4096))
 			_exit(1);
 		memset(buf, 0, 2 * pages * 4096);

@@ -183,7 +183,7 @@ TEST_F(irq, only_targeted_device_recorded)
 	for (i = 0; i < nirq; i++)
 		before[i] = proc_irq_count(irqs[i]);
 	raise_irqs(_metadata, self, "irq", 300);
-	fd = open("/dev/nvme0n1", O_RDONLY | O_DIRECT);
+	fd = nvme_disk_open(O_RDONLY | O_DIRECT);
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(0, posix_memalign(&buf, 4096, 4096));
 	for (i = 0; i < 200; i++)

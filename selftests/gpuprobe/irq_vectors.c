@@ -217,7 +217,7 @@ FIXTURE_SETUP(vec)
 	ASSERT_EQ(0, mod_load(GPUPROBE_KO, param));
 	ASSERT_EQ(0, genl_open(&self->s, GPUPROBE_FAMILY_NAME, NULL));
 	ASSERT_EQ(0, gp_listen(&self->l, 8 << 20));
-	self->fd = open("/dev/nvme0n1", O_RDONLY | O_DIRECT);
+	self->fd = nvme_disk_open(O_RDONLY | O_DIRECT);
 	ASSERT_GE(self->fd, 0);
 	ASSERT_EQ(0, posix_memalign(&self->buf, 4096, 4096));
 }

@@ -122,7 +122,7 @@ TEST_F(races, summary_get_during_unload)
 static void nvme_io(void)
 {
 	static char buf[4096] __attribute__((aligned(4096)));
-	int fd = open("/dev/nvme0n1", O_RDONLY | O_DIRECT | O_CLOEXEC);
+	int fd = nvme_disk_open(O_RDONLY | O_DIRECT | O_CLOEXEC);
 
 	if (fd < 0)
 		_exit(0);

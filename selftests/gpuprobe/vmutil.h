@@ -9,10 +9,12 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 /* GPUPROBE_KO in the environment: another build (session_owner_unicast) */
@@ -127,6 +129,58 @@ static inline int pci_find(unsigned int vendor, unsigned int device,
 static inline int edu_find(char *bdf, size_t len)
 {
 	return pci_find(0x1234, 0x11e8, bdf, len);
+}
+
+/*
+ * The NVMe namespace's block device ("/dev/nvmeXnY"), waiting up to wait_s
+ * seconds for it.  Found in /sys/block, not by a fixed name: the driver's
+ * bind returns before the controller's scan work adds the disk, and a
+ * controller bound again while the old one is still being released comes
+ * back under another instance number (nvme1n1).  The VM has one NVMe drive.
+ * 0 with path filled, -1 when none appeared in time.
+ */
+static inline int nvme_disk(char *path, size_t len, double wait_s)
+{
+	struct timespec t0, t;
+	unsigned int ctrl, ns;
+	char tail;
+	glob_t g;
+	size_t i;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		int found = 0;
+
+		if (!glob("/sys/block/nvme*", 0, NULL, &g)) {
+			for (i = 0; i < g.gl_pathc && !found; i++) {
+				const char *name = strrchr(g.gl_pathv[i], '/') + 1;
+
+				/* nvme0n1, not a multipath path (nvme0c0n1) */
+				if (sscanf(name, "nvme%un%u%c", &ctrl, &ns,
+					   &tail) != 2)
+					continue;
+				snprintf(path, len, "/dev/%s", name);
+				found = !access(path, F_OK);
+			}
+			globfree(&g);
+		}
+		if (found)
+			return 0;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if ((t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) / 1e9 > wait_s)
+			return -1;
+		usleep(50000);
+	}
+}
+
+/* nvme_disk() opened with flags (a few seconds' wait); -1 if none */
+static inline int nvme_disk_open(int flags)
+{
+	char path[64];
+
+	if (nvme_disk(path, sizeof(path), 5.0))
+		return -1;
+	return open(path, flags);
 }
 
 /* Sum over CPUs of one irq's row in /proc/interrupts; -1 if absent. */
