@@ -133,10 +133,21 @@ static int gpuprobe_krp_claim(struct gpuprobe_dma_inst *in, int skip)
 #define GPUPROBE_DMA_INST(ri) ((struct gpuprobe_dma_inst *)(ri)->data)
 #define GPUPROBE_DEV_ARG(regs) ((struct device *)gpuprobe_arg(regs, 0))
 
+/*
+ * Another device's call, declined before anything else is read or called:
+ * every device's DMA-API calls reach these entries.
+ */
+static __always_inline bool gpuprobe_dma_other(struct pt_regs *regs)
+{
+	return gpuprobe_dev_bdf(GPUPROBE_DEV_ARG(regs)) == GPUPROBE_BDF_NONE;
+}
+
 static int map_page_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct gpuprobe_dma_inst *in = GPUPROBE_DMA_INST(ri);
 
+	if (gpuprobe_dma_other(regs))
+		return 1;
 	return gpuprobe_krp_claim(in, gpuprobe_dma_begin(in, GPUPROBE_DEV_ARG(regs),
 							 GPUPROBE_DMA_MAP_PAGE,
 							 gpuprobe_arg(regs, 4),
@@ -148,10 +159,12 @@ static int unmap_entry(struct kretprobe_instance *ri, struct pt_regs *regs,
 		       u16 op)
 {
 	struct gpuprobe_dma_inst *in = GPUPROBE_DMA_INST(ri);
-	int skip = gpuprobe_dma_begin(in, GPUPROBE_DEV_ARG(regs), op,
-				      gpuprobe_arg(regs, 3),
-				      gpuprobe_arg(regs, 2), 1);
+	int skip;
 
+	if (gpuprobe_dma_other(regs))
+		return 1;
+	skip = gpuprobe_dma_begin(in, GPUPROBE_DEV_ARG(regs), op,
+				  gpuprobe_arg(regs, 3), gpuprobe_arg(regs, 2), 1);
 	in->addr = gpuprobe_arg(regs, 1);
 	return gpuprobe_krp_claim(in, skip);
 }
@@ -167,7 +180,7 @@ static int map_sg_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	struct scatterlist *sg = (void *)gpuprobe_arg(regs, 1);
 	int nents = gpuprobe_arg(regs, 2);
 
-	if (gpuprobe_dev_bdf(GPUPROBE_DEV_ARG(regs)) == GPUPROBE_BDF_NONE)
+	if (gpuprobe_dma_other(regs))
 		return 1;
 	in->ptr = sg;
 	return gpuprobe_krp_claim(in, gpuprobe_dma_begin(in, GPUPROBE_DEV_ARG(regs),
@@ -183,7 +196,7 @@ static int map_sgtable_entry(struct kretprobe_instance *ri, struct pt_regs *regs
 	struct sg_table *sgt = (void *)gpuprobe_arg(regs, 1);
 	int skip;
 
-	if (gpuprobe_dev_bdf(GPUPROBE_DEV_ARG(regs)) == GPUPROBE_BDF_NONE)
+	if (gpuprobe_dma_other(regs))
 		return 1;
 	in->ptr = sgt->sgl;
 	skip = gpuprobe_dma_begin(in, GPUPROBE_DEV_ARG(regs), GPUPROBE_DMA_MAP_SG,
@@ -201,7 +214,7 @@ static int unmap_sg_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	int nents = gpuprobe_arg(regs, 2);
 	int skip;
 
-	if (gpuprobe_dev_bdf(GPUPROBE_DEV_ARG(regs)) == GPUPROBE_BDF_NONE)
+	if (gpuprobe_dma_other(regs))
 		return 1;
 	skip = gpuprobe_dma_begin(in, GPUPROBE_DEV_ARG(regs), GPUPROBE_DMA_UNMAP_SG,
 				  gpuprobe_arg(regs, 3),
@@ -215,6 +228,8 @@ static int alloc_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct gpuprobe_dma_inst *in = GPUPROBE_DMA_INST(ri);
 
+	if (gpuprobe_dma_other(regs))
+		return 1;
 	in->ptr = (void *)gpuprobe_arg(regs, 2);
 	return gpuprobe_krp_claim(in, gpuprobe_dma_begin(in, GPUPROBE_DEV_ARG(regs),
 							 GPUPROBE_DMA_ALLOC,
@@ -225,9 +240,12 @@ static int alloc_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 static int free_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct gpuprobe_dma_inst *in = GPUPROBE_DMA_INST(ri);
-	int skip = gpuprobe_dma_begin(in, GPUPROBE_DEV_ARG(regs), GPUPROBE_DMA_FREE,
-				      DMA_BIDIRECTIONAL, gpuprobe_arg(regs, 1), 1);
+	int skip;
 
+	if (gpuprobe_dma_other(regs))
+		return 1;
+	skip = gpuprobe_dma_begin(in, GPUPROBE_DEV_ARG(regs), GPUPROBE_DMA_FREE,
+				  DMA_BIDIRECTIONAL, gpuprobe_arg(regs, 1), 1);
 	in->addr = gpuprobe_arg(regs, 3);
 	return gpuprobe_krp_claim(in, skip);
 }
@@ -236,6 +254,8 @@ static int map_resource_entry(struct kretprobe_instance *ri, struct pt_regs *reg
 {
 	struct gpuprobe_dma_inst *in = GPUPROBE_DMA_INST(ri);
 
+	if (gpuprobe_dma_other(regs))
+		return 1;
 	return gpuprobe_krp_claim(in, gpuprobe_dma_begin(in, GPUPROBE_DEV_ARG(regs),
 							 GPUPROBE_DMA_MAP_RESOURCE,
 							 gpuprobe_arg(regs, 3),

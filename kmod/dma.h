@@ -6,6 +6,7 @@
 #ifndef _GPUPROBE_DMA_H
 #define _GPUPROBE_DMA_H
 
+#include <linux/atomic.h>
 #include <linux/device.h>
 #include <linux/iommu.h>
 #include <linux/kprobes.h>
@@ -54,6 +55,23 @@ struct gpuprobe_dma_owner {
 	unsigned long key;		/* gpuprobe_dma_ctx_key(); 0: free */
 	struct gpuprobe_dma_inst *call;
 };
+
+extern atomic_t gpuprobe_dma_owners_used;
+
+/*
+ * No target DMA call is in progress anywhere, so nothing can be charged to
+ * one: an IOMMU or parts probe decides on its domain (or the flush-queue
+ * timer) alone.  One shared load, tested before anything else, because
+ * every other device's IOMMU work reaches these probes: reaching the same
+ * answer through the context key and the owner table cost about 70
+ * instructions a parts call and 100 an IOMMU call (Documentation/
+ * benchmarks.md).  A claim made in this context, or by a task before it
+ * migrated here, is seen: program order, and the scheduler's barriers.
+ */
+static __always_inline bool gpuprobe_dma_owners_idle(void)
+{
+	return !atomic_read(&gpuprobe_dma_owners_used);
+}
 
 unsigned long gpuprobe_dma_ctx_key(void);
 int gpuprobe_dma_owner_find(unsigned long key);

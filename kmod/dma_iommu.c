@@ -207,6 +207,30 @@ u32 gpuprobe_domain_bdf(struct iommu_domain *domain, bool *shared)
 	return bdf;
 }
 
+/*
+ * Another device's IOMMU call, decided with no call made and no register
+ * saved (every device's maps and unmaps reach these probes): no target
+ * call anywhere to charge it to, the targets' domains settled, and none of
+ * them this one.  false: gpuprobe_iommu_charge() decides.
+ */
+static __always_inline bool gpuprobe_iommu_other(struct iommu_domain *domain)
+{
+	const struct gpuprobe_irqmap *map;
+	unsigned int i;
+
+	if (!gpuprobe_dma_owners_idle() ||
+	    READ_ONCE(gpuprobe_domains_unsettled))
+		return false;
+	smp_rmb();	/* as gpuprobe_domain_bdf() */
+	map = rcu_dereference_sched(gpuprobe_irqmap);
+	if (!map)
+		return true;
+	for (i = 0; i < map->ndev; i++)
+		if (map->devs[i].domain == domain)
+			return false;
+	return true;
+}
+
 /* IOMMU side: one instance per iommu_map*() / iommu_unmap*() call. */
 enum gpuprobe_iommu_ret {
 	GPUPROBE_IOMMU_RET_MAP,		/* int: 0 or -errno */
@@ -229,34 +253,50 @@ struct gpuprobe_iommu_inst {
 /*
  * Who a call on this domain from this context is charged to: the DMA call
  * the context has in progress (*call), if that call's device is in the
- * domain; else the target whose domain it is.  GPUPROBE_BDF_NONE: nobody.
+ * domain; else the target whose domain it is.  GPUPROBE_BDF_NONE: nobody;
+ * then *interrupted (where asked) says whether the context interrupted a
+ * target's call.  With no target call anywhere, the domain alone decides,
+ * and the context's key is never computed.
  */
 static u32 gpuprobe_iommu_charge(struct iommu_domain *domain,
-				 unsigned long key,
-				 struct gpuprobe_dma_inst **call, bool *shared)
+				 struct gpuprobe_dma_inst **call, bool *shared,
+				 bool *interrupted)
 {
-	*shared = false;
-	*call = gpuprobe_dma_owner_call(gpuprobe_dma_owner_find(key));
-	if (*call && (*call)->domain == domain)
-		return (*call)->bdf;
+	unsigned long key;
+	u32 bdf;
+
 	*call = NULL;
-	return gpuprobe_domain_bdf(domain, shared);
+	if (interrupted)
+		*interrupted = false;
+	if (gpuprobe_dma_owners_idle())
+		return gpuprobe_domain_bdf(domain, shared);
+	key = gpuprobe_dma_ctx_key();
+	*call = gpuprobe_dma_owner_call(gpuprobe_dma_owner_find(key));
+	if (*call && (*call)->domain == domain) {
+		*shared = false;
+		return (*call)->bdf;
+	}
+	*call = NULL;
+	bdf = gpuprobe_domain_bdf(domain, shared);
+	if (bdf == GPUPROBE_BDF_NONE && interrupted)
+		*interrupted = gpuprobe_dma_owner_interrupted(key);
+	return bdf;
 }
 
 /*
  * Work under an interrupt that landed in a target's call, on no target's
  * domain, is counted as unattributed and not recorded.
  */
-static int gpuprobe_iommu_begin(struct gpuprobe_iommu_inst *in,
-				struct iommu_domain *domain, u32 op, u8 ret,
-				u64 iova, u64 paddr, u64 size)
+static noinline int
+gpuprobe_iommu_start(struct gpuprobe_iommu_inst *in, struct iommu_domain *domain,
+		     u32 op, u8 ret, u64 iova, u64 paddr, u64 size)
 {
-	unsigned long key = gpuprobe_dma_ctx_key();
-	bool shared;
+	bool shared, interrupted;
 
-	in->bdf = gpuprobe_iommu_charge(domain, key, &in->call, &shared);
+	in->bdf = gpuprobe_iommu_charge(domain, &in->call, &shared,
+					&interrupted);
 	if (in->bdf == GPUPROBE_BDF_NONE) {
-		if (gpuprobe_dma_owner_interrupted(key))
+		if (interrupted)
 			this_cpu_inc(gpuprobe_iommu_unattributed);
 		return 1;
 	}
@@ -270,6 +310,16 @@ static int gpuprobe_iommu_begin(struct gpuprobe_iommu_inst *in,
 	in->size = size;
 	in->ts = ktime_get_mono_fast_ns();
 	return 0;
+}
+
+/* Every IOMMU probe's entry: another device's call declined first. */
+static __always_inline int
+gpuprobe_iommu_begin(struct gpuprobe_iommu_inst *in, struct iommu_domain *domain,
+		     u32 op, u8 ret, u64 iova, u64 paddr, u64 size)
+{
+	if (gpuprobe_iommu_other(domain))
+		return 1;
+	return gpuprobe_iommu_start(in, domain, op, ret, iova, paddr, size);
 }
 
 static int iommu_map_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
@@ -357,18 +407,25 @@ static struct kretprobe gpuprobe_iommu_krps[] = {
 
 static bool gpuprobe_iommu_krp_on[ARRAY_SIZE(gpuprobe_iommu_krps)];
 
+/* Whether the entry handler would record a call on this domain. */
+static noinline bool gpuprobe_iommu_charged(struct iommu_domain *domain)
+{
+	struct gpuprobe_dma_inst *call;
+	bool shared;
+
+	return gpuprobe_iommu_charge(domain, &call, &shared, NULL) !=
+	       GPUPROBE_BDF_NONE;
+}
+
 /*
  * Counts the calls the entry handler would record (the same decision, from
  * the same context, just before it): a target's domain, or a target call's.
  */
 static int gpuprobe_iommu_count_entry(struct kprobe *kp, struct pt_regs *regs)
 {
-	struct gpuprobe_dma_inst *call;
-	bool shared;
+	struct iommu_domain *domain = (void *)gpuprobe_arg(regs, 0);
 
-	if (gpuprobe_iommu_charge((void *)gpuprobe_arg(regs, 0),
-				  gpuprobe_dma_ctx_key(), &call, &shared) !=
-	    GPUPROBE_BDF_NONE)
+	if (!gpuprobe_iommu_other(domain) && gpuprobe_iommu_charged(domain))
 		this_cpu_inc(gpuprobe_iommu_target_entries);
 	return 0;
 }

@@ -29,7 +29,7 @@
 #define GPUPROBE_DMA_LEVEL_MASK		3UL
 
 static struct gpuprobe_dma_owner gpuprobe_dma_owners[GPUPROBE_DMA_OWNERS];
-static atomic_t gpuprobe_dma_owners_used = ATOMIC_INIT(0);
+atomic_t gpuprobe_dma_owners_used = ATOMIC_INIT(0);
 
 /*
  * The probed code's context, seen from a kprobe handler.  A kprobe on

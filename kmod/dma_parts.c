@@ -92,11 +92,23 @@ static int gpuprobe_part_flush_ctx(struct gpuprobe_part_inst *in,
 }
 
 /*
+ * Another device's part, decided with two loads: no target call anywhere
+ * to charge it to, and no flush-queue timer running on this CPU (whose
+ * parts are charged to its domain).
+ */
+static __always_inline bool gpuprobe_part_none(void)
+{
+	return gpuprobe_dma_owners_idle() &&
+	       !this_cpu_read(gpuprobe_part_timer.key);
+}
+
+/*
  * Where a part's time goes: the call of its context, else the timer of its
  * context on this CPU.  1: neither (nothing is recorded).
  */
-static int gpuprobe_part_begin(struct gpuprobe_part_inst *in, u16 part,
-			       struct iommu_domain *domain, u32 arg)
+static noinline int gpuprobe_part_charge(struct gpuprobe_part_inst *in,
+					 u16 part, struct iommu_domain *domain,
+					 u32 arg)
 {
 	unsigned long key = gpuprobe_dma_ctx_key();
 	struct gpuprobe_dma_inst *call = gpuprobe_part_call(key);
@@ -136,6 +148,17 @@ static int gpuprobe_part_begin(struct gpuprobe_part_inst *in, u16 part,
 	in->slow0 = in->acc->iova_slow;
 	in->ts = ktime_get_mono_fast_ns();
 	return 0;
+}
+
+/* Every part probe's entry: the test above, before any call is made. */
+static __always_inline int gpuprobe_part_begin(struct gpuprobe_part_inst *in,
+					       u16 part,
+					       struct iommu_domain *domain,
+					       u32 arg)
+{
+	if (gpuprobe_part_none())
+		return 1;
+	return gpuprobe_part_charge(in, part, domain, arg);
 }
 
 static int gpuprobe_part_ret(struct kretprobe_instance *ri,
@@ -211,10 +234,12 @@ static int amd_sync_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	const struct iommu_iotlb_gather *g = (const void *)gpuprobe_arg(regs, 1);
 	u32 pages = 0;
 
+	if (gpuprobe_part_none())
+		return 1;
 	if (g && g->end >= g->start)
 		pages = (g->end - g->start + 1) >> PAGE_SHIFT;
-	return gpuprobe_part_begin(GPUPROBE_PART_INST(ri), GPUPROBE_PART_INVALIDATE,
-				   NULL, pages);
+	return gpuprobe_part_charge(GPUPROBE_PART_INST(ri), GPUPROBE_PART_INVALIDATE,
+				    NULL, pages);
 }
 
 static int queue_iova_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
@@ -292,9 +317,14 @@ static int fq_timer_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 /* The rbtree allocator under alloc_iova_fast()/free_iova_fast(): a miss. */
 static int iova_slow_pre(struct kprobe *kp, struct pt_regs *regs)
 {
-	unsigned long key = gpuprobe_dma_ctx_key();
-	struct gpuprobe_dma_inst *call = gpuprobe_part_call(key);
+	struct gpuprobe_dma_inst *call;
 	struct gpuprobe_part_timer *t;
+	unsigned long key;
+
+	if (gpuprobe_part_none())
+		return 0;
+	key = gpuprobe_dma_ctx_key();
+	call = gpuprobe_part_call(key);
 
 	if (call) {
 		call->parts.iova_slow++;
