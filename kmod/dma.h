@@ -65,8 +65,10 @@ extern atomic_t gpuprobe_dma_owners_used;
  * every other device's IOMMU work reaches these probes: reaching the same
  * answer through the context key and the owner table cost about 70
  * instructions a parts call and 100 an IOMMU call (Documentation/
- * benchmarks.md).  A claim made in this context, or by a task before it
- * migrated here, is seen: program order, and the scheduler's barriers.
+ * benchmarks.md).  A claim made in this context, by a task before it
+ * migrated here, or by the task an interrupt on this CPU landed in (which
+ * iommu-unattributed depends on) is seen: program order, and the
+ * scheduler's barriers.
  */
 static __always_inline bool gpuprobe_dma_owners_idle(void)
 {

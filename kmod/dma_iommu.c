@@ -221,7 +221,7 @@ static __always_inline bool gpuprobe_iommu_other(struct iommu_domain *domain)
 	if (!gpuprobe_dma_owners_idle() ||
 	    READ_ONCE(gpuprobe_domains_unsettled))
 		return false;
-	smp_rmb();	/* as gpuprobe_domain_bdf() */
+	smp_rmb();	/* pairs with gpuprobe_domains_settle()'s smp_mb() */
 	map = rcu_dereference_sched(gpuprobe_irqmap);
 	if (!map)
 		return true;
@@ -287,6 +287,10 @@ static u32 gpuprobe_iommu_charge(struct iommu_domain *domain,
  * Work under an interrupt that landed in a target's call, on no target's
  * domain, is counted as unattributed and not recorded.
  */
+/*
+ * Out of line so that the entries' test above saves no register: every
+ * device's IOMMU calls run that test, only a target's come here.
+ */
 static noinline int
 gpuprobe_iommu_start(struct gpuprobe_iommu_inst *in, struct iommu_domain *domain,
 		     u32 op, u8 ret, u64 iova, u64 paddr, u64 size)
@@ -339,9 +343,13 @@ static int iommu_unmap_entry(struct kretprobe_instance *ri, struct pt_regs *regs
 
 static int iommu_map_sg_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
+	struct iommu_domain *domain = (void *)gpuprobe_arg(regs, 0);
 	struct scatterlist *sg = (void *)gpuprobe_arg(regs, 2);
 
-	return gpuprobe_iommu_begin(GPUPROBE_IOMMU_INST(ri), (void *)gpuprobe_arg(regs, 0),
+	/* before another device's scatterlist is read */
+	if (gpuprobe_iommu_other(domain))
+		return 1;
+	return gpuprobe_iommu_start(GPUPROBE_IOMMU_INST(ri), domain,
 				    GPUPROBE_IOMMU_MAP, GPUPROBE_IOMMU_RET_MAP_SG,
 				    gpuprobe_arg(regs, 1), sg ? sg_phys(sg) : 0, 0);
 }
@@ -407,7 +415,10 @@ static struct kretprobe gpuprobe_iommu_krps[] = {
 
 static bool gpuprobe_iommu_krp_on[ARRAY_SIZE(gpuprobe_iommu_krps)];
 
-/* Whether the entry handler would record a call on this domain. */
+/*
+ * Whether the entry handler would record a call on this domain; out of
+ * line for the same reason as gpuprobe_iommu_start().
+ */
 static noinline bool gpuprobe_iommu_charged(struct iommu_domain *domain)
 {
 	struct gpuprobe_dma_inst *call;

@@ -10,7 +10,9 @@
  * has in progress, found in the owner table (dma_owner.c), whose count of
  * claims is the "inside a target's call" test every part probe makes
  * first: outside one (every other device's DMA) a probe reads that one
- * shared counter and gives its instance back.  The counter is global, not
+ * shared counter and its CPU's flush-queue timer key, and gives its
+ * instance back (a whole-domain flush also looks at its domain: it may be
+ * a target's flush on its own).  The counter is global, not
  * per CPU, because a call in task context may sleep and migrate between
  * its parts.  Parts nest (queue_iova() flushes a full queue and frees
  * IOVAs; a flush invalidates): each record carries its whole duration and
@@ -104,7 +106,8 @@ static __always_inline bool gpuprobe_part_none(void)
 
 /*
  * Where a part's time goes: the call of its context, else the timer of its
- * context on this CPU.  1: neither (nothing is recorded).
+ * context on this CPU.  1: neither (nothing is recorded).  Out of line so
+ * that the entries' gpuprobe_part_none() test saves no register.
  */
 static noinline int gpuprobe_part_charge(struct gpuprobe_part_inst *in,
 					 u16 part, struct iommu_domain *domain,
@@ -255,7 +258,7 @@ static int flush_all_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	unsigned long key = gpuprobe_dma_ctx_key();
 
 	if (gpuprobe_part_call(key) || this_cpu_read(gpuprobe_part_timer.key) == key)
-		return gpuprobe_part_begin(in, GPUPROBE_PART_FLUSH, domain, 0);
+		return gpuprobe_part_charge(in, GPUPROBE_PART_FLUSH, domain, 0);
 	/* a flush on its own (an attach, VFIO): timed, nothing inside it */
 	if (gpuprobe_part_flush_ctx(in, NULL, domain))
 		return 1;
@@ -285,7 +288,8 @@ static int fq_timer_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	    !rcu_dereference_sched(gpuprobe_irqmap))
 		return 1;
 	memset(t, 0, sizeof(*t));
-	t->key = key;
+	/* read without a lock by this CPU's interrupts (gpuprobe_part_none) */
+	WRITE_ONCE(t->key, key);
 	t->bdf = GPUPROBE_BDF_NONE;
 	GPUPROBE_PART_INST(ri)->ts = ktime_get_mono_fast_ns();
 	return 0;
@@ -308,7 +312,7 @@ static int fq_timer_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 		.domain = t->domain,
 	};
 
-	t->key = 0;
+	WRITE_ONCE(t->key, 0);
 	if (rec.bdf != GPUPROBE_BDF_NONE)
 		gpuprobe_emit(&rec.hdr);
 	return 0;
