@@ -24,7 +24,8 @@ vm_root_new() {	# root
 
 # The shared libraries of an ELF file, resolved by ldd, copied into root.
 vm_copy_libs() {	# root elf
-	ldd "$2" 2>/dev/null | grep -o '/[^ )]*' | while read -r lib; do
+	# a script (ldd: not a dynamic executable) has none: no error
+	{ ldd "$2" 2>/dev/null || :; } | { grep -o '/[^ )]*' || :; } | while read -r lib; do
 		[ -e "$1$lib" ] && continue
 		mkdir -p "$1$(dirname "$lib")"
 		cp -L "$lib" "$1$lib"

@@ -165,6 +165,7 @@ vm_copy_bins "$DROOT" $(find "$XENBIN" -maxdepth 1 -type f -perm -u+x \
 	\( -name xl -o -name xenstored -o -name xenconsoled -o -name xen-init-dom0 \
 	-o -name xenstore-control -o -name libxl-save-helper -o -name 'xen*' \)) \
 	"$DM" "$HVMLOADER" /usr/share/seabios/bios-256k.bin
+mkdir -p "$DROOT/usr/lib/x86_64-linux-gnu"
 find /usr/lib/x86_64-linux-gnu -maxdepth 1 -name 'libxen*' -exec cp -P {} "$DROOT/usr/lib/x86_64-linux-gnu/" \;
 cp -r /usr/share/qemu/keymaps "$DROOT/usr/share/qemu/"
 for f in /usr/share/qemu/*.bin /usr/share/qemu/*.rom; do
@@ -265,7 +266,7 @@ export QUIET=$(cat /etc/xen-quiet)
 /usr/lib/xen-4.17/bin/xen-init-dom0 >/tmp/xen-init-dom0.log 2>&1 ||
 	cat /tmp/xen-init-dom0.log
 /usr/lib/xen-4.17/bin/xenconsoled --pid-file=/var/run/xenconsoled.pid
-EDU=$(basename "$(dirname "$(grep -l 0x11e8 /sys/bus/pci/devices/*/vendor)")")
+EDU=$(basename "$(dirname "$(grep -l 0x11e8 /sys/bus/pci/devices/*/device)")")
 NVME=
 if [ "$(cat /etc/xen-nvme)" = 1 ]; then
 	NVME=$(basename "$(dirname "$(grep -l 0x010802 /sys/bus/pci/devices/*/class)")")
