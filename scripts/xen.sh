@@ -257,7 +257,10 @@ chmod +x "$DROOT"/gpuprobe/xen-guest*
 echo "$QUIET" >"$DROOT/etc/xen-quiet"
 
 vm_write_init "$DROOT" <<'INIT'
-mkdir -p /out /proc/xen /dev/xen
+mkdir -p /out /proc/xen /dev/xen /dev/pts
+# xenconsoled gives each guest console a pty
+grep -q " /dev/pts " /proc/mounts || mount -t devpts -o ptmxmode=666 devpts /dev/pts
+[ -e /dev/ptmx ] || ln -s pts/ptmx /dev/ptmx
 mount -t 9p -o trans=virtio,version=9p2000.L out /out
 mount -t xenfs xenfs /proc/xen
 export PATH=/gpuprobe:/gpuprobe/tests:/usr/lib/xen-4.17/bin:/bin:/usr/bin HOME=/tmp OUT=/out
