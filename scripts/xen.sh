@@ -20,8 +20,8 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/vmlib.sh
 . "$TOP/scripts/vmlib.sh"
 BUILD=${BUILD:-$TOP/build}
-TIMEOUT=${VM_TIMEOUT:-420}
-DOM0_CMD="xen-guest pvhvm && xen-guest nopv"
+TIMEOUT=${VM_TIMEOUT:-1200}
+DOM0_CMD="xen-guest pvhvm; a=\$?; xen-guest nopv && [ \$a = 0 ]"
 GUEST_CMD=true
 QUIET=0
 OUT=
@@ -42,8 +42,8 @@ with `make`; scripts/deps.sh installs Xen's packages.
 
 options:
   --dom0 CMD     dom0's command (sh -c); default
-                 `xen-guest pvhvm && xen-guest nopv`: the two guests, one
-                 after the other.  `xen-guest MODE [xl.cfg lines...]` runs
+                 `xen-guest pvhvm; a=$?; xen-guest nopv && [ $a = 0 ]`:
+                 the two guests, one after the other, both run.  `xen-guest MODE [xl.cfg lines...]` runs
                  one guest to its end (it powers off when its command is
                  done) and returns its command's exit status; MODE is
                    pvhvm  PV-on-HVM: the guest remaps the device's MSI(-X)
@@ -66,7 +66,8 @@ options:
                  first): dom0.rc, and per guest DIR/guest-MODE/ with
                  guest.rc, console.log and what the guest wrote to /out
                  (sent back through its serial console: keep it small)
-  -t SECS        time bound for the whole run (default 420)
+  -t SECS        time bound for the whole run (default 1200; one guest
+                 takes 400-470 s on the loaded 2-core dev machine)
   -x ARGS        more arguments for Xen's command line
   -g ARGS        more arguments for the guests' kernel command line
   -q             print only the commands' output and problems
@@ -82,6 +83,10 @@ environment:
   VM_TCG_THREAD   multi (default) or single
   VM_QEMU         the outer QEMU (default qemu-system-x86_64: Debian's 7.2)
   XEN_QEMU_ARGS   more arguments for the outer QEMU
+  XEN_CPU         the outer CPU (default max,-rdtscp: Documentation/vmtest.rst)
+  XEN_GUEST_TIMEOUT  seconds a guest may run before xen-guest-wait shows
+                  its console, the device model's and Xen's logs and
+                  destroys it (default 480)
 USAGE
 }
 
@@ -134,6 +139,9 @@ find "$OUT" -mindepth 1 -delete
 GROOT=$XDIR/guest-root
 vm_root_new "$GROOT"
 vm_gpuprobe_files "$GROOT" "$TOP" nested xen
+# the guest's kernel and initramfs reach it through QEMU's fw_cfg without
+# DMA (linuxboot.bin), a port read at a time: every MiB counts
+strip --strip-debug "$GROOT"/gpuprobe/*.ko
 vm_distro_modules "$GROOT" "$KVER" nvme
 printf '%s\n' "$GUEST_CMD" >"$GROOT/gpuprobe/guest-cmd"
 # /out goes back as a gzipped tar in base64 on the serial console
@@ -215,7 +223,7 @@ on_poweroff = "destroy"
 on_crash = "destroy"
 CFG
 for line in "$@"; do echo "$line" >>"$dir/xl.cfg"; done
-xl create -q "$dir/xl.cfg" >"$dir/xl-create.log" 2>&1 || {
+xl -v create "$dir/xl.cfg" >"$dir/xl-create.log" 2>&1 || {
 	cat "$dir/xl-create.log" >&2
 	exit 1
 }
@@ -229,7 +237,32 @@ id=$1
 name=$(xl domname "$id") || exit 1
 dir=/tmp/guest-$name
 mode=${name#*-}
-while xl list "$id" >/dev/null 2>&1; do sleep 1; done
+# bounded: a guest that has not ended in $XEN_GUEST_TIMEOUT s is shown
+# (its console's end, the device model's log, Xen's) and destroyed.  Polled
+# every 5 s: each xl is a process that the guest's vCPU waits for under TCG
+up() { cut -d. -f1 /proc/uptime; }
+t0=$(up)
+next=60
+while xl list "$id" >/dev/null 2>&1; do
+	sleep 5
+	t=$(($(up) - t0))
+	if [ "$t" -ge "$next" ]; then
+		next=$((next + 60))
+		echo "xen-guest: $name at ${t}s: $(tr -d '\r' <"$dir/console.log" 2>/dev/null | grep -v '^$' | tail -n1)"
+	fi
+	if [ "$t" -ge "$XEN_GUEST_TIMEOUT" ]; then
+		echo "xen-guest: FAIL: $name still running after ${t}s"
+		xl list
+		echo "-- its console:"; tr -d '\r' <"$dir/console.log" | tail -n 30
+		echo "-- xl create:"; tail -n 30 "$dir/xl-create.log"
+		echo "-- device model:"; tail -n 30 /var/log/xen/qemu-dm-"$name".log
+		echo "-- xl dmesg:"; xl dmesg >/tmp/xl-dmesg.log; tail -n 40 /tmp/xl-dmesg.log
+		echo "-- dom0's dmesg:"; dmesg | tail -n 15
+		xl destroy "$id"
+		break
+	fi
+done
+echo "xen-guest: $name ended after $(($(up) - t0))s"
 o=/out/guest-$mode
 [ ! -d "$o" ] || o=/out/guest-$name
 mkdir -p "$o"
@@ -255,6 +288,9 @@ exec xen-guest-wait "$id"
 EOF
 chmod +x "$DROOT"/gpuprobe/xen-guest*
 echo "$QUIET" >"$DROOT/etc/xen-quiet"
+echo "${XEN_GUEST_TIMEOUT:-480}" >"$DROOT/etc/xen-guest-timeout"
+# dom0_mem is fixed: xl must not balloon dom0 down for a guest
+echo 'autoballoon="off"' >"$DROOT/etc/xen/xl.conf"
 
 vm_write_init "$DROOT" <<'INIT'
 mkdir -p /out /proc/xen /dev/xen /dev/pts
@@ -265,6 +301,7 @@ mount -t 9p -o trans=virtio,version=9p2000.L out /out
 mount -t xenfs xenfs /proc/xen
 export PATH=/gpuprobe:/gpuprobe/tests:/usr/lib/xen-4.17/bin:/bin:/usr/bin HOME=/tmp OUT=/out
 export QUIET=$(cat /etc/xen-quiet)
+export XEN_GUEST_TIMEOUT=$(cat /etc/xen-guest-timeout)
 /usr/lib/xen-4.17/bin/xenstored --pid-file /var/run/xenstored.pid
 /usr/lib/xen-4.17/bin/xen-init-dom0 >/tmp/xen-init-dom0.log 2>&1 ||
 	cat /tmp/xen-init-dom0.log
@@ -278,10 +315,13 @@ export EDU NVME
 for d in $EDU $NVME; do xl pci-assignable-add "$d"; done
 cd /gpuprobe
 echo "GPUPROBE-VM-START"
+echo "# dom0 up $(cut -d' ' -f1 /proc/uptime) s"
 sh /gpuprobe/dom0-cmd
 rc=$?
 cp /var/log/xen/*.log /out/ 2>/dev/null
 xl dmesg >/out/xen-dmesg.log 2>&1
+# dom0's own: its processes' segfaults are told here (at loglevel 6)
+dmesg >/out/dom0-dmesg.log
 echo "$rc" >/out/dom0.rc
 echo "GPUPROBE-VM-EXIT $rc"
 umount /out
@@ -295,11 +335,12 @@ zcat "$XENGZ" >"$XEN"
 # smap=0 smep=0: under TCG dom0 faults at its first instruction with them;
 # -rdtscp: TCG's SVM lacks NRIPS, Xen cannot emulate the RDTSCP exit
 # (Documentation/vmtest.rst, "The Xen testbed")
-XEN_APPEND="console=com1 com1=115200,8n1 dom0_mem=1024M,max:1024M iommu=verbose watchdog=0 smap=0 smep=0$XEN_EXTRA"
+XEN_APPEND="console=com1 com1=115200,8n1 dom0_mem=1024M,max:1024M iommu=verbose watchdog=0 smap=0 smep=0 loglvl=all guest_loglvl=all$XEN_EXTRA"
 DOM0_APPEND="console=hvc0 rdinit=/init loglevel=5 $VM_PANIC_APPEND"
 NVME_ARGS=()
 if [ "$NVME" = 1 ]; then
 	truncate -s 16M "$XDIR/nvme.img"
+	# shellcheck disable=SC2054 # the commas are QEMU's
 	NVME_ARGS=(-drive "file=$XDIR/nvme.img,if=none,id=nvm,format=raw"
 		-device nvme,serial=gpuprobe,drive=nvm)
 fi
@@ -308,7 +349,7 @@ echo "xen: booting Xen 4.17, dom0 $KVER (log: $LOG, bound ${TIMEOUT}s)" >&2
 # shellcheck disable=SC2086
 vm_run_qemu "$LOG" "$QUIET" "$TIMEOUT" \
 	-machine q35 \
-	-accel "tcg,thread=${VM_TCG_THREAD:-multi}" -cpu max,-rdtscp -smp 2 -m 3G \
+	-accel "tcg,thread=${VM_TCG_THREAD:-multi}" -cpu "${XEN_CPU:-max,-rdtscp}" -smp 2 -m 3G \
 	-nodefaults -no-user-config -display none -no-reboot \
 	-serial stdio -monitor none \
 	-kernel "$XEN" -append "$XEN_APPEND" \
