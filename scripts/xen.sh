@@ -251,13 +251,16 @@ while xl list "$id" >/dev/null 2>&1; do
 		echo "xen-guest: $name at ${t}s: $(tr -d '\r' <"$dir/console.log" 2>/dev/null | grep -v '^$' | tail -n1)"
 	fi
 	if [ "$t" -ge "$XEN_GUEST_TIMEOUT" ]; then
-		echo "xen-guest: FAIL: $name still running after ${t}s"
+		echo "xen-guest: FAIL: $name still running after ${t}s (logs: /out/guest-$name/)"
 		xl list
+		# to files first: a busybox applet in dom0 now and then
+		# segfaults (Documentation/vmtest.rst), a file is kept
+		mkdir -p "/out/guest-$name"
+		xl dmesg >"/out/guest-$name/xen-dmesg.log" 2>&1
+		dmesg >"/out/guest-$name/dom0-dmesg.log"
+		cp "$dir/xl-create.log" "/out/guest-$name/"
 		echo "-- its console:"; tr -d '\r' <"$dir/console.log" | tail -n 30
-		echo "-- xl create:"; tail -n 30 "$dir/xl-create.log"
 		echo "-- device model:"; tail -n 30 /var/log/xen/qemu-dm-"$name".log
-		echo "-- xl dmesg:"; xl dmesg >/tmp/xl-dmesg.log; tail -n 40 /tmp/xl-dmesg.log
-		echo "-- dom0's dmesg:"; dmesg | tail -n 15
 		xl destroy "$id"
 		break
 	fi
@@ -266,6 +269,7 @@ echo "xen-guest: $name ended after $(($(up) - t0))s"
 o=/out/guest-$mode
 [ ! -d "$o" ] || o=/out/guest-$name
 mkdir -p "$o"
+cp "$dir/xl-create.log" "$o/"
 tr -d '\r' <"$dir/console.log" >"$o/console.log"
 cp "$dir/xl.cfg" "$o/"
 cp /var/log/xen/qemu-dm-"$name".log "$o/" 2>/dev/null
@@ -361,7 +365,7 @@ vm_run_qemu "$LOG" "$QUIET" "$TIMEOUT" \
 	-device virtio-9p-pci,fsdev=out,mount_tag=out ${XEN_QEMU_ARGS:-}
 
 # Xen's own failures: a panic, a fatal trap, a BUG or assertion
-XEN_PROBLEM='Panic on CPU|FATAL TRAP|Xen BUG at|Assertion .* failed|FATAL PAGE FAULT'
+XEN_PROBLEM='Panic on CPU|FATAL TRAP|Xen BUG at|Assertion .* failed|FATAL PAGE FAULT|Dom0 crashed|domain_crash|Domain [0-9]+ .* crashed'
 fail=0
 if [ "$VM_QEMU_RC" = 124 ] || [ "$VM_QEMU_RC" = 137 ]; then
 	echo "xen: FAIL: the run went past ${TIMEOUT}s; the console ends:" >&2

@@ -3,11 +3,12 @@
 # Guest side of the Xen tests (scripts/xen.sh --guest): edu's interrupts
 # counted in a Xen HVM guest.  The edu driver raises N interrupts (its
 # irq_sleep: each handled before the next); its line in /proc/interrupts
-# must grow by exactly N, and the driver's own handled count too.  Then
-# the same N under `gpuprobe-trace record --source tracefs -d EDU`: the
-# trace's irq_count for edu must equal the /proc/interrupts delta (in
-# PV-on-HVM mode edu's irq is an event channel bound to its pirq; the
-# tracefs source finds it in the device's sysfs msi_irqs all the same).
+# must grow by exactly N, and the driver's own handled count too.  The
+# line's chip says how they arrive: an event channel bound to edu's pirq
+# (xen-pirq-msi) in PV-on-HVM mode, the vLAPIC's vector (PCI-MSI) with
+# PV off.  Then the same N under `gpuprobe-trace record -d EDU`, with the
+# tracefs source and then the module (target=EDU): each trace's irq_count
+# for edu must equal the /proc/interrupts delta.
 # usage: guest_irq.sh N
 N=${1:-50}
 # shellcheck source=selftests/gpuprobe/ktap.sh
@@ -49,20 +50,33 @@ echo "# $MODE: raised $N, /proc/interrupts delta $delta, driver handled $((h1 - 
 check "$MODE: /proc/interrupts delta = $N raised" [ "$delta" = "$N" ]
 check "$MODE: the driver handled $N" [ "$((h1 - h0))" = "$N" ]
 
-# gpuprobe's count, tracefs source
+# gpuprobe's count from one source: N raised while it records, its
+# irq_count for edu against the /proc/interrupts delta
+traced_count() {	# source
+	before=$(irq_sum)
+	gpuprobe-trace record -q --source "$1" -d "$EDU" -o "/out/irq-$1.trace" -- \
+		sh -c "echo $N >$CTL/irq_sleep" 2>"/out/record-$1.err"
+	rc=$?
+	after=$(irq_sum)
+	delta=$((after - before))
+	sed "s/^/# record ($1): /" "/out/record-$1.err"
+	gpuprobe-trace report --json "/out/irq-$1.trace" >"/out/irq-$1.json" 2>"/out/report-$1.err"
+	traced=$(awk '$1 == "\"irq_count\":" { v = $2; sub(/,$/, "", v); print v; exit }' "/out/irq-$1.json")
+	echo "# $MODE: raised $N, /proc/interrupts delta $delta, gpuprobe ($1) irq_count ${traced:-none}"
+	check "$MODE, $1: record exited 0" [ "$rc" = 0 ]
+	check "$MODE, $1: /proc/interrupts delta = $N raised while recording" [ "$delta" = "$N" ]
+	check "$MODE, $1: gpuprobe's irq_count = /proc/interrupts delta" [ "${traced:-x}" = "$delta" ]
+}
+
 gpuprobe-trace info -d "$EDU" >/out/info.txt 2>&1
-sed 's/^/# info: /' /out/info.txt
-before=$(irq_sum)
-gpuprobe-trace record -q --source tracefs -d "$EDU" -o /out/irq.trace -- \
-	sh -c "echo $N >$CTL/irq_sleep" 2>/out/record.err
-rc=$?
-after=$(irq_sum)
-delta=$((after - before))
-sed 's/^/# record: /' /out/record.err
-gpuprobe-trace report --json /out/irq.trace >/out/irq.json 2>/out/report.err
-traced=$(awk '$1 == "\"irq_count\":" { v = $2; sub(/,$/, "", v); print v; exit }' /out/irq.json)
-echo "# $MODE: raised $N, /proc/interrupts delta $delta, gpuprobe (tracefs) irq_count ${traced:-none}"
-check "$MODE: record --source tracefs exited 0" [ "$rc" = 0 ]
-check "$MODE: /proc/interrupts delta = $N raised while recording" [ "$delta" = "$N" ]
-check "$MODE: gpuprobe's irq_count = /proc/interrupts delta" [ "${traced:-x}" = "$delta" ]
+sed -n '/^targets:/,$s/^/# info: /p' /out/info.txt
+traced_count tracefs
+if insmod /gpuprobe/gpuprobe.ko "target=$EDU" 2>/out/insmod.err; then
+	gpuprobe-trace info -d "$EDU" >/out/info-module.txt 2>&1
+	sed -n '/^targets:/,$s/^/# info (module loaded): /p' /out/info-module.txt
+	traced_count module
+	rmmod gpuprobe
+else
+	fail "$MODE: gpuprobe.ko loads in the guest ($(cat /out/insmod.err))"
+fi
 finish
