@@ -220,6 +220,7 @@ disk = []
 vif = []
 pci = [ $pci ]
 on_poweroff = "destroy"
+on_reboot = "destroy"
 on_crash = "destroy"
 CFG
 for line in "$@"; do echo "$line" >>"$dir/xl.cfg"; done
@@ -365,7 +366,9 @@ vm_run_qemu "$LOG" "$QUIET" "$TIMEOUT" \
 	-device virtio-9p-pci,fsdev=out,mount_tag=out ${XEN_QEMU_ARGS:-}
 
 # Xen's own failures: a panic, a fatal trap, a BUG or assertion
-XEN_PROBLEM='Panic on CPU|FATAL TRAP|Xen BUG at|Assertion .* failed|FATAL PAGE FAULT|Dom0 crashed|domain_crash|Domain [0-9]+ .* crashed'
+# or an instruction it could not emulate (-cpu max with RDTSCP: "SVM Insn len
+# emulation failed", Documentation/vmtest.rst)
+XEN_PROBLEM='Panic on CPU|FATAL TRAP|Xen BUG at|Assertion .* failed|FATAL PAGE FAULT|Dom0 crashed|domain_crash|Domain [0-9]+ .* crashed|Insn len emulation failed'
 fail=0
 if [ "$VM_QEMU_RC" = 124 ] || [ "$VM_QEMU_RC" = 137 ]; then
 	echo "xen: FAIL: the run went past ${TIMEOUT}s; the console ends:" >&2
