@@ -20,7 +20,7 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/vmlib.sh
 . "$TOP/scripts/vmlib.sh"
 BUILD=${BUILD:-$TOP/build}
-TIMEOUT=${VM_TIMEOUT:-1200}
+TIMEOUT=${VM_TIMEOUT:-1800}
 DOM0_CMD="xen-guest pvhvm; a=\$?; xen-guest nopv && [ \$a = 0 ]"
 GUEST_CMD=true
 QUIET=0
@@ -66,8 +66,8 @@ options:
                  first): dom0.rc, and per guest DIR/guest-MODE/ with
                  guest.rc, console.log and what the guest wrote to /out
                  (sent back through its serial console: keep it small)
-  -t SECS        time bound for the whole run (default 1200; one guest
-                 takes 400-470 s on the loaded 2-core dev machine)
+  -t SECS        time bound for the whole run (default 1800; one guest
+                 took 274-546 s on the loaded 2-core dev machine)
   -x ARGS        more arguments for Xen's command line
   -g ARGS        more arguments for the guests' kernel command line
   -q             print only the commands' output and problems
@@ -86,7 +86,7 @@ environment:
   XEN_CPU         the outer CPU (default max,-rdtscp: Documentation/vmtest.rst)
   XEN_GUEST_TIMEOUT  seconds a guest may run before xen-guest-wait shows
                   its console, the device model's and Xen's logs and
-                  destroys it (default 480)
+                  destroys it (default 720)
 USAGE
 }
 
@@ -293,7 +293,7 @@ exec xen-guest-wait "$id"
 EOF
 chmod +x "$DROOT"/gpuprobe/xen-guest*
 echo "$QUIET" >"$DROOT/etc/xen-quiet"
-echo "${XEN_GUEST_TIMEOUT:-480}" >"$DROOT/etc/xen-guest-timeout"
+echo "${XEN_GUEST_TIMEOUT:-720}" >"$DROOT/etc/xen-guest-timeout"
 # dom0_mem is fixed: xl must not balloon dom0 down for a guest
 echo 'autoballoon="off"' >"$DROOT/etc/xen/xl.conf"
 
