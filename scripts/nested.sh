@@ -112,11 +112,7 @@ find "$OUT" -mindepth 1 -delete
 
 # Our files, the same on both sides: the tool, the modules, the tests.
 gpuprobe_files() {	# root
-	cp "$KO" "$EDU_KO" "$TRACE" "$1/gpuprobe/"
-	mkdir -p "$1/gpuprobe/tests"
-	cp "$TOP"/selftests/gpuprobe/nested/* "$1/gpuprobe/tests/"
-	cp "$TOP"/selftests/gpuprobe/ktap.sh "$TOP"/selftests/gpuprobe/probe_table.sh "$1/gpuprobe/tests/"
-	vm_copy_all_libs "$1" "$1/gpuprobe"
+	vm_gpuprobe_files "$1" "$TOP" nested
 }
 
 # ---- the inner guest's initramfs ----

@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Sourced by the VM harnesses (vmtest.sh, nested.sh): a busybox initramfs
+# Sourced by the VM harnesses (vmtest.sh, nested.sh, xen.sh): a busybox initramfs
 # tree, the shared libraries and distro modules it needs, packing it, and
 # the scan of a console log for kernel problems.  Documentation/vmtest.rst.
 
@@ -24,7 +24,8 @@ vm_root_new() {	# root
 
 # The shared libraries of an ELF file, resolved by ldd, copied into root.
 vm_copy_libs() {	# root elf
-	ldd "$2" 2>/dev/null | grep -o '/[^ )]*' | while read -r lib; do
+	# a script (ldd: not a dynamic executable) has none: no error
+	{ ldd "$2" 2>/dev/null || :; } | { grep -o '/[^ )]*' || :; } | while read -r lib; do
 		[ -e "$1$lib" ] && continue
 		mkdir -p "$1$(dirname "$lib")"
 		cp -L "$lib" "$1$lib"
@@ -116,6 +117,35 @@ vm_tally() {	# summary problem(0|1) exit-status...
 		s=$(vm_one_more_failure "$s")
 	fi
 	echo "$s"
+}
+
+# gpuprobe's files in root/gpuprobe, the same on every side of a testbed:
+# the tool, the modules, and the tests of the directories named (in
+# root/gpuprobe/tests, with the KTAP helpers), with their libraries.
+vm_gpuprobe_files() {	# root top test-dir...
+	local root=$1 top=$2
+	shift 2
+	cp "$top/kmod/gpuprobe.ko" "$top/selftests/gpuprobe/edu/gpuprobe_edu.ko" \
+		"$top/user/gpuprobe-trace" "$root/gpuprobe/"
+	mkdir -p "$root/gpuprobe/tests"
+	local d
+	for d in "$@"; do
+		cp "$top/selftests/gpuprobe/$d"/* "$root/gpuprobe/tests/"
+	done
+	cp "$top/selftests/gpuprobe/ktap.sh" "$top/selftests/gpuprobe/probe_table.sh" \
+		"$root/gpuprobe/tests/"
+	vm_copy_all_libs "$root" "$root/gpuprobe"
+}
+
+# Executables copied into root at the same paths, with their libraries.
+vm_copy_bins() {	# root file...
+	local root=$1 f
+	shift
+	for f in "$@"; do
+		mkdir -p "$root$(dirname "$f")"
+		cp -L "$f" "$root$f"
+		vm_copy_libs "$root" "$f"
+	done
 }
 
 # The tree as a gzipped newc cpio archive.
