@@ -11,10 +11,13 @@ flex bison libelf-dev bc libssl-dev busybox-static cpio kmod xz-utils
 python3-yaml libnl-genl-3-dev libtracefs-dev libtraceevent-dev libzstd-dev libxxhash-dev xxhash zstd trace-cmd python3
 ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo libjansson-dev
 dkms dh-dkms debhelper lintian mokutil openssl bash-completion man-db zsh valgrind"
-# The nested Xen testbed (scripts/xen.sh): the hypervisor (its multiboot
-# image is loaded by QEMU, nothing boots it here: without recommends no
-# grub entry comes with it), xl and the daemons, the HVM device model.
-PKGS="$PKGS xen-hypervisor-4.17-amd64 xen-utils-4.17 qemu-system-xen"
+# `deps.sh xen`: also the nested Xen testbed's (scripts/xen.sh, not in make
+# test): the hypervisor (its multiboot image is loaded by QEMU, nothing
+# boots it here: without recommends no grub entry comes with it), xl and
+# the daemons, the HVM device model.
+if [ "${1:-}" = xen ]; then
+	PKGS="$PKGS xen-hypervisor-4.17-amd64 xen-utils-4.17 qemu-system-xen"
+fi
 
 missing=""
 for p in $PKGS; do

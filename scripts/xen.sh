@@ -38,7 +38,7 @@ TCG, 2 vCPUs, 3 GiB, q35 with intel-iommu,intremap=on and edu), Debian's
 kernel as dom0 (1 GiB), and from dom0 HVM guests (the same kernel, 1 vCPU,
 384 MiB, device model qemu-xen) with edu -- and the NVMe drive with
 --nvme -- passed through (xl pci-assignable-add, pci=[...]).  Build first
-with `make`; scripts/deps.sh installs Xen's packages.
+with `make`; Xen's packages are installed when missing (scripts/deps.sh xen).
 
 options:
   --dom0 CMD     dom0's command (sh -c); default
@@ -116,9 +116,13 @@ for f in "$KO" "$TOP/selftests/gpuprobe/edu/gpuprobe_edu.ko" "$TOP/user/gpuprobe
 		exit 2
 	fi
 done
+# Xen's packages are not make test's: installed here when missing
+if [ ! -f "$XENGZ" ] || [ ! -f "$XENBIN/xl" ] || [ ! -f "$DM" ]; then
+	"$TOP/scripts/deps.sh" xen || exit 2
+fi
 for f in "$XENGZ" "$XENBIN/xl" "$DM" "$HVMLOADER" /usr/share/seabios/bios-256k.bin; do
 	if [ ! -f "$f" ]; then
-		echo "xen: $f is missing: run scripts/deps.sh (xen-hypervisor-4.17-amd64, xen-utils-4.17, qemu-system-xen, seabios)" >&2
+		echo "xen: $f is missing: run scripts/deps.sh xen (xen-hypervisor-4.17-amd64, xen-utils-4.17, qemu-system-xen, seabios)" >&2
 		exit 2
 	fi
 done
