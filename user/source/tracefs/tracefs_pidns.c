@@ -105,22 +105,35 @@ int tracefs_kernel_pids(pid_t workload, bool workload_unstarted, pid_t *self, pi
 			inst = NULL;
 			errno = EEXIST;
 		}
-		hold = inst ? tracefs_instance_file_open(inst, "tracing_on", O_RDONLY) : -1;
-		if (!inst || hold >= 0)
+		if (!inst)
 			break;
-		/* another run's sweep removed it before it was held: anew */
-		tracefs_instance_free(inst);
-		inst = NULL;
-		nonce = probe_nonce();
+		hold = tracefs_instance_file_open(inst, "tracing_on", O_RDONLY);
+		snprintf(filter, sizeof(filter), "sig == %d && errno == %d", PROBE_SIGNAL, nonce);
+		if (hold >= 0 &&
+		    tracefs_event_file_write(inst, "signal", "signal_generate", "filter", filter) >= 0 &&
+		    tracefs_event_enable(inst, "signal", "signal_generate") >= 0 &&
+		    tracefs_trace_on(inst) >= 0)
+			break;
+		/*
+		 * Another run's sweep removed it before it was held, or (seen
+		 * once with two containers starting at once, 2026-12-07) its
+		 * event files were gone while it was being set up: anew.
+		 * Any other refusal is the answer.
+		 */
+		if (hold < 0 || errno == ENOENT) {
+			if (hold >= 0)
+				close(hold);
+			tracefs_instance_destroy(inst);
+			tracefs_instance_free(inst);
+			inst = NULL;
+			errno = ENOENT;
+			nonce = probe_nonce();
+			continue;
+		}
+		goto err_setup;
 	}
-	snprintf(filter, sizeof(filter), "sig == %d && errno == %d", PROBE_SIGNAL, nonce);
-	if (!inst || tracefs_event_file_write(inst, "signal", "signal_generate", "filter", filter) < 0 ||
-	    tracefs_event_enable(inst, "signal", "signal_generate") < 0 ||
-	    tracefs_trace_on(inst) < 0) {
-		snprintf(err, errlen, "cannot trace signal:signal_generate in a scratch instance (%s): the kernel's pids of this pid namespace's tasks are not known",
-			 strerror(errno));
-		goto err_destroy;
-	}
+	if (!inst)
+		goto err_setup;
 	send_probe(getpid(), nonce);
 	if (workload > 0)
 		send_probe(workload, nonce);
@@ -142,6 +155,9 @@ int tracefs_kernel_pids(pid_t workload, bool workload_unstarted, pid_t *self, pi
 	tracefs_instance_free(inst);
 	return 0;
 
+err_setup:
+	snprintf(err, errlen, "cannot trace signal:signal_generate in a scratch instance (%s): the kernel's pids of this pid namespace's tasks are not known",
+		 strerror(errno));
 err_destroy:
 	if (inst) {
 		close(hold);
