@@ -30,14 +30,6 @@ FIXTURE_TEARDOWN(races)
 	mod_unload("gpuprobe_edu");
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static int summary_get(struct genl_sock *s)
 {
 	struct genl_msg *m = calloc(1, sizeof(*m));

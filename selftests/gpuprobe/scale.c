@@ -49,14 +49,6 @@ FIXTURE_TEARDOWN(scale)
 	mod_unload("gpuprobe_edu");
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* One irq's per-CPU counts from /proc/interrupts; the CPUs, or -1. */
 static int proc_irq_cpus(int irq, long long *cnt, int max)
 {
@@ -479,7 +471,7 @@ TEST_F_TIMEOUT(scale, binds_during_stop_do_not_wait, 600)
 	 * while it runs, not between sessions, still had none for it.  Wait
 	 * for the drive (not a hang bound, the binds' is above: the scan's I/O
 	 * under TCG on a loaded machine, so a minute), then see both devices
-	 * followed as they are now, in a session given a rescan.
+	 * followed as they are now, in a session (START re-resolves them).
 	 */
 	t0 = now_s();
 	if (nvme_disk(disk, sizeof(disk), DISK_BOUND_S)) {

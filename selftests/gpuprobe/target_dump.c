@@ -35,14 +35,6 @@ FIXTURE_TEARDOWN(dump)
 	mod_unload("gpuprobe_edu");
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* Every PCI function in the VM as a target; returns how many were added. */
 static int add_every_function(struct genl_sock *s)
 {

@@ -131,6 +131,15 @@ static inline int edu_find(char *bdf, size_t len)
 	return pci_find(0x1234, 0x11e8, bdf, len);
 }
 
+/* CLOCK_MONOTONIC in seconds: the tests' bounds and logged durations. */
+static inline double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 /*
  * The NVMe namespace's block device ("/dev/nvmeXnY"), waiting up to wait_s
  * seconds for it.  Found in /sys/block, not by a fixed name: the driver's
@@ -141,13 +150,12 @@ static inline int edu_find(char *bdf, size_t len)
  */
 static inline int nvme_disk(char *path, size_t len, double wait_s)
 {
-	struct timespec t0, t;
+	double t0 = now_s();
 	unsigned int ctrl, ns;
 	char tail;
 	glob_t g;
 	size_t i;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
 		int found = 0;
 
@@ -166,8 +174,7 @@ static inline int nvme_disk(char *path, size_t len, double wait_s)
 		}
 		if (found)
 			return 0;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		if ((t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) / 1e9 > wait_s)
+		if (now_s() - t0 > wait_s)
 			return -1;
 		usleep(50000);
 	}
