@@ -133,21 +133,16 @@ static int gpuprobe_krp_claim(struct gpuprobe_dma_inst *in, int skip)
 #define GPUPROBE_DMA_INST(ri) ((struct gpuprobe_dma_inst *)(ri)->data)
 #define GPUPROBE_DEV_ARG(regs) ((struct device *)gpuprobe_arg(regs, 0))
 
-/*
- * Another device's call, declined before anything else is read or called:
- * every device's DMA-API calls reach these entries.
- */
+/* Another device's call: the entries below decline it before anything else. */
 static __always_inline bool gpuprobe_dma_other(struct pt_regs *regs)
 {
 	return gpuprobe_dev_bdf(GPUPROBE_DEV_ARG(regs)) == GPUPROBE_BDF_NONE;
 }
 
-static int map_page_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+static noinline int map_page_start(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct gpuprobe_dma_inst *in = GPUPROBE_DMA_INST(ri);
 
-	if (gpuprobe_dma_other(regs))
-		return 1;
 	return gpuprobe_krp_claim(in, gpuprobe_dma_begin(in, GPUPROBE_DEV_ARG(regs),
 							 GPUPROBE_DMA_MAP_PAGE,
 							 gpuprobe_arg(regs, 4),
@@ -155,33 +150,23 @@ static int map_page_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 }
 
 /* unmap_page, unmap_resource: (dev, addr, size, dir, attrs) */
-static int unmap_entry(struct kretprobe_instance *ri, struct pt_regs *regs,
-		       u16 op)
+static noinline int unmap_start(struct kretprobe_instance *ri, struct pt_regs *regs, u16 op)
 {
 	struct gpuprobe_dma_inst *in = GPUPROBE_DMA_INST(ri);
 	int skip;
 
-	if (gpuprobe_dma_other(regs))
-		return 1;
 	skip = gpuprobe_dma_begin(in, GPUPROBE_DEV_ARG(regs), op,
 				  gpuprobe_arg(regs, 3), gpuprobe_arg(regs, 2), 1);
 	in->addr = gpuprobe_arg(regs, 1);
 	return gpuprobe_krp_claim(in, skip);
 }
 
-static int unmap_page_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
-{
-	return unmap_entry(ri, regs, GPUPROBE_DMA_UNMAP_PAGE);
-}
-
-static int map_sg_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+static noinline int map_sg_start(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct gpuprobe_dma_inst *in = GPUPROBE_DMA_INST(ri);
 	struct scatterlist *sg = (void *)gpuprobe_arg(regs, 1);
 	int nents = gpuprobe_arg(regs, 2);
 
-	if (gpuprobe_dma_other(regs))
-		return 1;
 	in->ptr = sg;
 	return gpuprobe_krp_claim(in, gpuprobe_dma_begin(in, GPUPROBE_DEV_ARG(regs),
 							 GPUPROBE_DMA_MAP_SG,
@@ -190,14 +175,12 @@ static int map_sg_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 							 nents));
 }
 
-static int map_sgtable_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+static noinline int map_sgtable_start(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct gpuprobe_dma_inst *in = GPUPROBE_DMA_INST(ri);
 	struct sg_table *sgt = (void *)gpuprobe_arg(regs, 1);
 	int skip;
 
-	if (gpuprobe_dma_other(regs))
-		return 1;
 	in->ptr = sgt->sgl;
 	skip = gpuprobe_dma_begin(in, GPUPROBE_DEV_ARG(regs), GPUPROBE_DMA_MAP_SG,
 				  gpuprobe_arg(regs, 2),
@@ -207,15 +190,13 @@ static int map_sgtable_entry(struct kretprobe_instance *ri, struct pt_regs *regs
 	return gpuprobe_krp_claim(in, skip);
 }
 
-static int unmap_sg_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+static noinline int unmap_sg_start(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct gpuprobe_dma_inst *in = GPUPROBE_DMA_INST(ri);
 	struct scatterlist *sg = (void *)gpuprobe_arg(regs, 1);
 	int nents = gpuprobe_arg(regs, 2);
 	int skip;
 
-	if (gpuprobe_dma_other(regs))
-		return 1;
 	skip = gpuprobe_dma_begin(in, GPUPROBE_DEV_ARG(regs), GPUPROBE_DMA_UNMAP_SG,
 				  gpuprobe_arg(regs, 3),
 				  gpuprobe_sg_bytes(sg, nents), nents);
@@ -224,12 +205,10 @@ static int unmap_sg_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	return gpuprobe_krp_claim(in, skip);
 }
 
-static int alloc_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+static noinline int alloc_start(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct gpuprobe_dma_inst *in = GPUPROBE_DMA_INST(ri);
 
-	if (gpuprobe_dma_other(regs))
-		return 1;
 	in->ptr = (void *)gpuprobe_arg(regs, 2);
 	return gpuprobe_krp_claim(in, gpuprobe_dma_begin(in, GPUPROBE_DEV_ARG(regs),
 							 GPUPROBE_DMA_ALLOC,
@@ -237,35 +216,94 @@ static int alloc_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 							 gpuprobe_arg(regs, 1), 1));
 }
 
-static int free_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+static noinline int free_start(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct gpuprobe_dma_inst *in = GPUPROBE_DMA_INST(ri);
 	int skip;
 
-	if (gpuprobe_dma_other(regs))
-		return 1;
 	skip = gpuprobe_dma_begin(in, GPUPROBE_DEV_ARG(regs), GPUPROBE_DMA_FREE,
 				  DMA_BIDIRECTIONAL, gpuprobe_arg(regs, 1), 1);
 	in->addr = gpuprobe_arg(regs, 3);
 	return gpuprobe_krp_claim(in, skip);
 }
 
-static int map_resource_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+static noinline int map_resource_start(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct gpuprobe_dma_inst *in = GPUPROBE_DMA_INST(ri);
 
-	if (gpuprobe_dma_other(regs))
-		return 1;
 	return gpuprobe_krp_claim(in, gpuprobe_dma_begin(in, GPUPROBE_DEV_ARG(regs),
 							 GPUPROBE_DMA_MAP_RESOURCE,
 							 gpuprobe_arg(regs, 3),
 							 gpuprobe_arg(regs, 2), 1));
 }
 
-static int unmap_resource_entry(struct kretprobe_instance *ri,
-				struct pt_regs *regs)
+/*
+ * The entries every device's DMA-API calls reach: another device's call is
+ * declined here, inline, before a register is saved or anything is read
+ * past the target map; only a target's call goes on, out of line, to its
+ * _start above (which scans the map again: a target's call only).
+ */
+static int map_page_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
-	return unmap_entry(ri, regs, GPUPROBE_DMA_UNMAP_RESOURCE);
+	if (gpuprobe_dma_other(regs))
+		return 1;
+	return map_page_start(ri, regs);
+}
+
+static int unmap_page_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	if (gpuprobe_dma_other(regs))
+		return 1;
+	return unmap_start(ri, regs, GPUPROBE_DMA_UNMAP_PAGE);
+}
+
+static int map_sg_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	if (gpuprobe_dma_other(regs))
+		return 1;
+	return map_sg_start(ri, regs);
+}
+
+static int map_sgtable_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	if (gpuprobe_dma_other(regs))
+		return 1;
+	return map_sgtable_start(ri, regs);
+}
+
+static int unmap_sg_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	if (gpuprobe_dma_other(regs))
+		return 1;
+	return unmap_sg_start(ri, regs);
+}
+
+static int alloc_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	if (gpuprobe_dma_other(regs))
+		return 1;
+	return alloc_start(ri, regs);
+}
+
+static int free_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	if (gpuprobe_dma_other(regs))
+		return 1;
+	return free_start(ri, regs);
+}
+
+static int map_resource_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	if (gpuprobe_dma_other(regs))
+		return 1;
+	return map_resource_start(ri, regs);
+}
+
+static int unmap_resource_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	if (gpuprobe_dma_other(regs))
+		return 1;
+	return unmap_start(ri, regs, GPUPROBE_DMA_UNMAP_RESOURCE);
 }
 
 static int dma_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
@@ -409,7 +447,7 @@ u32 gpuprobe_dma_available(void)
 
 	if (gpuprobe_dma_tp_available() || IS_ENABLED(CONFIG_KRETPROBES))
 		mask |= GPUPROBE_EVMASK(GPUPROBE_EV_DMA);
-	/* the parts (dma_parts.c) come with the IOMMU events: their bit is accepted */
+	/* the parts (dma_parts.c) come with the IOMMU events, when asked for */
 	if (IS_ENABLED(CONFIG_KRETPROBES) && IS_ENABLED(CONFIG_IOMMU_API))
 		mask |= GPUPROBE_EVMASK(GPUPROBE_EV_IOMMU) |
 			GPUPROBE_EVMASK(GPUPROBE_EV_IOMMU_PART);
@@ -527,8 +565,12 @@ int gpuprobe_dma_attach(u32 mask)
 		gpuprobe_iommu_attached = true;
 		/* faults are best effort: the symbol is driver-internal */
 		gpuprobe_vtd_attach();
-		/* so are the parts: most of them are driver-internal too */
-		gpuprobe_parts_attach();
+		/*
+		 * so are the parts (most of them are driver-internal too), and
+		 * only for a session that asks: every device's IOVA and page
+		 * table calls pay their probes' mechanism, target or not
+		 */
+		gpuprobe_parts_attach(mask & GPUPROBE_EVMASK(GPUPROBE_EV_IOMMU_PART));
 	}
 	return 0;
 }

@@ -139,7 +139,7 @@ u64 gpuprobe_iommu_recursion(void);
 u32 gpuprobe_domain_id(struct iommu_domain *domain);
 
 /* dma_parts.c */
-void gpuprobe_parts_attach(void);
+void gpuprobe_parts_attach(bool wanted);
 void gpuprobe_parts_detach(void);
 u64 gpuprobe_parts_recursion(void);
 int gpuprobe_parts_hooks_fill(struct sk_buff *skb,

@@ -374,19 +374,25 @@ static struct kprobe gpuprobe_part_kps[] = {
 
 static bool gpuprobe_part_kp_on[ARRAY_SIZE(gpuprobe_part_kps)];
 static bool gpuprobe_parts_tried;
+static bool gpuprobe_parts_left_out;	/* the last session did not ask */
 
 /*
  * Best effort, one by one: the drivers' functions are static (probed where
  * kallsyms has them, i.e. not inlined); both drivers' where both are built
- * in (a domain's calls go through one driver's ops only).
+ * in (a domain's calls go through one driver's ops only).  Only when the
+ * session asks (GPUPROBE_EV_IOMMU_PART in its mask): nothing is attached
+ * otherwise.
  */
-void gpuprobe_parts_attach(void)
+void gpuprobe_parts_attach(bool wanted)
 {
 	size_t i;
 	int cpu;
 
 	BUILD_BUG_ON(ARRAY_SIZE(gpuprobe_part_krps) > GPUPROBE_KRP_TABLE_MAX);
-	gpuprobe_parts_tried = true;
+	gpuprobe_parts_tried = wanted;
+	gpuprobe_parts_left_out = !wanted;
+	if (!wanted)
+		return;
 	for_each_possible_cpu(cpu)
 		per_cpu(gpuprobe_part_timer, cpu).key = 0;
 	gpuprobe_krps_register(gpuprobe_part_krps, gpuprobe_part_krp_on,
@@ -429,8 +435,12 @@ int gpuprobe_parts_hooks_fill(struct sk_buff *skb,
 			      int (*fill)(struct sk_buff *, const char *, bool,
 					  const char *))
 {
-	static const char why[] =
+	static const char unprobeable[] =
 		"not probeable in this kernel (inlined, or not this IOMMU's driver)";
+	static const char left_out[] =
+		"left out: the session did not ask for IOMMU parts";
+	const char *why = gpuprobe_parts_left_out ? left_out : unprobeable;
+	bool told = gpuprobe_parts_tried || gpuprobe_parts_left_out;
 	char name[48];
 	size_t i;
 
@@ -438,16 +448,14 @@ int gpuprobe_parts_hooks_fill(struct sk_buff *skb,
 		snprintf(name, sizeof(name), "kretprobe:%s",
 			 gpuprobe_part_krps[i].kp.symbol_name);
 		if (fill(skb, name, gpuprobe_part_krp_on[i],
-			 gpuprobe_parts_tried && !gpuprobe_part_krp_on[i] ?
-			 why : NULL))
+			 told && !gpuprobe_part_krp_on[i] ? why : NULL))
 			return -EMSGSIZE;
 	}
 	for (i = 0; i < ARRAY_SIZE(gpuprobe_part_kps); i++) {
 		snprintf(name, sizeof(name), "kprobe:%s",
 			 gpuprobe_part_kps[i].symbol_name);
 		if (fill(skb, name, gpuprobe_part_kp_on[i],
-			 gpuprobe_parts_tried && !gpuprobe_part_kp_on[i] ?
-			 why : NULL))
+			 told && !gpuprobe_part_kp_on[i] ? why : NULL))
 			return -EMSGSIZE;
 	}
 	return 0;

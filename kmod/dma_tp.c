@@ -42,20 +42,18 @@
 static struct gpuprobe_dma_inst gpuprobe_dma_tp_calls[GPUPROBE_DMA_OWNERS];
 
 /*
- * A target's call starts: timed in its context's slot, whose index it
- * returns (-1: not a target's call, or no free slot, and the record will be
- * untimed).  A claim this context still holds is a call whose tracepoint
- * never fired: it is started over, so it cannot lend its old entry time to
- * this call.
+ * A target's call starts (dma_entry_claim() below declines the others'):
+ * timed in its context's slot, whose index it returns (-1: no free slot, or
+ * no longer a target, and the record will be untimed).  A claim this
+ * context still holds is a call whose tracepoint never fired: it is started
+ * over, so it cannot lend its old entry time to this call.
  */
-static int dma_entry_claim(struct device *dev)
+static noinline int dma_entry_start(struct device *dev)
 {
 	struct gpuprobe_dma_inst *in;
 	unsigned long key;
 	int idx;
 
-	if (likely(gpuprobe_dev_bdf(dev) == GPUPROBE_BDF_NONE))
-		return -1;
 	key = gpuprobe_dma_ctx_key();
 	idx = gpuprobe_dma_owner_find(key);
 	if (idx < 0)
@@ -69,6 +67,14 @@ static int dma_entry_claim(struct device *dev)
 	return idx;
 }
 
+/* Every device's calls: another's declined inline, no register saved. */
+static __always_inline int dma_entry_claim(struct device *dev)
+{
+	if (likely(!gpuprobe_target_of(dev)))
+		return -1;
+	return dma_entry_start(dev);
+}
+
 static int dma_entry_pre(struct kprobe *kp, struct pt_regs *regs)
 {
 	dma_entry_claim((void *)regs_get_kernel_argument(regs, 0));
@@ -80,16 +86,13 @@ static int dma_entry_pre(struct kprobe *kp, struct pt_regs *regs)
  * untimed record (flagged; ts is the end) when there is none: no kprobes,
  * or no free slot.  A claim for another device is stale and given back.
  */
-static void dma_tp_finish(struct device *dev, u16 op, u8 dir, u64 bytes,
-			  u32 nents, u64 addr)
+static noinline void dma_tp_record(u32 bdf, u16 op, u8 dir, u64 bytes,
+				   u32 nents, u64 addr)
 {
 	struct gpuprobe_dma_inst *cur, local;
-	u32 bdf = gpuprobe_dev_bdf(dev);
 	u16 flags = 0;
 	int idx;
 
-	if (likely(bdf == GPUPROBE_BDF_NONE))
-		return;
 	idx = gpuprobe_dma_owner_find(gpuprobe_dma_ctx_key());
 	cur = gpuprobe_dma_owner_call(idx);
 	if (!cur || cur->bdf != bdf) {
@@ -108,6 +111,20 @@ static void dma_tp_finish(struct device *dev, u16 op, u8 dir, u64 bytes,
 	cur->nents = nents;
 	cur->addr = addr;
 	gpuprobe_dma_end(cur, flags);
+}
+
+/*
+ * Every device's tracepoint calls: another device's is declined inline,
+ * before the record's local copy is cleared or a register saved.
+ */
+static __always_inline void dma_tp_finish(struct device *dev, u16 op, u8 dir,
+					  u64 bytes, u32 nents, u64 addr)
+{
+	u32 bdf = gpuprobe_dev_bdf(dev);
+
+	if (likely(bdf == GPUPROBE_BDF_NONE))
+		return;
+	dma_tp_record(bdf, op, dir, bytes, nents, addr);
 }
 
 static void tp_map(void *data, struct device *dev, phys_addr_t phys,

@@ -147,7 +147,15 @@ for run in "${runs[@]}"; do
 			ratio "$run" "$s: above floorp per call, parts too" "above_floorp_$s" "calls_all_$s"
 		grep -q "^calls_all_$s " "$OUT/$run.samples" &&
 			ratio "$run" "$s: + floorp per call, parts too" "added_floorp_$s" "calls_all_$s"
+		if grep -q "^added_noparts_$s " "$OUT/$run.samples"; then
+			row "$run" "$s: + gpuprobe, no parts asked" "added_noparts_$s"
+			row "$run" "$s: no parts, above floorc" "above_floorc_noparts_$s"
+			ratio "$run" "$s: no parts, above floorc per call" "above_floorc_noparts_$s" "calls_$s"
+			ratio "$run" "$s: gpuprobe no parts / floorc" "noparts_$s" "floorc_$s"
+		fi
 		ratio "$run" "$s: gpuprobe / base" "gpuprobe_$s" "base_$s"
+		grep -q "^floorp_$s " "$OUT/$run.samples" &&
+			ratio "$run" "$s: gpuprobe / floorp" "gpuprobe_$s" "floorp_$s"
 		ratio "$run" "$s: gpuprobe added / floor added" "added_gpuprobe_$s" "added_floor_$s"
 	done
 done

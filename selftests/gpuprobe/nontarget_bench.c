@@ -11,7 +11,9 @@
  *   floorp    floorc with parts=1: empty probes also where a START with
  *             IOMMU events attaches the IOMMU parts hooks (kmod/dma_parts.c)
  *   gpuprobe  gpuprobe.ko loaded with edu as its target, recording DMA and
- *             IOMMU events (STARTed)
+ *             IOMMU events and the IOMMU parts (STARTed)
+ *   noparts   the same, STARTed without the parts (record --no-iommu-parts):
+ *             no parts probe attached, so its floor is floorc
  * Each at two read sizes: 4 KiB (one dma_map_page per I/O) and 64 KiB (a
  * scatterlist).  A sample is the time of N reads one after another (each
  * completes before the next), divided by N.  With -e, a second edu device
@@ -35,7 +37,8 @@
  * base ("added_floor_4k", "added_gpuprobe_4k", ...), that cost per probed
  * call ("percall_*": the floor module counts the DMA-API and IOMMU calls
  * the reads made, "calls_*"), and gpuprobe's cost above the floor
- * ("above_floor_*", and "above_floorc_*", "above_floorp_*"); with floorp
+ * ("above_floor_*", and "above_floorc_*", "above_floorp_*"; noparts's above
+ * floorc, "above_floorc_noparts_*"); with floorp
  * loaded, the calls of the parts functions too ("calls_parts_*") and all
  * probed calls ("calls_all_*").
  */
@@ -54,8 +57,8 @@
 #define NVME		"/dev/nvme0n1"
 #define SPAN		(48ULL << 20)	/* of the 64 MiB drive */
 
-enum { BASE, FLOOR, FLOORC, FLOORP, GPUPROBE, NCONF };
-static const char *names[NCONF] = { "base", "floor", "floorc", "floorp", "gpuprobe" };
+enum { BASE, FLOOR, FLOORC, FLOORP, GPUPROBE, NOPARTS, NCONF };
+static const char *names[NCONF] = { "base", "floor", "floorc", "floorp", "gpuprobe", "noparts" };
 static const char *floor_params[NCONF] = {
 	[FLOORC] = "counters=1", [FLOORP] = "counters=1 parts=1",
 };
@@ -137,7 +140,7 @@ static void conf_set(int conf, int on)
 	if (conf == FLOOR || conf == FLOORC || conf == FLOORP) {
 		err = on ? mod_load(FLOOR_KO, floor_params[conf]) :
 			   mod_unload("gpuprobe_floor");
-	} else if (conf == GPUPROBE && on) {
+	} else if ((conf == GPUPROBE || conf == NOPARTS) && on) {
 		snprintf(param, sizeof(param), "target=%s", edu);
 		err = mod_load(GPUPROBE_KO, param);
 		if (!err)
@@ -146,11 +149,17 @@ static void conf_set(int conf, int on)
 			err = gp_listen(&lis, 4 << 20);
 		if (!err)
 			err = gp_start(&ctl, GPUPROBE_EVMASK(GPUPROBE_EV_DMA) |
-				       GPUPROBE_EVMASK(GPUPROBE_EV_IOMMU));
+				       GPUPROBE_EVMASK(GPUPROBE_EV_IOMMU) |
+				       (conf == GPUPROBE ?
+					GPUPROBE_EVMASK(GPUPROBE_EV_IOMMU_PART) : 0));
 		/* the probes gpuprobe has on this kernel, one of each path */
 		if (!err && gp_hook_attached(&ctl, "kretprobe:iommu_map") != 1)
 			err = -ENOENT;
-	} else if (conf == GPUPROBE) {
+		/* the parts' probes: only where the session asked for them */
+		if (!err && gp_hook_attached(&ctl, "kretprobe:alloc_iova_fast") !=
+			    (conf == GPUPROBE))
+			err = -EPROTO;
+	} else if (conf == GPUPROBE || conf == NOPARTS) {
 		err = gp_stop(&ctl);
 		gp_recv_records(&lis, count_cb, NULL);
 		genl_close(&lis);
@@ -316,14 +325,17 @@ int main(int argc, char **argv)
 			printf("sample added_floor_%s %lld\nsample added_gpuprobe_%s %lld\n"
 			       "sample above_floor_%s %lld\nsample added_floorc_%s %lld\n"
 			       "sample above_floorc_%s %lld\nsample added_floorp_%s %lld\n"
-			       "sample above_floorp_%s %lld\n",
+			       "sample above_floorp_%s %lld\nsample added_noparts_%s %lld\n"
+			       "sample above_floorc_noparts_%s %lld\n",
 			       sn, (long long)(t[FLOOR][s] - t[BASE][s]),
 			       sn, (long long)(t[GPUPROBE][s] - t[BASE][s]),
 			       sn, (long long)(t[GPUPROBE][s] - t[FLOOR][s]),
 			       sn, (long long)(t[FLOORC][s] - t[BASE][s]),
 			       sn, (long long)(t[GPUPROBE][s] - t[FLOORC][s]),
 			       sn, (long long)(t[FLOORP][s] - t[BASE][s]),
-			       sn, (long long)(t[GPUPROBE][s] - t[FLOORP][s]));
+			       sn, (long long)(t[GPUPROBE][s] - t[FLOORP][s]),
+			       sn, (long long)(t[NOPARTS][s] - t[BASE][s]),
+			       sn, (long long)(t[NOPARTS][s] - t[FLOORC][s]));
 		}
 		fflush(stdout);
 	}

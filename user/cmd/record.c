@@ -45,6 +45,7 @@ struct record_options {
 	double duration_s;
 	bool quiet;
 	bool no_inject;
+	bool no_iommu_parts;	/* --no-iommu-parts: the module attaches no parts probes */
 	int compress;		/* trace_writer_compress()'s level */
 	const char *inject_dir;
 	const char *api_calls;	/* GPUPROBE_CUDA_API for CMD, NULL: as the environment says */
@@ -147,6 +148,7 @@ static int parse_record_options(int argc, char **argv, struct record_options *o)
 		{ "duration", required_argument, NULL, 'D' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "no-inject", no_argument, NULL, 'N' },
+		{ "no-iommu-parts", no_argument, NULL, 'P' },
 		{ "inject-dir", required_argument, NULL, 'I' },
 		{ "api-calls", required_argument, NULL, 'A' },
 		{ "guest", required_argument, NULL, 'G' },
@@ -199,6 +201,9 @@ static int parse_record_options(int argc, char **argv, struct record_options *o)
 			break;
 		case 'N':
 			o->no_inject = true;
+			break;
+		case 'P':
+			o->no_iommu_parts = true;
 			break;
 		case 'I':
 			o->inject_dir = optarg;
@@ -522,6 +527,8 @@ static int put_iommu_modes(struct recorder *r)
 		struct tracefile_rec_iommu_mode m;
 
 		iommu_mode_read("", t->name, t->bdf, &m);
+		if (r->opts.no_iommu_parts)
+			m.flags |= IOMMU_MODE_PARTS_LEFT_OUT;
 		m.hdr.ts_ns = r->info.start_ns;
 		if (trace_writer_put(&r->writer, &m.hdr))
 			return -1;
@@ -654,6 +661,8 @@ static int open_source(struct recorder *r)
 	r->cfg.cgroup_id = r->opts.cgroup_id;
 	r->cfg.cgroup_dir = r->opts.cgroup ? r->opts.cgroup_dir : NULL;
 	r->cfg.event_mask = GPUPROBE_EVMASK_ALL;
+	if (r->opts.no_iommu_parts)
+		r->cfg.event_mask &= ~GPUPROBE_EVMASK(GPUPROBE_EV_IOMMU_PART);
 	r->cfg.kvm_vcpu_steps = r->opts.guest.address != NULL;	/* only a merged trace has a crossing */
 	r->src = r->src_ops->open(&r->cfg, err, sizeof(err));
 	if (!r->src) {

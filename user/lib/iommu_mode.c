@@ -123,6 +123,9 @@ void iommu_mode_print(FILE *out, const char *indent, const struct tracefile_rec_
 				m->pgsizes & (1ull << 12) ? " 4K" : "", m->pgsizes & (1ull << 21) ? " 2M" : "",
 				m->pgsizes & (1ull << 30) ? " 1G" : "", m->pgsizes & (1ull << 39) ? " 512G" : "",
 				m->pgsizes ? "" : " unknown");
+		if (m->flags & IOMMU_MODE_PARTS_LEFT_OUT)
+			fprintf(out, "%s  parts of each map/unmap: not recorded (record --no-iommu-parts)\n",
+				indent);
 	}
 	fprintf(out, "%s  swiotlb: %s%s\n", indent,
 		!(m->flags & IOMMU_MODE_SWIOTLB_KNOWN) ? "unknown (debugfs not readable)" :

@@ -20,6 +20,7 @@
 #define IOMMU_MODE_SWIOTLB	(1u << 3)	/* swiotlb set up (debugfs) */
 #define IOMMU_MODE_SWIOTLB_FORCE (1u << 4)	/* swiotlb=force on the command line */
 #define IOMMU_MODE_SWIOTLB_KNOWN (1u << 5)	/* debugfs readable */
+#define IOMMU_MODE_PARTS_LEFT_OUT (1u << 6)	/* record --no-iommu-parts */
 
 struct tracefile_rec_iommu_mode {
 	struct gpuprobe_rec_hdr hdr;	/* ts_ns = when read (the start) */

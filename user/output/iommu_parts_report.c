@@ -197,6 +197,7 @@ static void json_modes(struct json *j, const struct iommu_parts *p)
 		json_kv_u64(j, "page_sizes", m->pgsizes);
 		json_kv_bool(j, "swiotlb", m->flags & IOMMU_MODE_SWIOTLB);
 		json_kv_bool(j, "swiotlb_force", m->flags & IOMMU_MODE_SWIOTLB_FORCE);
+		json_kv_bool(j, "parts_left_out", m->flags & IOMMU_MODE_PARTS_LEFT_OUT);
 		json_object_end(j);
 	}
 	json_array_end(j);

@@ -421,6 +421,24 @@ void test_iommu_mode_read(void)
 			       "  caching mode off; page sizes 4K 2M 1G 512G\n"
 			       "  swiotlb: not set up\n"), "VT-d, no CM, text: %s", text);
 	free(text);
+	/* recorded with --no-iommu-parts: said under the mode (record.c sets the bit) */
+	{
+		size_t len = 0;
+		FILE *out;
+
+		m.flags |= IOMMU_MODE_PARTS_LEFT_OUT;
+		text = NULL;
+		out = open_memstream(&text, &len);
+		if (out) {
+			iommu_mode_print(out, "", &m);
+			fclose(out);
+		}
+		CHECK(text && !strcmp(text, "IOMMU: intel, domain DMA: strict (an invalidation at every unmap)\n"
+				       "  caching mode off; page sizes 4K 2M 1G 512G\n"
+				       "  parts of each map/unmap: not recorded (record --no-iommu-parts)\n"
+				       "  swiotlb: not set up\n"), "parts left out, text: %s", text);
+		free(text);
+	}
 
 	snprintf(cmd, sizeof(cmd), "rm -f %s/sys/bus/pci/devices/0000:01:00.0/iommu %s/sys/kernel/debug/swiotlb/io_tlb_nslabs",
 		 root, root);

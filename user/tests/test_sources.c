@@ -137,8 +137,15 @@ void test_module_event_mask(void)
 			   GPUPROBE_EVMASK(GPUPROBE_EV_SWITCH));
 	info.caps = GPUPROBE_CAP_DMA | GPUPROBE_CAP_IOMMU_FAULT | GPUPROBE_CAP_SWIOTLB;
 	module_event_mask(&info, &cfg, &mask, err, sizeof(err));
+	/* the IOMMU events bring their parts (the module attaches their probes when asked) */
+	CHECK_EQ_U64(mask, GPUPROBE_EVMASK(GPUPROBE_EV_DMA) | GPUPROBE_EVMASK(GPUPROBE_EV_IOMMU) |
+			   GPUPROBE_EVMASK(GPUPROBE_EV_IOMMU_PART) | GPUPROBE_EVMASK(GPUPROBE_EV_SWIOTLB));
+	/* record --no-iommu-parts: the IOMMU events without their parts */
+	cfg.event_mask = GPUPROBE_EVMASK_ALL & ~GPUPROBE_EVMASK(GPUPROBE_EV_IOMMU_PART);
+	module_event_mask(&info, &cfg, &mask, err, sizeof(err));
 	CHECK_EQ_U64(mask, GPUPROBE_EVMASK(GPUPROBE_EV_DMA) | GPUPROBE_EVMASK(GPUPROBE_EV_IOMMU) |
 			   GPUPROBE_EVMASK(GPUPROBE_EV_SWIOTLB));
+	cfg.event_mask = GPUPROBE_EVMASK_ALL;
 	info.caps = 0;
 	CHECK(module_event_mask(&info, &cfg, &mask, err, sizeof(err)) < 0 &&
 	      strstr(err, "--source tracefs"), "empty mask accepted");

@@ -71,8 +71,11 @@ fi
 maps0=$(stat dma_maps) unmaps0=$(stat dma_unmaps)
 echo 1 >$TR/tracing_on
 gpuprobe-trace record -q -d "$EDU" -o /tmp/parts.trace -- \
-	sh -c "echo '$N 4096' > $CTL/mapbench; sleep 0.1"
+	sh -c "gpuprobe-trace info >/tmp/info-parts.txt; echo '$N 4096' > $CTL/mapbench; sleep 0.1"
 check "record exits 0" [ $? -eq 0 ]
+# the module's own hook list while the session ran
+check "the session asked for parts: alloc_iova_fast's probe attached" \
+	grep -q 'hook kretprobe:alloc_iova_fast *attached$' /tmp/info-parts.txt
 echo 0 >$TR/tracing_on
 echo 0 >$QI
 maps=$(($(stat dma_maps) - maps0)) unmaps=$(($(stat dma_unmaps) - unmaps0))
@@ -126,4 +129,31 @@ else
 	check "lazy: invalidations batched (at least one, fewer than a quarter of the unmaps)" \
 		[ "${inv:-0}" -ge 1 -a "${inv:-0}" -lt $((N / 4)) ]
 fi
+
+# record --no-iommu-parts: the module attaches no parts probe (every
+# device's IOVA and page-table calls would pay its mechanism), the calls
+# are still recorded whole, and the report says the parts were left out
+maps0=$(stat dma_maps) unmaps0=$(stat dma_unmaps)
+gpuprobe-trace record -q --no-iommu-parts -d "$EDU" -o /tmp/noparts.trace -- \
+	sh -c "gpuprobe-trace info >/tmp/info-noparts.txt; echo '$N 4096' > $CTL/mapbench; sleep 0.1"
+check "record --no-iommu-parts exits 0" [ $? -eq 0 ]
+maps=$(($(stat dma_maps) - maps0)) unmaps=$(($(stat dma_unmaps) - unmaps0))
+grep 'hook kretprobe:alloc_iova_fast' /tmp/info-noparts.txt
+check "--no-iommu-parts: alloc_iova_fast's probe not attached, and why" \
+	grep -q 'hook kretprobe:alloc_iova_fast *not attached: left out: the session did not ask for IOMMU parts$' \
+	/tmp/info-noparts.txt
+check "--no-iommu-parts: no parts probe attached at all" \
+	sh -c '! grep -E "hook k(ret)?probe:(alloc_iova|free_iova|intel_|amd_|qi_submit|queue_iova|fq_flush)[a-z_]* *attached$" /tmp/info-noparts.txt'
+gpuprobe-trace export --csv /tmp/noparts.csv /tmp/noparts.trace
+# rows of type $1, edu's, with op $2 (csv: type,ts_ns,cpu,flags,bdf,irq,vector,duration_ns,op,...)
+rows() { awk -F, -v T="$1" -v O="$2" -v B="$EDU" '$1 == T && $5 == B && (O == "" || $9 == O) { n++ } END { print n + 0 }' /tmp/noparts.csv; }
+check "--no-iommu-parts: no part record" [ "$(rows iommu_part '')" -eq 0 ]
+check "--no-iommu-parts: edu's $N maps and $N unmaps recorded as DMA calls (edu counted $maps, $unmaps)" \
+	all_eq "$N" "$maps" "$unmaps" "$(rows dma 1)" "$(rows dma 2)"
+check "--no-iommu-parts: edu's $N IOMMU maps recorded" [ "$(rows iommu 1)" -eq "$N" ]
+gpuprobe-trace report /tmp/noparts.trace | grep 'parts of each'
+check "--no-iommu-parts: the report says the parts were not recorded" \
+	sh -c 'gpuprobe-trace report /tmp/noparts.trace | grep -q "parts of each map/unmap: not recorded (record --no-iommu-parts)"'
+check "--no-iommu-parts: report --json: parts_left_out, iommu_parts null" \
+	sh -c 'gpuprobe-trace report --json /tmp/noparts.trace | tr -d " \n" | grep -q "\"parts_left_out\":true.*\"iommu_parts\":null"'
 finish

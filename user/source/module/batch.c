@@ -58,8 +58,9 @@ uint32_t event_mask_for_caps(uint64_t caps)
 		mask |= GPUPROBE_EVMASK(GPUPROBE_EV_WAKEUP) | GPUPROBE_EVMASK(GPUPROBE_EV_SWITCH);
 	if (caps & GPUPROBE_CAP_DMA)
 		mask |= GPUPROBE_EVMASK(GPUPROBE_EV_DMA);
+	/* the parts come with the IOMMU events; the module attaches them when asked */
 	if (caps & (GPUPROBE_CAP_IOMMU | GPUPROBE_CAP_IOMMU_FAULT))
-		mask |= GPUPROBE_EVMASK(GPUPROBE_EV_IOMMU);
+		mask |= GPUPROBE_EVMASK(GPUPROBE_EV_IOMMU) | GPUPROBE_EVMASK(GPUPROBE_EV_IOMMU_PART);
 	if (caps & GPUPROBE_CAP_SWIOTLB)
 		mask |= GPUPROBE_EVMASK(GPUPROBE_EV_SWIOTLB);
 	if (caps & GPUPROBE_CAP_KVM)
