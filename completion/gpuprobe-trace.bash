@@ -84,7 +84,7 @@ _gpuprobe_trace()
 	local opts=""
 	case $cmd in
 	info) opts="-d --device --json" ;;
-	record) opts="-d --device -o --output -s --source -D --duration -q --quiet --no-inject --inject-dir --api-calls
+	record) opts="-d --device -o --output -s --source -D --duration -q --quiet --no-inject --no-iommu-parts --inject-dir --api-calls
 		--zstd --uncompressed --cgroup
 		--guest --guest-target --guest-source --guest-command --guest-timeout --guest-vmm --token --token-file --" ;;
 	agent) opts="-l --listen -T --token-file -t --token --once --timeout -q --quiet" ;;

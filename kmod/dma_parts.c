@@ -373,8 +373,9 @@ static struct kprobe gpuprobe_part_kps[] = {
 };
 
 static bool gpuprobe_part_kp_on[ARRAY_SIZE(gpuprobe_part_kps)];
+/* this session's: cleared at its STOP, so a reason is given only while it runs */
 static bool gpuprobe_parts_tried;
-static bool gpuprobe_parts_left_out;	/* the last session did not ask */
+static bool gpuprobe_parts_left_out;	/* it did not ask */
 
 /*
  * Best effort, one by one: the drivers' functions are static (probed where
@@ -391,8 +392,16 @@ void gpuprobe_parts_attach(bool wanted)
 	BUILD_BUG_ON(ARRAY_SIZE(gpuprobe_part_krps) > GPUPROBE_KRP_TABLE_MAX);
 	gpuprobe_parts_tried = wanted;
 	gpuprobe_parts_left_out = !wanted;
-	if (!wanted)
+	if (!wanted) {
+		/* no earlier session's misses in this one's recursion count */
+		for (i = 0; i < ARRAY_SIZE(gpuprobe_part_krps); i++) {
+			gpuprobe_part_krps[i].kp.nmissed = 0;
+			gpuprobe_part_krps[i].nmissed = 0;
+		}
+		for (i = 0; i < ARRAY_SIZE(gpuprobe_part_kps); i++)
+			gpuprobe_part_kps[i].nmissed = 0;
 		return;
+	}
 	for_each_possible_cpu(cpu)
 		per_cpu(gpuprobe_part_timer, cpu).key = 0;
 	gpuprobe_krps_register(gpuprobe_part_krps, gpuprobe_part_krp_on,
@@ -407,6 +416,8 @@ void gpuprobe_parts_attach(bool wanted)
 
 void gpuprobe_parts_detach(void)
 {
+	gpuprobe_parts_tried = false;
+	gpuprobe_parts_left_out = false;
 	gpuprobe_kps_unregister(gpuprobe_part_kps, gpuprobe_part_kp_on,
 				ARRAY_SIZE(gpuprobe_part_kps));
 	gpuprobe_krps_unregister(gpuprobe_part_krps, gpuprobe_part_krp_on,

@@ -61,7 +61,11 @@ static noinline int dma_entry_start(struct device *dev)
 	if (idx < 0)
 		return -1;
 	in = &gpuprobe_dma_tp_calls[idx];
-	gpuprobe_dma_begin(in, dev, 0, 0, 0, 0);
+	if (gpuprobe_dma_begin(in, dev, 0, 0, 0, 0)) {
+		/* the map republished without it since the test: not a target */
+		gpuprobe_dma_owner_release(idx);
+		return -1;
+	}
 	in->owner = idx;
 	gpuprobe_dma_owner_set(idx, in);
 	return idx;
@@ -155,16 +159,26 @@ static void tp_unmap_resource(void *data, struct device *dev, dma_addr_t addr,
 	dma_tp_finish(dev, GPUPROBE_DMA_UNMAP_RESOURCE, dir, size, 1, addr);
 }
 
-/* The list is walked for a target's call only: another device's is not read. */
+/*
+ * A target's scatterlist call: the list is walked (and its first address
+ * read) here, out of line, for a target's call only; another device's is
+ * declined by the probes below before anything is read or saved.
+ */
+static noinline void dma_tp_sg_record(struct device *dev, u16 op, u8 dir,
+				      struct scatterlist *sgl, int nents,
+				      bool failed)
+{
+	dma_tp_finish(dev, op, dir, gpuprobe_sg_bytes(sgl, nents), nents,
+		      failed ? 0 : sg_dma_address(sgl));
+}
+
 static void tp_map_sg(void *data, struct device *dev, struct scatterlist *sgl,
 		      int nents, int ents, enum dma_data_direction dir,
 		      unsigned long attrs)
 {
 	if (likely(!gpuprobe_target_of(dev)))
 		return;
-	dma_tp_finish(dev, GPUPROBE_DMA_MAP_SG, dir,
-		      gpuprobe_sg_bytes(sgl, nents), nents,
-		      sg_dma_address(sgl));
+	dma_tp_sg_record(dev, GPUPROBE_DMA_MAP_SG, dir, sgl, nents, false);
 }
 
 #ifdef GPUPROBE_HAVE_DMA_TP_SG_ERR
@@ -175,8 +189,7 @@ static void tp_map_sg_err(void *data, struct device *dev,
 {
 	if (likely(!gpuprobe_target_of(dev)))
 		return;
-	dma_tp_finish(dev, GPUPROBE_DMA_MAP_SG, dir,
-		      gpuprobe_sg_bytes(sgl, nents), nents, 0);
+	dma_tp_sg_record(dev, GPUPROBE_DMA_MAP_SG, dir, sgl, nents, true);
 }
 #endif
 
@@ -186,9 +199,7 @@ static void tp_unmap_sg(void *data, struct device *dev,
 {
 	if (likely(!gpuprobe_target_of(dev)))
 		return;
-	dma_tp_finish(dev, GPUPROBE_DMA_UNMAP_SG, dir,
-		      gpuprobe_sg_bytes(sgl, nents), nents,
-		      sg_dma_address(sgl));
+	dma_tp_sg_record(dev, GPUPROBE_DMA_UNMAP_SG, dir, sgl, nents, false);
 }
 
 static void tp_alloc(void *data, struct device *dev, void *virt,
@@ -220,8 +231,8 @@ struct gpuprobe_sg_call {
 	u8 dir, sgtable;
 };
 
-static int sg_entry(struct kretprobe_instance *ri, struct pt_regs *regs,
-		    bool sgtable)
+static noinline int sg_entry(struct kretprobe_instance *ri,
+			     struct pt_regs *regs, bool sgtable)
 {
 	struct gpuprobe_sg_call *c = (void *)ri->data;
 	struct sg_table *sgt;
@@ -245,14 +256,19 @@ static int sg_entry(struct kretprobe_instance *ri, struct pt_regs *regs,
 	return 0;
 }
 
+/* another device's call declined here, before sg_entry() saves a register */
 static int map_sg_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
+	if (likely(!gpuprobe_target_of((void *)gpuprobe_arg(regs, 0))))
+		return 1;
 	return sg_entry(ri, regs, false);
 }
 
 static int map_sgtable_entry(struct kretprobe_instance *ri,
 			     struct pt_regs *regs)
 {
+	if (likely(!gpuprobe_target_of((void *)gpuprobe_arg(regs, 0))))
+		return 1;
 	return sg_entry(ri, regs, true);
 }
 

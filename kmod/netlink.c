@@ -63,6 +63,7 @@ static const struct nla_policy gpuprobe_target_policy[GPUPROBE_A_MAX + 1] = {
 static const struct nla_policy gpuprobe_start_policy[GPUPROBE_A_MAX + 1] = {
 	[GPUPROBE_A_EVENT_MASK] = NLA_POLICY_MASK(NLA_U32, GPUPROBE_EVMASK_ALL),
 	[GPUPROBE_A_SUMMARY] = { .type = NLA_FLAG },
+	[GPUPROBE_A_NO_IOMMU_PARTS] = { .type = NLA_FLAG },
 };
 
 static const struct nla_policy gpuprobe_tgid_policy[GPUPROBE_A_MAX + 1] = {
@@ -365,12 +366,29 @@ static int gpuprobe_nl_start(struct sk_buff *skb, struct genl_info *info)
 {
 	u32 mask = GPUPROBE_EVMASK(GPUPROBE_EV_IRQ);
 	bool summary = nla_get_flag(info->attrs[GPUPROBE_A_SUMMARY]);
+	bool no_parts = nla_get_flag(info->attrs[GPUPROBE_A_NO_IOMMU_PARTS]);
 	int err;
 
 	if (info->attrs[GPUPROBE_A_EVENT_MASK])
 		mask = nla_get_u32(info->attrs[GPUPROBE_A_EVENT_MASK]);
 	mask &= ~(GPUPROBE_EVMASK(GPUPROBE_EV_LOST) |
 		  GPUPROBE_EVMASK(GPUPROBE_EV_TARGET));
+	if ((mask & GPUPROBE_EVMASK(GPUPROBE_EV_IOMMU_PART)) &&
+	    !(mask & GPUPROBE_EVMASK(GPUPROBE_EV_IOMMU))) {
+		NL_SET_ERR_MSG_ATTR(info->extack,
+				    info->attrs[GPUPROBE_A_EVENT_MASK],
+				    "the IOMMU parts come with the IOMMU events: ask for both");
+		return -EINVAL;
+	}
+	/*
+	 * The parts come with the IOMMU events unless the session leaves them
+	 * out (their probes fire for every device's IOVA and page-table
+	 * calls): the flag decides, not the mask's bit, which tools older
+	 * than the flag never set.
+	 */
+	if (mask & GPUPROBE_EVMASK(GPUPROBE_EV_IOMMU))
+		mask = no_parts ? mask & ~GPUPROBE_EVMASK(GPUPROBE_EV_IOMMU_PART) :
+			mask | GPUPROBE_EVMASK(GPUPROBE_EV_IOMMU_PART);
 	if (!mask) {
 		NL_SET_ERR_MSG_ATTR(info->extack,
 				    info->attrs[GPUPROBE_A_EVENT_MASK],
@@ -783,7 +801,7 @@ static const struct genl_ops gpuprobe_ops[] = {
 		.cmd = GPUPROBE_CMD_START,
 		.doit = gpuprobe_nl_start,
 		.policy = gpuprobe_start_policy,
-		.maxattr = GPUPROBE_A_SUMMARY,
+		.maxattr = GPUPROBE_A_NO_IOMMU_PARTS,
 		.flags = GENL_ADMIN_PERM,
 	},
 	{

@@ -320,6 +320,50 @@ TEST_F(policy, start_every_available_event)
 	assert_unchanged(_metadata, self);
 }
 
+/*
+ * The IOMMU parts: attached with the IOMMU events (the parts' bit in the
+ * mask or not: tools older than the flag never set it), not with
+ * GPUPROBE_A_NO_IOMMU_PARTS; the bit without the IOMMU events refused.
+ * The module's hook list says which, and why, while the session runs.
+ */
+TEST_F(policy, iommu_parts_attached_unless_left_out)
+{
+	const uint32_t iommu = GPUPROBE_EVMASK(GPUPROBE_EV_IOMMU);
+	const uint32_t part = GPUPROBE_EVMASK(GPUPROBE_EV_IOMMU_PART);
+	const char *hook = "kretprobe:alloc_iova_fast";
+	char reason[160];
+
+	EXPECT_EQ(-EINVAL, gp_start(&self->s, part | GPUPROBE_EVMASK(GPUPROBE_EV_IRQ)));
+	EXPECT_NE(NULL, strstr(self->s.extack, "the IOMMU parts come with the IOMMU events"));
+	assert_unchanged(_metadata, self);
+
+	/* as a tool before the flag asks: IOMMU events, no parts' bit */
+	ASSERT_EQ(0, gp_start(&self->s, iommu));
+	EXPECT_EQ(1, gp_hook_attached(&self->s, hook));
+	ASSERT_EQ(0, gp_stop(&self->s));
+	ASSERT_EQ(0, gp_start(&self->s, iommu | part));
+	EXPECT_EQ(1, gp_hook_attached(&self->s, hook));
+	ASSERT_EQ(0, gp_stop(&self->s));
+
+	ASSERT_EQ(0, gp_start_flag(&self->s, iommu | part, GPUPROBE_A_NO_IOMMU_PARTS));
+	EXPECT_EQ(0, gp_hook_attached(&self->s, hook));
+	ASSERT_EQ(0, gp_hook_reason(&self->s, hook, reason, sizeof(reason)));
+	EXPECT_STREQ("left out: the session did not ask for IOMMU parts", reason);
+	ASSERT_EQ(0, gp_stop(&self->s));
+	/* after its STOP, and with no IOMMU events at all: no reason */
+	ASSERT_EQ(0, gp_hook_reason(&self->s, hook, reason, sizeof(reason)));
+	EXPECT_STREQ("", reason);
+	ASSERT_EQ(0, gp_start(&self->s, GPUPROBE_EVMASK(GPUPROBE_EV_IRQ)));
+	ASSERT_EQ(0, gp_hook_reason(&self->s, hook, reason, sizeof(reason)));
+	EXPECT_STREQ("", reason);
+	ASSERT_EQ(0, gp_stop(&self->s));
+	/* and attached again by the next session that wants them */
+	ASSERT_EQ(0, gp_start(&self->s, iommu));
+	EXPECT_EQ(1, gp_hook_attached(&self->s, hook));
+	ASSERT_EQ(0, gp_stop(&self->s));
+	assert_unchanged(_metadata, self);
+}
+
 TEST_F(policy, start_twice_and_stop_twice)
 {
 	ASSERT_EQ(0, gp_start(&self->s, GPUPROBE_EVMASK(GPUPROBE_EV_IRQ)));

@@ -12,7 +12,8 @@
  *             IOMMU events attaches the IOMMU parts hooks (kmod/dma_parts.c)
  *   gpuprobe  gpuprobe.ko loaded with edu as its target, recording DMA and
  *             IOMMU events and the IOMMU parts (STARTed)
- *   noparts   the same, STARTed without the parts (record --no-iommu-parts):
+ *   noparts   the same, STARTed with GPUPROBE_A_NO_IOMMU_PARTS (record
+ *             --no-iommu-parts):
  *             no parts probe attached, so its floor is floorc
  * Each at two read sizes: 4 KiB (one dma_map_page per I/O) and 64 KiB (a
  * scatterlist).  A sample is the time of N reads one after another (each
@@ -148,10 +149,12 @@ static void conf_set(int conf, int on)
 		if (!err)
 			err = gp_listen(&lis, 4 << 20);
 		if (!err)
-			err = gp_start(&ctl, GPUPROBE_EVMASK(GPUPROBE_EV_DMA) |
-				       GPUPROBE_EVMASK(GPUPROBE_EV_IOMMU) |
-				       (conf == GPUPROBE ?
-					GPUPROBE_EVMASK(GPUPROBE_EV_IOMMU_PART) : 0));
+			err = conf == GPUPROBE ?
+				gp_start(&ctl, GPUPROBE_EVMASK(GPUPROBE_EV_DMA) |
+					 GPUPROBE_EVMASK(GPUPROBE_EV_IOMMU)) :
+				gp_start_flag(&ctl, GPUPROBE_EVMASK(GPUPROBE_EV_DMA) |
+					      GPUPROBE_EVMASK(GPUPROBE_EV_IOMMU),
+					      GPUPROBE_A_NO_IOMMU_PARTS);
 		/* the probes gpuprobe has on this kernel, one of each path */
 		if (!err && gp_hook_attached(&ctl, "kretprobe:iommu_map") != 1)
 			err = -ENOENT;

@@ -66,6 +66,23 @@ static inline int gp_start(struct genl_sock *s, uint32_t mask)
 	return gp_cmd(s, GPUPROBE_CMD_START, NULL, GPUPROBE_A_EVENT_MASK, mask);
 }
 
+/* START with a flag attribute too (GPUPROBE_A_NO_IOMMU_PARTS, ...) */
+static inline int gp_start_flag(struct genl_sock *s, uint32_t mask,
+				uint16_t flag)
+{
+	struct genl_msg *m = calloc(1, sizeof(*m));
+	int err;
+
+	if (!m)
+		return -ENOMEM;
+	genl_msg_init(m, s->family, 0, GPUPROBE_CMD_START);
+	genl_put_u32(m, GPUPROBE_A_EVENT_MASK, mask);
+	genl_put(m, flag, NULL, 0);
+	err = genl_xfer(s, m, NULL, NULL);
+	free(m);
+	return err;
+}
+
 static inline int gp_stop(struct genl_sock *s)
 {
 	return gp_cmd(s, GPUPROBE_CMD_STOP, NULL, 0, 0);
@@ -139,12 +156,14 @@ static inline int gp_stats(struct genl_sock *s, struct gp_stats *st)
 struct gp_hook_query {
 	const char *prefix;
 	int attached;		/* -1: no such hook */
+	char *reason;		/* NULL, or its reason ("" when none) */
+	size_t reason_len;
 };
 
 static inline void gp_hook_cb(struct nlmsghdr *nlh, void *arg)
 {
 	struct gp_hook_query *q = arg;
-	struct nlattr *nla, *name, *att;
+	struct nlattr *nla, *name, *att, *why;
 	int rem, hrem;
 
 	for (nla = genl_attrs(nlh, &rem); GENL_ATTR_OK(nla, rem);
@@ -156,9 +175,15 @@ static inline void gp_hook_cb(struct nlmsghdr *nlh, void *arg)
 		name = genl_find(GENL_ATTR_DATA(nla), hrem, GPUPROBE_A_HOOK_NAME);
 		att = genl_find(GENL_ATTR_DATA(nla), hrem,
 				GPUPROBE_A_HOOK_ATTACHED);
-		if (name && att && !strncmp(GENL_ATTR_DATA(name), q->prefix,
-					    strlen(q->prefix)))
-			q->attached = *(uint8_t *)GENL_ATTR_DATA(att);
+		if (!name || !att || strncmp(GENL_ATTR_DATA(name), q->prefix,
+					     strlen(q->prefix)))
+			continue;
+		q->attached = *(uint8_t *)GENL_ATTR_DATA(att);
+		why = genl_find(GENL_ATTR_DATA(nla), hrem, GPUPROBE_A_HOOK_REASON);
+		if (q->reason)
+			snprintf(q->reason, q->reason_len, "%.*s",
+				 why ? (int)(why->nla_len - NLA_HDRLEN) : 0,
+				 why ? (char *)GENL_ATTR_DATA(why) : "");
 	}
 }
 
@@ -171,6 +196,21 @@ static inline int gp_hook_attached(struct genl_sock *s, const char *prefix)
 	genl_xfer(s, m, gp_hook_cb, &q);
 	free(m);
 	return q.attached;
+}
+
+/* The reason GET_INFO gives for the hook named prefix...: 0, or -ENOENT */
+static inline int gp_hook_reason(struct genl_sock *s, const char *prefix,
+				 char *reason, size_t len)
+{
+	struct gp_hook_query q = { .prefix = prefix, .attached = -1,
+				   .reason = reason, .reason_len = len };
+	struct genl_msg *m = calloc(1, sizeof(*m));
+
+	reason[0] = '\0';
+	genl_msg_init(m, s->family, 0, GPUPROBE_CMD_GET_INFO);
+	genl_xfer(s, m, gp_hook_cb, &q);
+	free(m);
+	return q.attached < 0 ? -ENOENT : 0;
 }
 
 /* Targets as the TARGET_GET dump lists them: "bdf,bdf,..." */

@@ -188,8 +188,10 @@ struct gpuprobe_rec_iommu {
 /*
  * One part of the IOMMU work inside a target's DMA call (or, for a flush,
  * on a target's domain outside any call): Documentation/iommu.md.
- * Written when IOMMU events are asked for, where the kernel has the
- * functions (probed by name; GET_INFO lists them).
+ * Written when IOMMU events are asked for and START does not carry
+ * GPUPROBE_A_NO_IOMMU_PARTS, where the kernel has the functions (probed by
+ * name; GET_INFO lists them).  An event mask with GPUPROBE_EV_IOMMU_PART
+ * but not GPUPROBE_EV_IOMMU is refused.
  */
 enum gpuprobe_iommu_part {
 	GPUPROBE_PART_IOVA_ALLOC = 1,	/* alloc_iova_fast() */
@@ -336,6 +338,7 @@ enum gpuprobe_attr {
 	GPUPROBE_A_IRQMAP_FAILED,	/* u64: irq map publishes without memory */
 	GPUPROBE_A_DMAR_UNITS,		/* u32: VT-d units whose faults are read */
 	GPUPROBE_A_CGROUP,		/* u64: cgroup v2 id (TGID_ADD/DEL) */
+	GPUPROBE_A_NO_IOMMU_PARTS,	/* flag: START: no IOMMU parts probes */
 
 	__GPUPROBE_A_MAX,
 };

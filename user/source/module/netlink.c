@@ -68,6 +68,21 @@ static int put_event_mask(struct nl_msg *msg, const void *arg)
 	return nla_put_u32(msg, GPUPROBE_A_EVENT_MASK, *(const uint32_t *)arg);
 }
 
+/*
+ * START: the mask, and the IOMMU events without their parts when the mask
+ * leaves the parts' bit out (record --no-iommu-parts): the module attaches
+ * them with the IOMMU events unless told not to.
+ */
+static int put_start(struct nl_msg *msg, const void *arg)
+{
+	uint32_t mask = *(const uint32_t *)arg;
+
+	return put_event_mask(msg, arg) ||
+	       ((mask & GPUPROBE_EVMASK(GPUPROBE_EV_IOMMU)) &&
+		!(mask & GPUPROBE_EVMASK(GPUPROBE_EV_IOMMU_PART)) &&
+		nla_put_flag(msg, GPUPROBE_A_NO_IOMMU_PARTS));
+}
+
 static int put_tgid(struct nl_msg *msg, const void *arg)
 {
 	return nla_put_u32(msg, GPUPROBE_A_TGID, *(const uint32_t *)arg);
@@ -410,8 +425,15 @@ static int module_start(void *src, char *err, size_t errlen)
 	struct module_source *m = src;
 	struct request req = { .on_msg = on_events_msg, .arg = m };
 
-	if (nl_do(&m->ev, GPUPROBE_CMD_START, put_event_mask, &m->event_mask, &req, err, errlen))
+	if (nl_do(&m->ev, GPUPROBE_CMD_START, put_start, &m->event_mask, &req, err, errlen)) {
+		size_t n = strlen(err);
+
+		if ((m->event_mask & GPUPROBE_EVMASK(GPUPROBE_EV_IOMMU)) &&
+		    !(m->event_mask & GPUPROBE_EVMASK(GPUPROBE_EV_IOMMU_PART)) && n < errlen)
+			snprintf(err + n, errlen - n,
+				 " (--no-iommu-parts: a gpuprobe.ko older than this tool refuses it)");
 		return -1;
+	}
 	m->started = true;
 	return 0;
 }
