@@ -87,7 +87,12 @@ check "in the container: irq records == /proc/interrupts delta over the recordin
 
 # two containers at once, whose recorders have the same pid there: each
 # has instances of its own (named by the kernel's pid), so each trace holds
-# its own workload's wake-ups, as many as on the host
+# its own workload's wake-ups, as many as on the host, and not the other's
+# (a shared instance would hold about twice as many).  Up to 2 more than the
+# host's run: the two workloads start at the same moment, and a sleeping
+# lock they contend for (exec's, the fifo's inode) wakes one of them once
+# more now and then (27 against 26, once in six runs under load); that
+# wake-up is its own, and in its trace.
 in_container 1 "$T/a" "$GPT" record -q --source tracefs -d "$BDF" -o "$T/a.trace" -- bash -c "$WL" &
 a=$!
 in_container 1 "$T/b" "$GPT" record -q --source tracefs -d "$BDF" -o "$T/b.trace" -- bash -c "$WL" &
@@ -101,8 +106,10 @@ b_n=$(own_wakeups "$T/b.trace" "$(cat "$T/b.pid")")
 sed 's/^/    container a: /' "$T/a.err"
 sed 's/^/    container b: /' "$T/b.err"
 echo "    two containers at once: exit $arc and $brc; own wake-ups $a_n (pid $(cat "$T/a.pid")) and $b_n (pid $(cat "$T/b.pid")), $host_n on the host"
-check "two containers recording at once: each trace has its own workload's wake-ups, as many as on the host" \
-	sh -c '[ "$1 $2" = "0 0" ] && [ "$3" = "$5" ] && [ "$4" = "$5" ]' _ $arc $brc "$a_n" "$b_n" "$host_n"
+check "two containers recording at once: each trace has its own workload's wake-ups, as many as on the host (up to 2 more), not the other's" \
+	sh -c '[ "$1 $2" = "0 0" ] && [ "$5" -ge "$6" ] && [ $(($5 + 2)) -lt $((2 * $6)) ] &&
+		for n in "$3" "$4"; do [ "$n" -ge "$5" ] && [ "$n" -le $(($5 + 2)) ] || exit 1; done' \
+	_ $arc $brc "$a_n" "$b_n" "$host_n" "$N"
 
 # a host run beside it: the container's run must not take its instance
 # for a killed run's (named by a pid the container cannot see; the kernel
