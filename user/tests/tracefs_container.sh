@@ -50,6 +50,15 @@ in_container() {	# BIND OUT CMD...: CMD inside, stdout and stderr in OUT.err
 	BIND=$bind OUT=$out unshare --mount --pid --fork --net --mount-proc sh "$T/container.sh" "$@" \
 		>"$out.err" 2>&1
 }
+# near N HOST: the count N is at least the workload's $N timed reads and
+# within 2 of the host run's HOST.  Not exact: under load a run's workload
+# is now and then woken once more or less than another's (27 against 26,
+# once in four to six runs at load average 4: a contended sleeping lock as
+# two start together, a read's timer firing before it sleeps); a run that
+# lost its pid translation has none, a shared instance about twice as many.
+rc_near() { [ "$1" -eq 0 ] && near "$2" "$3"; }
+near() { sh -c '[ "$1" -ge "$3" ] && [ "$1" -ge $(($2 - 2)) ] && [ "$1" -le $(($2 + 2)) ]' _ "$1" "$2" "$N"; }
+
 # own_wakeups TRACE PID: wake-up records whose woken pid is PID
 own_wakeups() {
 	"$GPT" export --csv "$1.csv" "$1" && awk -F, -v p="$2" '$1 == "wakeup" && $16 == p { n++ } END { print n + 0 }' "$1.csv"
@@ -72,8 +81,8 @@ host_n=$(own_wakeups "$T/host.trace" "$(cat "$T/host.pid")")
 ctr_pid=$(cat "$T/ctr.pid")
 ctr_n=$(own_wakeups "$T/ctr.trace" "$ctr_pid")
 echo "    workload's own wake-ups: $host_n on the host (pid $(cat "$T/host.pid")), $ctr_n in the container (pid $ctr_pid there)"
-check "in the container: the workload's wake-ups carry its pid as the container sees it ($ctr_pid), as many as on the host, at least $N" \
-	sh -c '[ "$1" -ge "$3" ] && [ "$1" = "$2" ]' _ "$ctr_n" "$host_n" "$N"
+check "in the container: the workload's wake-ups carry its pid as the container sees it ($ctr_pid), as many as on the host (within 2), at least $N" \
+	near "$ctr_n" "$host_n"
 "$GPT" report --json "$T/ctr.trace" >"$T/ctr.json"
 python3 - "$T/ctr.json" <<'PY'
 import json, sys
@@ -85,14 +94,12 @@ sys.exit(0 if vecs and all(v["kernel_count"]["match"] for v in vecs) and d["drop
 PY
 check "in the container: irq records == /proc/interrupts delta over the recording, none lost" [ $? -eq 0 ]
 
+# both exit 0, both counts near the host's, and twice N beyond them
+two_near() { [ "$1 $2" = "0 0" ] && near "$3" "$5" && near "$4" "$5" && [ $(($5 + 2)) -lt $((2 * N)) ]; }
 # two containers at once, whose recorders have the same pid there: each
 # has instances of its own (named by the kernel's pid), so each trace holds
-# its own workload's wake-ups, as many as on the host, and not the other's
-# (a shared instance would hold about twice as many).  Up to 2 more than the
-# host's run: the two workloads start at the same moment, and a sleeping
-# lock they contend for (exec's, the fifo's inode) wakes one of them once
-# more now and then (27 against 26, once in six runs under load); that
-# wake-up is its own, and in its trace.
+# its own workload's wake-ups, as many as on the host (within 2: near()),
+# and not the other's (a shared instance would hold about twice as many).
 in_container 1 "$T/a" "$GPT" record -q --source tracefs -d "$BDF" -o "$T/a.trace" -- bash -c "$WL" &
 a=$!
 in_container 1 "$T/b" "$GPT" record -q --source tracefs -d "$BDF" -o "$T/b.trace" -- bash -c "$WL" &
@@ -106,10 +113,8 @@ b_n=$(own_wakeups "$T/b.trace" "$(cat "$T/b.pid")")
 sed 's/^/    container a: /' "$T/a.err"
 sed 's/^/    container b: /' "$T/b.err"
 echo "    two containers at once: exit $arc and $brc; own wake-ups $a_n (pid $(cat "$T/a.pid")) and $b_n (pid $(cat "$T/b.pid")), $host_n on the host"
-check "two containers recording at once: each trace has its own workload's wake-ups, as many as on the host (up to 2 more), not the other's" \
-	sh -c '[ "$1 $2" = "0 0" ] && [ "$5" -ge "$6" ] && [ $(($5 + 2)) -lt $((2 * $6)) ] &&
-		for n in "$3" "$4"; do [ "$n" -ge "$5" ] && [ "$n" -le $(($5 + 2)) ] || exit 1; done' \
-	_ $arc $brc "$a_n" "$b_n" "$host_n" "$N"
+check "two containers recording at once: each trace has its own workload's wake-ups, as many as on the host (within 2), not the other's" \
+	two_near "$arc" "$brc" "$a_n" "$b_n" "$host_n"
 
 # a host run beside it: the container's run must not take its instance
 # for a killed run's (named by a pid the container cannot see; the kernel
@@ -198,8 +203,8 @@ if unshare --user --map-root-user true 2>/dev/null; then
 	rc=$?
 	uns_n=$(own_wakeups "$T/uns.trace" "$(cat "$T/uns.pid")")
 	echo "    user namespace, root mapped to root: exit $rc, $uns_n own wake-ups (pid $(cat "$T/uns.pid"))"
-	check "user namespace with root mapped to the host's root: record works, the workload's wake-ups as on the host" \
-		sh -c '[ "$1" -eq 0 ] && [ "$2" = "$3" ]' _ $rc "$uns_n" "$host_n"
+	check "user namespace with root mapped to the host's root: record works, the workload's wake-ups as on the host (within 2)" \
+		rc_near "$rc" "$uns_n" "$host_n"
 	(cd / && BIND=1 OUT=$T/remap setpriv --reuid=65534 --regid=65534 --clear-groups \
 		unshare --user --map-root-user "$GPT" info >"$T/remap.err" 2>&1)
 	sed -n 's/^\(tracefs source.*\)/    root mapped to uid 65534: \1/p' "$T/remap.err"
