@@ -56,6 +56,7 @@ USER_SUITES = [
     suite('native-tracefs', ['./native_tracefs.sh'], 7.0),
     suite('serve-prometheus', ['./serve_prometheus.sh'], 15.6),
     suite('perfetto-proto', ['./perfetto_proto.sh'], 0.7),
+    suite('perfetto-parts', ['./perfetto_parts.sh'], 1.0),
     suite('never-lose', ['./never_lose.sh'], 6.5),
     suite('agent', ['./agent.sh'], 14.0),
     suite('json-inputs', ['./json_inputs.sh'], 4.3),

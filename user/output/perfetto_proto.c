@@ -14,6 +14,10 @@
  *    (the same slices, as the JSON export has), DMA and IOMMU spans on
  *    async lanes (a span goes to the first lane free at its start, so
  *    overlapping calls never break slice nesting) and a swiotlb track;
+ *    the IOMMU parts of each DMA call nested in its slice, on its lane,
+ *    those in no call (the flush queue's timer) on lanes of their own
+ *    (those lanes: perfetto_proto_dma.c; perfetto_parts.c lays the parts
+ *    out in the first pass: a part's record comes before its call's);
  *  - CUDA/OpenCL: the workload's process (its pid) with a track per
  *    stream/queue (device work), and its threads' own thread tracks
  *    (ThreadDescriptor pid/tid, which a Perfetto/ftrace trace of the run
@@ -26,15 +30,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agg.h"
 #include "attribute.h"
 #include "demangle.h"
-#include "strtab.h"
 #include "export.h"
-#include "pbenc.h"
-#include "perfetto_flows.h"
-#include "perfetto_ids.h"
-#include "tracefile.h"
+#include "perfetto_proto.h"
 #include "util.h"
 
 /* trace.proto field numbers */
@@ -69,49 +68,14 @@
 #define TE_TRACK_UUID			11
 #define TE_FLOW_IDS			47
 #define TE_TERMINATING_FLOWS		48
-#define TYPE_BEGIN			1
-#define TYPE_END			2
-#define TYPE_INSTANT			3
 #define DA_NAME				10
 #define DA_UINT				3
 #define DA_STRING			6
 #define ID_CATEGORIES			1
 #define ID_NAMES			2
 
-/* track uuids: what the track is (kind) and which (a < 2^24) */
-#define UUID(kind, a, b)	((uint64_t)(kind) << 56 | (uint64_t)(a) << 32 | (uint32_t)(b))
-enum uuid_kind {
-	U_CPUS = 1, U_APP_PROC, U_TARGET, U_PROC, U_CPU, U_LANE, U_VECTOR, U_THREAD,
-	U_STREAM = 16,		/* + api */
-	U_CALLS = 20,		/* + api: calls of no known thread */
-};
-#define UUID_CPUS		UUID(U_CPUS, 0, 0)
-#define UUID_TARGET(i)		UUID(U_TARGET, 0, i)
-#define UUID_CPU(c)		UUID(U_CPU, 0, c)
-/* per target i: lanes of DMA and IOMMU, swiotlb; vectors */
-#define UUID_LANE(i, kind, n)	UUID(U_LANE, i, (kind) << 8 | (n))
-#define UUID_VECTOR(i, v)	UUID(U_VECTOR, i, v)
-#define MAX_LANES		64
-#define MAX_INTERNED		4096
-
-enum lane_kind { LANE_DMA, LANE_IOMMU, LANE_SWIOTLB, LANE_KINDS };
-
-struct lane {
-	uint64_t end;
-	bool named;
-};
-
-struct proto_writer {
-	FILE *out;
-	const struct trace_info *info;
-	struct pb packet, body, sub, sub2;
-	struct lane lanes[TARGET_MAX + 1][LANE_KINDS][MAX_LANES];
-	struct pf_tracks described;	/* tracks described so far, by uuid */
-	char *interned[MAX_INTERNED];
-	unsigned int ninterned;
-	struct pf_flows flows;		/* pass one */
-	struct strtab strings;		/* whole names (TRACEFILE_REC_STRING, before the events) */
-};
+/* interned once, iid = index + 1 */
+static const char *const categories[] = { "irq", "dma", "iommu", "sched", "other", "iommu_part" };
 
 static void emit_packet(struct proto_writer *w)
 {
@@ -160,8 +124,8 @@ static void emit_descriptor(struct proto_writer *w, struct pb *td)
 	pb_free(td);
 }
 
-static void describe_track(struct proto_writer *w, uint64_t uuid, uint64_t parent,
-			   const char *name)
+void proto_describe_track(struct proto_writer *w, uint64_t uuid, uint64_t parent,
+			  const char *name)
 {
 	struct pb td = { 0 };
 
@@ -192,15 +156,18 @@ static void describe_process(struct proto_writer *w, uint64_t uuid, int pid, con
 	emit_descriptor(w, &td);
 }
 
-struct event_args {
-	const char *keys[4];
-	uint64_t values[4];
-	const char *str_key, *str_value;
-	uint64_t flow, end_flow;
-};
+/* Categories: their own table, one iid each, fixed; "other" for any not in it. */
+static uint64_t category_iid(const char *category)
+{
+	for (unsigned int i = 0; i < ARRAY_SIZE(categories); i++)
+		if (!strcmp(categories[i], category))
+			return i + 1;
+	return 5;
+}
 
-static void track_event(struct proto_writer *w, uint64_t track, int type, uint64_t ts,
-			const char *category, const char *name, const struct event_args *a)
+
+void proto_track_event(struct proto_writer *w, uint64_t track, int type, uint64_t ts,
+		       const char *category, const char *name, const struct event_args *a)
 {
 	struct pb *te = &w->body, *interned = &w->sub, *da = &w->sub2;
 	uint64_t iid;
@@ -217,10 +184,7 @@ static void track_event(struct proto_writer *w, uint64_t track, int type, uint64
 			pb_varint(te, TE_NAME_IID, iid);
 		else
 			pb_string(te, 23, name);
-		/* categories: their own table, one iid each, fixed */
-		pb_varint(te, TE_CATEGORY_IIDS, !strcmp(category, "irq") ? 1 :
-			  !strcmp(category, "dma") ? 2 : !strcmp(category, "iommu") ? 3 :
-			  !strcmp(category, "sched") ? 4 : 5);
+		pb_varint(te, TE_CATEGORY_IIDS, category_iid(category));
 	}
 	for (int i = 0; a && i < 4 && a->keys[i]; i++) {
 		pb_reset(da);
@@ -245,14 +209,14 @@ static void track_event(struct proto_writer *w, uint64_t track, int type, uint64
 	emit_packet(w);
 }
 
-static void slice(struct proto_writer *w, uint64_t track, uint64_t ts, uint64_t dur,
-		  const char *category, const char *name, const struct event_args *a)
+void proto_slice(struct proto_writer *w, uint64_t track, uint64_t ts, uint64_t dur,
+		 const char *category, const char *name, const struct event_args *a)
 {
-	track_event(w, track, TYPE_BEGIN, ts, category, name, a);
-	track_event(w, track, TYPE_END, ts + dur, category, name, NULL);
+	proto_track_event(w, track, TYPE_BEGIN, ts, category, name, a);
+	proto_track_event(w, track, TYPE_END, ts + dur, category, name, NULL);
 }
 
-static int target_index(const struct proto_writer *w, uint32_t bdf)
+int proto_target_index(const struct proto_writer *w, uint32_t bdf)
 {
 	for (unsigned int i = 0; i < w->info->targets.count; i++)
 		if (w->info->targets.t[i].bdf == bdf)
@@ -265,42 +229,18 @@ static uint64_t cpu_track(struct proto_writer *w, unsigned int cpu)
 	char name[32];
 
 	snprintf(name, sizeof(name), "CPU %u", cpu);
-	describe_track(w, UUID_CPU(cpu), UUID_CPUS, name);
+	proto_describe_track(w, UUID_CPU(cpu), UUID_CPUS, name);
 	return UUID_CPU(cpu);
 }
 
-/* The first lane of the kind free at ts: overlapping spans take separate lanes. */
-static uint64_t lane_track(struct proto_writer *w, uint32_t bdf, enum lane_kind kind,
-			   uint64_t ts, uint64_t end)
-{
-	static const char *const names[LANE_KINDS] = { "DMA", "IOMMU", "swiotlb" };
-	int t = target_index(w, bdf);
-	struct lane *lanes = w->lanes[t][kind];
-	unsigned int n;
-	char name[32];
-
-	for (n = 0; n < MAX_LANES - 1 && lanes[n].named && lanes[n].end > ts; n++)
-		;
-	if (!lanes[n].named) {
-		if (n)
-			snprintf(name, sizeof(name), "%s (%u)", names[kind], n + 1);
-		else
-			snprintf(name, sizeof(name), "%s", names[kind]);
-		describe_track(w, UUID_LANE(t, kind, n), UUID_TARGET(t), name);
-		lanes[n].named = true;
-	}
-	if (end > lanes[n].end)
-		lanes[n].end = end;
-	return UUID_LANE(t, kind, n);
-}
 
 static uint64_t vector_track(struct proto_writer *w, uint32_t bdf, uint32_t vector)
 {
-	int t = target_index(w, bdf);
+	int t = proto_target_index(w, bdf);
 	char name[32];
 
 	snprintf(name, sizeof(name), "vector %u", vector);
-	describe_track(w, UUID_VECTOR(t, vector), UUID_TARGET(t), name);
+	proto_describe_track(w, UUID_VECTOR(t, vector), UUID_TARGET(t), name);
 	return UUID_VECTOR(t, vector);
 }
 
@@ -312,9 +252,10 @@ static void proto_irq(struct proto_writer *w, const struct gpuprobe_rec_irq *r)
 
 	a.flow = pf_flows_next_irq(&w->flows);
 	snprintf(name, sizeof(name), "irq %u", r->irq);
-	slice(w, cpu_track(w, r->hdr.cpu), r->hdr.ts_ns, r->duration_ns, "irq", name, &a);
+	proto_slice(w, cpu_track(w, r->hdr.cpu), r->hdr.ts_ns, r->duration_ns, "irq", name, &a);
 	a.flow = 0;	/* the flow starts on the CPU's slice, once */
-	slice(w, vector_track(w, r->bdf, r->vector), r->hdr.ts_ns, r->duration_ns, "irq", name, &a);
+	proto_slice(w, vector_track(w, r->bdf, r->vector), r->hdr.ts_ns, r->duration_ns, "irq", name,
+		    &a);
 }
 
 /* The workload's process (its own pid), else a made-up one for the API. */
@@ -382,7 +323,7 @@ static uint64_t app_track(struct proto_writer *w, const struct gpuprobe_app_even
 		snprintf(name, sizeof(name), "%s %s %u", api_name,
 			 api == GPUPROBE_APP_OPENCL ? "queue" : "stream", ev->stream);
 	}
-	describe_track(w, uuid, proc, name);
+	proto_describe_track(w, uuid, proc, name);
 	return uuid;
 }
 
@@ -401,13 +342,14 @@ static void proto_wakeup(struct proto_writer *w, const struct gpuprobe_rec_sched
 		a.flow = link.flow;
 	else
 		a.end_flow = link.flow;
-	track_event(w, cpu_track(w, r->hdr.cpu), TYPE_INSTANT, r->hdr.ts_ns, "sched", "wakeup", &a);
+	proto_track_event(w, cpu_track(w, r->hdr.cpu), TYPE_INSTANT, r->hdr.ts_ns, "sched",
+			  "wakeup", &a);
 	if (!link.tid)
 		return;
 	a = (struct event_args){ .keys = { "cpu", "target_cpu" },
 				 .values = { r->hdr.cpu, r->target_cpu }, .end_flow = link.flow };
-	track_event(w, thread_track(w, link.pid, link.tid, link.api), TYPE_INSTANT, r->hdr.ts_ns,
-		    "sched", "wakeup", &a);
+	proto_track_event(w, thread_track(w, link.pid, link.tid, link.api), TYPE_INSTANT,
+			  r->hdr.ts_ns, "sched", "wakeup", &a);
 }
 
 static void proto_app(struct proto_writer *w, const struct tracefile_rec_app *r)
@@ -427,10 +369,11 @@ static void proto_app(struct proto_writer *w, const struct tracefile_rec_app *r)
 		a.str_key = "mangled";
 		a.str_value = name;
 	}
-	slice(w, track, ev->start_ns, ev->end_ns - ev->start_ns, attr_type_name(ev->type),
-	      whole ? whole : name, &a);
+	proto_slice(w, track, ev->start_ns, ev->end_ns - ev->start_ns, attr_type_name(ev->type),
+		    whole ? whole : name, &a);
 	free(whole);
 }
+
 
 static void proto_record(void *state, const struct gpuprobe_rec_hdr *h)
 {
@@ -446,31 +389,18 @@ static void proto_record(void *state, const struct gpuprobe_rec_hdr *h)
 	case GPUPROBE_EV_IRQ:
 		proto_irq(w, (const struct gpuprobe_rec_irq *)h);
 		break;
-	case GPUPROBE_EV_DMA: {
-		const struct gpuprobe_rec_dma *r = (const void *)h;
-		struct event_args a = { .keys = { "bytes", "nents", "dir", "iommu_calls" },
-					.values = { r->bytes, r->nents, r->dir, r->iommu_calls } };
-
-		slice(w, lane_track(w, r->bdf, LANE_DMA, h->ts_ns, h->ts_ns + r->duration_ns),
-		      h->ts_ns, r->duration_ns, "dma", dma_op_name(r->op), &a);
+	case GPUPROBE_EV_DMA:
+		proto_dma(w, (const struct gpuprobe_rec_dma *)h);
 		break;
-	}
-	case GPUPROBE_EV_IOMMU: {
-		const struct gpuprobe_rec_iommu *r = (const void *)h;
-		struct event_args a = { .keys = { "size", "iova" }, .values = { r->size, r->iova } };
-
-		slice(w, lane_track(w, r->bdf, LANE_IOMMU, h->ts_ns, h->ts_ns + r->duration_ns),
-		      h->ts_ns, r->duration_ns, "iommu", iommu_op_name(r->op), &a);
+	case GPUPROBE_EV_IOMMU_PART:
+		proto_part(w, (const struct gpuprobe_rec_iommu_part *)h);
 		break;
-	}
-	case GPUPROBE_EV_SWIOTLB: {
-		const struct gpuprobe_rec_swiotlb *r = (const void *)h;
-		struct event_args a = { .keys = { "bytes", "dir" }, .values = { r->bytes, r->dir } };
-
-		track_event(w, lane_track(w, r->bdf, LANE_SWIOTLB, 0, 0), TYPE_INSTANT, h->ts_ns,
-			    "dma", "swiotlb bounce", &a);
+	case GPUPROBE_EV_IOMMU:
+		proto_iommu(w, (const struct gpuprobe_rec_iommu *)h);
 		break;
-	}
+	case GPUPROBE_EV_SWIOTLB:
+		proto_swiotlb(w, (const struct gpuprobe_rec_swiotlb *)h);
+		break;
 	case GPUPROBE_EV_WAKEUP:
 		proto_wakeup(w, (const struct gpuprobe_rec_sched *)h);
 		break;
@@ -478,7 +408,8 @@ static void proto_record(void *state, const struct gpuprobe_rec_hdr *h)
 		struct event_args a = { .keys = { "count" },
 					.values = { ((const struct gpuprobe_rec_lost *)h)->count } };
 
-		track_event(w, cpu_track(w, h->cpu), TYPE_INSTANT, h->ts_ns, "other", "records lost", &a);
+		proto_track_event(w, cpu_track(w, h->cpu), TYPE_INSTANT, h->ts_ns, "other",
+				  "records lost", &a);
 		break;
 	}
 	}
@@ -486,12 +417,14 @@ static void proto_record(void *state, const struct gpuprobe_rec_hdr *h)
 
 static void proto_prepass(void *state, const struct gpuprobe_rec_hdr *h)
 {
-	pf_flows_add(&((struct proto_writer *)state)->flows, h);
+	struct proto_writer *w = state;
+
+	pf_flows_add(&w->flows, h);
+	pf_parts_add(&w->parts, h);
 }
 
 static void describe_processes(struct proto_writer *w)
 {
-	static const char *const categories[] = { "irq", "dma", "iommu", "sched", "other" };
 	struct pb snap = { 0 }, clock = { 0 }, interned = { 0 }, cat = { 0 };
 
 	/* the clocks at the start: MONOTONIC is the trace's */
@@ -507,7 +440,7 @@ static void describe_processes(struct proto_writer *w)
 	pb_varint(&w->packet, PKT_CLOCK_ID, CLOCK_MONOTONIC_ID);
 	pb_message(&w->packet, PKT_CLOCK_SNAPSHOT, &snap);
 	pb_varint(&w->packet, PKT_SEQ_FLAGS, SEQ_INCREMENTAL_CLEARED);
-	for (unsigned int i = 0; i < 5; i++) {
+	for (unsigned int i = 0; i < ARRAY_SIZE(categories); i++) {
 		pb_reset(&cat);
 		pb_varint(&cat, 1, i + 1);
 		pb_string(&cat, 2, categories[i]);
@@ -552,6 +485,7 @@ static void proto_between(void *state)
 	struct proto_writer *w = state;
 
 	pf_flows_link(&w->flows);
+	pf_parts_layout(&w->parts);
 	describe_processes(w);
 }
 
@@ -567,6 +501,7 @@ static void proto_end(void *state)
 	pb_free(&w->sub2);
 	pf_tracks_free(&w->described);
 	pf_flows_free(&w->flows);
+	pf_parts_free(&w->parts);
 	strtab_free(&w->strings);
 	free(w);
 }

@@ -97,6 +97,8 @@ int main(int argc, char **argv)
 		return synth_write_flows_n(argv[2], (unsigned int)strtoul(argv[3], NULL, 0)) ? 1 : 0;
 	if (argc == 4 && !strcmp(argv[1], "mix"))
 		return synth_write_mix(argv[3], strtoull(argv[2], NULL, 0), 42) ? 1 : 0;
+	if (argc == 3 && !strcmp(argv[1], "parts"))
+		return synth_write_parts(argv[2]) ? 1 : 0;
 	if (argc == 3 && !strcmp(argv[1], "names"))
 		return synth_write_names(argv[2]) ? 1 : 0;
 	if (argc == 5 && !strcmp(argv[1], "app"))
@@ -104,7 +106,7 @@ int main(int argc, char **argv)
 				       strtoull(argv[3], NULL, 0), 42) ? 1 : 0;
 	fprintf(stderr, "usage: gentrace known FILE | gentrace flows FILE [ROUNDS] | gentrace export FILE |\n"
 		"       gentrace mix NRECORDS FILE | gentrace fields FILE | gentrace fields-all FILE |\n"
-		"       gentrace dump FILE |\n"
+		"       gentrace dump FILE | gentrace parts FILE |\n"
 		"       gentrace app NKERNEL NAPP FILE | gentrace verdict FILE [tracefs] | gentrace names FILE |\n"
 		"       gentrace merged FILE [n=N] [latency=NS] [drop=K] [offset_error=NS] [bound=NS] [drift_ppb=D] [maps=M] [inject] [cut] [app]\n"
 		"  GENTRACE_ZSTD=LEVEL: format version 3 (-1 compact, 1-19 compact and zstd)\n"

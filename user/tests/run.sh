@@ -52,6 +52,7 @@ all_suites() {
 	run_suite native-tracefs ./native_tracefs.sh
 	run_suite serve-prometheus ./serve_prometheus.sh
 	run_suite perfetto-proto ./perfetto_proto.sh
+	run_suite perfetto-parts ./perfetto_parts.sh
 	run_suite perfetto-export ./export_check.sh
 	run_suite never-lose ./never_lose.sh
 	run_suite outputs ./outputs.sh

@@ -47,6 +47,9 @@ int synth_write_flows_n(const char *path, unsigned int n);
 /* Both Perfetto exports' trace: sub-microsecond times, two wake-ups after one interrupt (synth_export.c). */
 int synth_write_export(const char *path);
 
+/* DMA calls of two targets with IOMMU part records, in the module's order (synth_parts.c). */
+int synth_write_parts(const char *path);
+
 /* n records in a realistic mix (irq-heavy), for fuzzing and benchmarks. */
 int synth_write_mix(const char *path, uint64_t n, uint32_t seed);
 
