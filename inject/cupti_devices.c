@@ -539,6 +539,7 @@ void cupti_devices_finish(void)
 		summary.incomplete += checks[i].used && checks[i].done;
 	if (!checks_on)
 		appwriter_note(GPUPROBE_APP_CUDA, PREFIX, "CUPTI clock not checked%s",
+			       no_checks ? " (ops from callbacks: no device times)" :
 			       checks_off_by_user() ? " (GPUPROBE_CUDA_CLOCK_CHECK=0)" :
 			       " (libcuda entry points missing)");
 	else if (!summary.checks)
