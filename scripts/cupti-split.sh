@@ -38,6 +38,8 @@
 #   allapi      GPUPROBE_CUDA_API=all
 #   opscb       GPUPROBE_CUDA_OPS=callbacks (kernels, copies, memsets from the
 #               launching calls' callbacks, no GPU activity kinds)
+#   opscbnoapi  the same without API records
+#   nokernels   GPUPROBE_CUDA_LEAVE_OUT=kernels (API records, copies, syncs kept)
 set -u
 OUT=${OUT:-/tmp/gpuprobe-split}
 R=$OUT/split-micro
@@ -75,6 +77,8 @@ env_of() {
 	notimestamps) echo GPUPROBE_CUDA_LEAVE_OUT=timestamps ;;
 	allapi) echo GPUPROBE_CUDA_API=all ;;
 	opscb) echo GPUPROBE_CUDA_OPS=callbacks ;;
+	opscbnoapi) echo GPUPROBE_CUDA_OPS=callbacks GPUPROBE_CUDA_LEAVE_OUT=api ;;
+	nokernels) echo GPUPROBE_CUDA_LEAVE_OUT=kernels ;;
 	*) echo "${EXTRA_ENV:-}" ;;	# default, none
 	esac
 }
@@ -96,12 +100,13 @@ one() {
 	rm -f "$ev"
 	line=$(grep '^cupti_launch_cost ' "$log")
 	[ -n "$line" ] || { echo "no result from $cfg round $round"; return; }
+	# shellcheck disable=SC2086 # the line's words
 	set -- $line
 	echo "$cfg-step $3" >>"$SAMPLES"
 	echo "$cfg-api $7" >>"$SAMPLES"
 }
 
-list=($CONFIGS)
+read -r -a list <<<"$CONFIGS"
 round=0
 while [ "$round" -lt "$ROUNDS" ] && [ $(($(date +%s) - START)) -le "$BUDGET_S" ]; do
 	round=$((round + 1))
