@@ -463,11 +463,18 @@ void CUPTIAPI cupti_devices_callback(void *userdata, CUpti_CallbackDomain domain
 		after_sync(data);
 }
 
+static bool no_checks;
+
+void cupti_devices_no_checks(void)
+{
+	no_checks = true;
+}
+
 static bool checks_off_by_user(void)
 {
 	const char *env = getenv("GPUPROBE_CUDA_CLOCK_CHECK");
 
-	return env && !strcmp(env, "0");
+	return no_checks || (env && !strcmp(env, "0"));
 }
 
 int cupti_devices_start(CUpti_SubscriberHandle subscriber)
@@ -532,6 +539,7 @@ void cupti_devices_finish(void)
 		summary.incomplete += checks[i].used && checks[i].done;
 	if (!checks_on)
 		appwriter_note(GPUPROBE_APP_CUDA, PREFIX, "CUPTI clock not checked%s",
+			       no_checks ? " (ops from callbacks: no device times)" :
 			       checks_off_by_user() ? " (GPUPROBE_CUDA_CLOCK_CHECK=0)" :
 			       " (libcuda entry points missing)");
 	else if (!summary.checks)

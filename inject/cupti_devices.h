@@ -15,6 +15,8 @@
 
 /* Enables the callbacks it needs on subscriber; 0 or -1 (a note says why). */
 int cupti_devices_start(CUpti_SubscriberHandle subscriber);
+/* Before cupti_devices_start: no clock checks (the ops carry no device times to check). */
+void cupti_devices_no_checks(void);
 void CUPTIAPI cupti_devices_callback(void *userdata, CUpti_CallbackDomain domain,
 				     CUpti_CallbackId cbid, const void *data);
 /* A memset record of a clock check: consumed (true), not an application op. */

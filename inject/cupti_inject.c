@@ -27,13 +27,15 @@
 #include "cupti_devices.h"
 #include "cupti_records.h"
 #include "cuptiapi.h"
+#include "cuptiops.h"
 #include "cuptiselect.h"
 #include "cuptisync.h"
+#include "cuptitune.h"
 
 #define PREFIX	"gpuprobe (CUDA)"
 
 static CUpti_SubscriberHandle subscriber;
-static bool active, sync_callbacks, api_callbacks;
+static bool active, sync_callbacks, api_callbacks, ops_callbacks;
 static struct sigaction previous[2];
 static const int chained_signals[2] = { SIGTERM, SIGINT };
 
@@ -132,6 +134,9 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
 	if ((domain == CUPTI_CB_DOMAIN_DRIVER_API || domain == CUPTI_CB_DOMAIN_RUNTIME_API) &&
 	    api_callbacks)
 		cupti_api_callback(domain, cbid, data);
+	if ((domain == CUPTI_CB_DOMAIN_DRIVER_API || domain == CUPTI_CB_DOMAIN_RUNTIME_API) &&
+	    ops_callbacks)
+		cupti_ops_callback(domain, cbid, data);
 	cupti_devices_callback(userdata, domain, cbid, data);
 }
 
@@ -269,11 +274,13 @@ static void enable_api_records(void)
 }
 
 /*
- * GPUPROBE_CUDA_LEAVE_OUT=kernels,copies,syncs,api,timestamps: a diagnostic, to measure
- * what each part of the recording costs (scripts/h200-cost.sh split); a trace
- * recorded with it lacks those records (syncs: from either source;
- * timestamps: CUPTI's own clock, so its records are not on the kernel side's
- * clock).
+ * GPUPROBE_CUDA_LEAVE_OUT=kernels,copies,syncs,api,timestamps,overhead,activities,devices:
+ * a diagnostic, to measure what each part of the recording costs
+ * (scripts/h200-cost.sh split); a trace recorded with it lacks those records
+ * (syncs: from either source; timestamps: CUPTI's own clock, so its records
+ * are not on the kernel side's clock; activities: no activity API at all,
+ * only the subscriber and its callbacks; devices: no context callbacks, so
+ * no DEVICE records and no clock checks).
  */
 static bool left_out(const char *part)
 {
@@ -314,6 +321,88 @@ static bool syncs_from_activity(void)
 	return false;
 }
 
+static struct cupti_tune tune;
+
+/* One GPUPROBE_CUDA_TUNE item's outcome: stderr always (a diagnostic), the trace when refused. */
+static void tune_result(enum cupti_tune_key key, CUptiResult r)
+{
+	fprintf(stderr, PREFIX ": %s=%ld: %s\n", cupti_tune_name(key), tune.value[key],
+		r == CUPTI_SUCCESS ? "set" : result_string(r));
+	if (r != CUPTI_SUCCESS)
+		appwriter_note(GPUPROBE_APP_CUDA, PREFIX, "%s=%ld refused: %s",
+			       cupti_tune_name(key), tune.value[key], result_string(r));
+}
+
+static void tune_attribute(enum cupti_tune_key key, CUpti_ActivityAttribute attr, bool byte)
+{
+	uint8_t b = (uint8_t)tune.value[key];
+	size_t v = (size_t)tune.value[key], size = byte ? sizeof(b) : sizeof(v);
+
+	if (key == CUPTI_TUNE_DEVBUF)
+		v <<= 20;
+	if (tune.value[key] != CUPTI_TUNE_UNSET)
+		tune_result(key, cuptiActivitySetAttribute(attr, &size, byte ? (void *)&b : (void *)&v));
+}
+
+/* GPUPROBE_CUDA_TUNE (cuptitune.h): what must be set before any kind is enabled. */
+static void tune_before(void)
+{
+	const char *value = getenv(GPUPROBE_CUDA_TUNE_ENV);
+	char bad[64];
+
+	if (cupti_tune_parse(value, &tune, bad, sizeof(bad)))
+		appwriter_note(GPUPROBE_APP_CUDA, PREFIX, "%s: '%s' not understood: ignored from there",
+			       GPUPROBE_CUDA_TUNE_ENV, bad);
+	tune_attribute(CUPTI_TUNE_PINNED, CUPTI_ACTIVITY_ATTR_MEM_ALLOCATION_TYPE_HOST_PINNED, true);
+	tune_attribute(CUPTI_TUNE_DEVBUF, CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, false);
+	tune_attribute(CUPTI_TUNE_POOL, CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_POOL_LIMIT, false);
+	tune_attribute(CUPTI_TUNE_PREALLOC, CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_PRE_ALLOCATE_VALUE, false);
+	tune_attribute(CUPTI_TUNE_SEMAPOOL, CUPTI_ACTIVITY_ATTR_PROFILING_SEMAPHORE_POOL_SIZE, false);
+	tune_attribute(CUPTI_TUNE_PERTHREAD, CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER, true);
+	if (tune.value[CUPTI_TUNE_LATENCY] != CUPTI_TUNE_UNSET)
+		tune_result(CUPTI_TUNE_LATENCY,
+			    cuptiActivityEnableLatencyTimestamps((uint8_t)tune.value[CUPTI_TUNE_LATENCY]));
+	if (tune.value[CUPTI_TUNE_LAUNCHATTR] != CUPTI_TUNE_UNSET)
+		tune_result(CUPTI_TUNE_LAUNCHATTR,
+			    cuptiActivityEnableLaunchAttributes((uint8_t)tune.value[CUPTI_TUNE_LAUNCHATTR]));
+	if (tune.value[CUPTI_TUNE_HOSTBUF] != CUPTI_TUNE_UNSET)
+		cupti_records_set_buffer_size((size_t)tune.value[CUPTI_TUNE_HOSTBUF] << 10);
+}
+
+/* ... and what is set once the kinds are enabled. */
+static void tune_after(void)
+{
+	if (tune.value[CUPTI_TUNE_FLUSH] != CUPTI_TUNE_UNSET)
+		tune_result(CUPTI_TUNE_FLUSH,
+			    cuptiActivityFlushPeriod((uint32_t)tune.value[CUPTI_TUNE_FLUSH]));
+	if (tune.value[CUPTI_TUNE_HWTRACE] != CUPTI_TUNE_UNSET)
+		tune_result(CUPTI_TUNE_HWTRACE,
+			    cuptiActivityEnableHWTrace((uint8_t)tune.value[CUPTI_TUNE_HWTRACE]));
+}
+
+/*
+ * GPUPROBE_CUDA_OPS=callbacks (an experiment, cuptiops.h): kernels, copies
+ * and memsets from the launching calls' callbacks, on the host's times, and
+ * none of CUPTI's GPU activity kinds; no clock checks then (no device times
+ * to check).
+ */
+static void ops_from_callbacks(void)
+{
+	int n;
+
+	if (!cupti_ops_from_callbacks(getenv(GPUPROBE_CUDA_OPS_ENV)) || left_out("kernels"))
+		return;
+	n = cupti_ops_start(subscriber);
+	if (n < 0) {
+		appwriter_note(GPUPROBE_APP_CUDA, PREFIX,
+			       "cannot take ops from callbacks: CUPTI's activity records instead");
+		return;
+	}
+	ops_callbacks = true;
+	cupti_devices_no_checks();
+	appwriter_note(GPUPROBE_APP_CUDA, PREFIX, "ops from %d calls' callbacks: host times", n);
+}
+
 static int enable_activities(void)
 {
 	bool sync_activity;
@@ -337,6 +426,9 @@ static int enable_activities(void)
 			       result_string(r));
 		return -1;
 	}
+	tune_before();
+	if (left_out("activities"))
+		return 0;	/* subscribed, callbacks only */
 	cupti_records_start();
 	r = cuptiActivityRegisterCallbacks(cupti_buffer_requested, cupti_buffer_completed);
 	if (r != CUPTI_SUCCESS) {
@@ -345,17 +437,23 @@ static int enable_activities(void)
 		return -1;
 	}
 	sync_activity = syncs_from_activity();
+	ops_from_callbacks();
 	for (unsigned int i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++) {
-		if ((wanted[i] == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && left_out("kernels")) ||
+		CUpti_ActivityKind kind = wanted[i];
+
+		if (kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && tune.value[CUPTI_TUNE_KERNEL] == 1)
+			kind = CUPTI_ACTIVITY_KIND_KERNEL;	/* serialises the kernels */
+		if ((wanted[i] == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL &&
+		     (left_out("kernels") || ops_callbacks)) ||
 		    ((wanted[i] == CUPTI_ACTIVITY_KIND_MEMCPY ||
-		      wanted[i] == CUPTI_ACTIVITY_KIND_MEMSET) && left_out("copies")) ||
+		      wanted[i] == CUPTI_ACTIVITY_KIND_MEMSET) && (left_out("copies") || ops_callbacks)) ||
 		    (wanted[i] == CUPTI_ACTIVITY_KIND_SYNCHRONIZATION && !sync_activity))
 			continue;
-		r = cuptiActivityEnable(wanted[i]);
+		r = cuptiActivityEnable(kind);
 		if (r == CUPTI_SUCCESS)
 			continue;
 		appwriter_note(GPUPROBE_APP_CUDA, PREFIX,
-			       "cannot enable CUPTI activity kind %d: %s%s", (int)wanted[i],
+			       "cannot enable CUPTI activity kind %d: %s%s", (int)kind,
 			       result_string(r),
 			       r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED ||
 			       r == CUPTI_ERROR_NOT_COMPATIBLE ?
@@ -364,8 +462,9 @@ static int enable_activities(void)
 	}
 	if (!left_out("api"))
 		enable_api_records();
+	tune_after();
 	/* CUPTI's own cost (buffer flushes, instrumentation): report's tracing cost; optional */
-	r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_OVERHEAD);
+	r = left_out("overhead") ? CUPTI_SUCCESS : cuptiActivityEnable(CUPTI_ACTIVITY_KIND_OVERHEAD);
 	if (r != CUPTI_SUCCESS)
 		appwriter_note(GPUPROBE_APP_CUDA, PREFIX,
 			       "no CUPTI overhead records (%s): the tracing cost is the per-record estimate only",
@@ -385,7 +484,8 @@ __attribute__((visibility("default"))) int InitializeInjection(void)
 		cuptiUnsubscribe(subscriber);
 		return 1;
 	}
-	cupti_devices_start(subscriber);
+	if (!left_out("devices"))
+		cupti_devices_start(subscriber);
 	active = true;
 	atexit(at_exit);
 	chain_signals();

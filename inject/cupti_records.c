@@ -17,7 +17,7 @@
 #include "cuptiselect.h"
 #include "cuptisync.h"
 
-#define ACTIVITY_BUFFER_SIZE	(4u << 20)
+#define ACTIVITY_BUFFER_SIZE	(4u << 20)	/* unless GPUPROBE_CUDA_TUNE=hostbuf= */
 #define ACTIVITY_POOL		8	/* buffers kept for reuse */
 
 static atomic_uint_least64_t dropped, written;
@@ -36,6 +36,12 @@ static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint8_t *pool[ACTIVITY_POOL];
 static unsigned int npool;
 static bool zeroed_buffers;
+static size_t buffer_size = ACTIVITY_BUFFER_SIZE;
+
+void cupti_records_set_buffer_size(size_t bytes)
+{
+	buffer_size = bytes;
+}
 
 uint64_t cupti_records_dropped(void)
 {
@@ -65,9 +71,9 @@ void CUPTIAPI cupti_buffer_requested(uint8_t **buffer, size_t *size, size_t *max
 		b = pool[--npool];
 	pthread_mutex_unlock(&pool_lock);
 	if (!b)
-		b = calloc(1, ACTIVITY_BUFFER_SIZE);	/* 16-byte aligned: CUPTI needs 8 */
+		b = calloc(1, buffer_size);	/* 16-byte aligned: CUPTI needs 8 */
 	*buffer = b;
-	*size = b ? ACTIVITY_BUFFER_SIZE : 0;
+	*size = b ? buffer_size : 0;
 	*max_records = 0;	/* as many as fit */
 }
 
@@ -79,7 +85,7 @@ static void buffer_recycle(uint8_t *buffer)
 	if (!buffer)
 		return;
 	if (zeroed_buffers) {
-		memset(buffer, 0, ACTIVITY_BUFFER_SIZE);
+		memset(buffer, 0, buffer_size);
 		pthread_mutex_lock(&pool_lock);
 		if (npool < ACTIVITY_POOL) {
 			pool[npool++] = buffer;

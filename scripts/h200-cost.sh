@@ -39,6 +39,12 @@
 # those outside their call, waits matched and with an interrupt, and whether
 # the kernel names and counts equal actsyncs' (attribution unchanged).
 # Results in $OUT/cost-LOOP; traces are not packed (MBs each).
+#
+# Any other configuration NAME in CONFIGS runs record's default with the
+# environment CFG_NAME gives (CFG_pinned="GPUPROBE_CUDA_TUNE=pinned=1").
+# REF=NAME (any mode): the summary gives each traced run's attribution
+# (syncs by kind, waits matched, waits with an interrupt) and whether its
+# kernel names and counts equal NAME's of the same round.
 set -u
 LOOP=${1:-launch}
 OUT=${OUT:-/tmp/gpuprobe-cost}
@@ -77,7 +83,7 @@ elif [ "${SYNCS:-0}" = 1 ]; then
 	mkdir -p "$R"
 	SAMPLES=$R/samples.txt
 else
-	CONFIGS="untraced traced noinject allapi"
+	CONFIGS=${CONFIGS:-untraced traced noinject allapi}
 fi
 : >"$SAMPLES"
 t() {
@@ -124,6 +130,11 @@ one() {
 			-o "$tr" -- "${cmd[@]}" >"$log" 2>&1 ;;
 	allapi) timeout 120 "$GPT" record -q --api-calls all --source tracefs -d "$BDF" -o "$tr" -- \
 		"${cmd[@]}" >"$log" 2>&1 ;;
+	*)	# CFG_NAME="VAR=value ...": record's default with that environment
+		local var=CFG_$cfg
+		# shellcheck disable=SC2086
+		env ${!var:-} timeout 120 "$GPT" record -q --source tracefs -d "$BDF" -o "$tr" -- \
+			"${cmd[@]}" >"$log" 2>&1 ;;
 	esac
 	echo "exit $?" >>"$log"
 	ms=$(awk '$1 == "torch_cost" { for (i = 2; i < NF; i++) if ($i == "ms_per_step") print $(i + 1) }' "$log")
@@ -154,6 +165,7 @@ syncs_summary() {
 	python3 - "$R" $CONFIGS <<'PY'
 import json, os, re, sys
 d, cfgs = sys.argv[1], [c for c in sys.argv[2:] if c not in ("untraced", "noinject")]
+REF = os.environ.get("REF", "actsyncs")
 def load(c, r):
     try:
         return json.load(open(os.path.join(d, "%s-%d.json" % (c, r))))
@@ -164,9 +176,9 @@ def kernels(rep):
                   if n.get("type") == "kernel")
 rounds = sorted({int(m.group(1)) for f in os.listdir(d) if (m := re.search(r"-(\d+)\.json$", f))})
 print("%-9s %5s %8s %7s %7s %7s %7s %8s %6s %9s %s" % ("config", "round", "api recs", "device",
-      "stream", "event", "swait", "outside", "waits", "irq waits", "kernels as actsyncs"))
+      "stream", "event", "swait", "outside", "waits", "irq waits", "kernels as " + REF))
 for r in rounds:
-    ref = load("actsyncs", r)
+    ref = load(REF, r)
     for c in cfgs:
         rep = load(c, r)
         if not rep or "app" not in rep:
@@ -174,7 +186,7 @@ for r in rounds:
             continue
         app, by = rep["app"], rep["app"].get("sync_by_kind", {})
         n = lambda k: by.get(k, {}).get("records", 0)
-        same = "-" if c == "actsyncs" or not ref or "app" not in ref else \
+        same = "-" if c == REF or not ref or "app" not in ref else \
             ("yes" if kernels(rep) == kernels(ref) else "NO")
         print("%-9s %5d %8d %7d %7d %7d %7d %8d %6d %9d %s" % (c, r, app.get("api_events", 0),
               n("device"), n("stream"),
@@ -212,7 +224,9 @@ t summary
 	[ "$LOOP" = gpu ] && goal=1.01
 	printf 'goal traced/untraced <= %s: ' "$goal"
 	python3 scripts/benchstat.py "$SAMPLES" goal "$LOOP-traced/$LOOP-untraced" "<=" "$goal"
-	if [ "${SYNCS:-0}" = 1 ]; then
+	if [ -n "${REF:-}" ]; then	# any mode: the attribution of each, against REF's
+		syncs_summary
+	elif [ "${SYNCS:-0}" = 1 ]; then
 		printf '%-10s / actsyncs ratio lo hi n: ' traced
 		python3 scripts/benchstat.py "$SAMPLES" ratio "$LOOP-traced" "$LOOP-actsyncs"
 		syncs_summary

@@ -25,6 +25,8 @@ else
 	skip "CUPTI library checks" "$(grep -o 'skipping.*' "$T/build.txt" | head -1)"
 fi
 
+check "GPUPROBE_CUDA_TUNE: each key in range taken, each bad item refused by name (no CUDA)" \
+	"$INJ/tests/cupti_tune"
 if [ -x "$INJ/tests/ocl_layer_table" ]; then
 	check "OpenCL layer: only the calls attribution reads are taken, every other one passes straight through" \
 		"$INJ/tests/ocl_layer_table"
@@ -36,6 +38,10 @@ fi
 if [ -x "$INJ/tests/cupti_api_calls" ]; then
 	check "CUDA API calls timed from callbacks: only the selected ones, their records (fake CUPTI)" \
 		"$INJ/tests/cupti_api_calls"
+fi
+if [ -x "$INJ/tests/cupti_ops_calls" ]; then
+	check "CUDA ops from the launching calls' callbacks: one record each, none for the runtime's own driver call (fake CUPTI)" \
+		"$INJ/tests/cupti_ops_calls"
 fi
 if [ ! -x "$INJ/tests/ocl_app" ] || ! "$INJ/tests/ocl_app" 1024 >/dev/null 2>&1; then
 	skip "OpenCL tracing" "no OpenCL platform (PoCL) or no CL headers"
