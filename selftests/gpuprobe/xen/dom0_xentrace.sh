@@ -6,12 +6,15 @@
 # The expectations come from outside the tool: edu's Xen irq from Xen's own
 # irq table (`xl debug-keys i`: the PCI-MSI irq bound to the guest's
 # domain), and the interrupts edu raised in the guest's life (its
-# /proc/interrupts line at the end of guest_irq.sh, sent back in the
-# guest's /out).  Xen's physical-irq records of that irq must number
+# /proc/interrupts line at the end of guest_irq.sh, printed on the
+# guest's console).  Xen's physical-irq records of that irq must number
 # exactly that; in nopv Xen's injections of edu's vector (its MSI data
 # register) too; in pvhvm the upcall vector 0xf3 at least that often (it
 # carries every event channel: timers, xenbus, ...).
-# usage: dom0_xentrace.sh MODE...   (xen.sh --dom0 'sh tests/dom0_xentrace.sh pvhvm nopv')
+# The guest must hold its first interrupt back until the recording runs:
+# gpuprobe.xen_settle=SECS on its command line (guest_irq.sh).
+# usage: dom0_xentrace.sh MODE...   (xen.sh -g gpuprobe.xen_settle=30
+#        --dom0 'sh tests/dom0_xentrace.sh pvhvm nopv' --guest 'sh tests/guest_irq.sh 50')
 # shellcheck source=selftests/gpuprobe/ktap.sh
 . /gpuprobe/tests/ktap.sh
 
@@ -55,8 +58,25 @@ xen_count() {	# JSON KEY VALUE COUNTKEY
 		inxen && $1 == c && cur == want { v = $2; sub(/,$/, "", v); print v; exit }' "$1"
 }
 
+# a guest's domain is gone: absent from two xl lists in a row (a
+# segfaulting xl says nothing either way)
+wait_gone() {	# NAME
+	gone=0
+	for _ in $(seq 120); do
+		if xl list 2>/dev/null | grep -q "^$1 "; then
+			gone=0
+		elif xl list >/dev/null 2>&1; then
+			gone=$((gone + 1))
+			[ "$gone" -ge 2 ] && return 0
+		fi
+		sleep 5
+	done
+	return 1
+}
+
 for MODE in "$@"; do
-	id=$(xen-guest-start "$MODE") || { fail "$MODE: the guest started"; continue; }
+	id=$(xen-guest-start "$MODE") || { sleep 10; id=$(xen-guest-start "$MODE"); } ||
+		{ fail "$MODE: the guest started"; continue; }
 	name=$(xl_retry xl domname "$id")
 	con=/tmp/guest-$name/console.log
 	# recording starts with the guest's command: its boot (kernel and
@@ -64,36 +84,45 @@ for MODE in "$@"; do
 	# Xen's records, and edu raises nothing before
 	t=0
 	while ! grep -q GPUPROBE-GUEST-START "$con" 2>/dev/null && [ "$t" -lt "${XEN_GUEST_TIMEOUT:-720}" ]; do
-		sleep 5
-		t=$((t + 5))
+		sleep 1
+		t=$((t + 1))
 	done
 	echo "# $MODE: guest $name (d$id) at its command after ${t}s; recording"
 	edu_xen_irq "$id" >"/tmp/xen-irq-$MODE" &
 	finder=$!
-	# xentrace writes to dom0's tmpfs: to a 9p file its write of Xen's
-	# mapped buffers fails (EFAULT, Documentation/vmtest.rst)
-	# the workload waits for the guest's end (xen-guest-wait again if its
-	# xl segfaulted while the guest lives); $1 is the inner shell's
-	# shellcheck disable=SC2016
+	# until the guest has sent its /out on its console (it powers off
+	# then): grep and sleep only, since a busybox applet or xl now and then
+	# segfaults at its start here (vmtest.rst) and a failed grep only
+	# waits longer.  xentrace writes to dom0's tmpfs: to a 9p file its
+	# write of Xen's mapped buffers fails (EFAULT, vmtest.rst)
+	# shellcheck disable=SC2016 # the inner shell's $1, $2
 	TMPDIR=/tmp gpuprobe-trace record --no-inject --source xentrace --xentrace-file "/tmp/xt-$MODE.bin" \
 		-o "/out/xen-$MODE.trace" -- \
-		sh -c 'until xen-guest-wait "$1"; do xl list "$1" >/dev/null 2>&1 || exit 1; done' sh "$id" \
-		2>"/out/record-xen-$MODE.err"
+		sh -c 't=0; while ! grep -q "^GPUPROBE-OUT-END" "$1" 2>/dev/null; do sleep 5; t=$((t + 5)); [ "$t" -lt "$2" ] || exit 1; done' \
+		sh "$con" "${XEN_GUEST_TIMEOUT:-720}" 2>"/out/record-xen-$MODE.err"
 	rc=$?
 	wait "$finder"
+	# its /out, and its output (its tally among it: xen.sh adds it up)
+	xen-guest-wait "$id" || echo "# $MODE: xen-guest-wait failed (its /out may be missing; the console is read below)"
+	wait_gone "$name" || echo "# $MODE: $name still listed"
 	sed "s/^/# record ($MODE): /" "/out/record-xen-$MODE.err"
 	cp "/tmp/xt-$MODE.bin" "/out/xt-$MODE.bin"
+	cp "$con" "/out/console-$MODE.log"
 	gpuprobe-trace report --json "/out/xen-$MODE.trace" >"/out/xen-$MODE.json" 2>"/out/report-xen-$MODE.err"
 	irq=$(cat "/tmp/xen-irq-$MODE")
-	total=$(cat "/out/guest-$MODE/edu-irqs.total" 2>/dev/null)
-	vec=$(cat "/out/guest-$MODE/edu-msi-vector" 2>/dev/null)
+	# the guest's own line (guest_irq.sh), from its console as dom0 has it
+	edu=$(tr -d '\r' <"$con" | sed -n 's/^# edu: \([0-9]*\) interrupts in this guest.s life; MSI data vector \([0-9]*\)$/\1 \2/p')
+	total=${edu% *}
+	vec=${edu#* }
+	grc=$(tr -d '\r' <"$con" | sed -n 's/^GPUPROBE-GUEST-EXIT \([0-9]*\)$/\1/p')
 	phys=$(xen_count "/out/xen-$MODE.json" irq "$irq" count)
 	lost=$(jget "/out/xen-$MODE.json" lost)
-	echo "# $MODE: xentrace $(wc -c <"/out/xt-$MODE.bin") bytes; edu's Xen irq ${irq:-?} ($(cat /out/xen-irq-table-d"$id".txt 2>/dev/null)); guest: edu raised ${total:-?}, MSI vector ${vec:-?}; Xen: ${phys:-none} physical irqs of irq ${irq:-?}, lost ${lost:-?}"
+	echo "# $MODE: xentrace $(wc -c <"/out/xt-$MODE.bin") bytes; edu's Xen irq ${irq:-?} ($(cat /out/xen-irq-table-d"$id".txt 2>/dev/null)); guest: exit ${grc:-?}, edu raised ${total:-?}, MSI vector ${vec:-?}; Xen: ${phys:-none} physical irqs of irq ${irq:-?}, lost ${lost:-?}"
 	awk '/"vectors":/,/]/' "/out/xen-$MODE.json" | tr -d ' \n' | sed 's/^/# injections: /; s/$/\n/'
-	check "$MODE: record --source xentrace exited with the guest's status 0" [ "$rc" = 0 ]
+	check "$MODE: record --source xentrace exited 0 (the guest's console complete)" [ "$rc" = 0 ]
+	check "$MODE: the guest's command exited 0" [ "${grc:-x}" = 0 ]
 	check "$MODE: Xen's irq table names edu's irq for d$id" [ -n "$irq" ]
-	check "$MODE: the guest sent edu's interrupt count" [ -n "$total" ]
+	check "$MODE: the guest said how many interrupts edu raised" [ -n "$total" ]
 	check "$MODE: Xen lost no trace records" [ "${lost:-x}" = 0 ]
 	check "$MODE: Xen's physical irqs of edu's irq = the interrupts edu raised in the guest" \
 		[ "${phys:-x}" = "${total:-y}" ]
@@ -109,6 +138,5 @@ for MODE in "$@"; do
 		check "pvhvm: Xen's upcall injections (0xf3) >= the interrupts edu raised" \
 			[ "${inj:-0}" -ge "${total:-1}" ] ;;
 	esac
-	while xl list "$id" >/dev/null 2>&1; do sleep 5; done
 done
 finish

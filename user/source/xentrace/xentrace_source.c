@@ -349,9 +349,12 @@ static int xentrace_drain(void *src, const struct record_sink *sink)
 	if (ret)
 		warnf("%s: %s (%llu records read before it)", path, err,
 		      (unsigned long long)x->written);
-	if (x->stats.truncated)
+	if (x->stats.truncated && x->stats.used < (size_t)st.st_size)
 		warnf("%s ends inside a record: read up to its last whole one (%zu of %lld bytes)",
 		      path, x->stats.used, (long long)st.st_size);
+	else if (x->stats.truncated)
+		warnf("%s ends before the end of its last CPU window (xentrace stopped while writing it): read to its last whole record",
+		      path);
 	if (x->stats.lost)
 		warnf("Xen lost %llu trace records (its buffers were full): counts are lower bounds",
 		      (unsigned long long)x->stats.lost);
