@@ -44,7 +44,15 @@ _gpuprobe_trace()
 		__ltrim_colon_completions "$cur"
 		return ;;
 	-s | --source | --guest-source)
-		COMPREPLY=($(compgen -W "auto module tracefs" -- "$cur"))
+		# xentrace: record's only, in Xen's dom0
+		if [ "$cmd" = record ] && [ "$prev" != --guest-source ]; then
+			COMPREPLY=($(compgen -W "auto module tracefs xentrace" -- "$cur"))
+		else
+			COMPREPLY=($(compgen -W "auto module tracefs" -- "$cur"))
+		fi
+		return ;;
+	--xentrace-input | --xentrace-file)
+		COMPREPLY=($(compgen -f -- "$cur"))
 		return ;;
 	--guest | -l | --listen)
 		# serve listens on HTTP; record --guest and agent speak vsock or TCP
@@ -85,7 +93,7 @@ _gpuprobe_trace()
 	case $cmd in
 	info) opts="-d --device --json" ;;
 	record) opts="-d --device -o --output -s --source -D --duration -q --quiet --no-inject --no-iommu-parts --inject-dir --api-calls
-		--zstd --uncompressed --cgroup
+		--zstd --uncompressed --cgroup --xentrace-input --xentrace-file
 		--guest --guest-target --guest-source --guest-command --guest-timeout --guest-vmm --token --token-file --" ;;
 	agent) opts="-l --listen -T --token-file -t --token --once --timeout -q --quiet" ;;
 	report) opts="--json -v --verbose --tracing-cost" ;;

@@ -36,7 +36,7 @@ static const struct subcommand subcommands[] = {
 	},
 	{
 		"record", cmd_record, "record a trace while a command runs (host and guest with --guest)",
-		"usage: gpuprobe-trace record [-d BDF]... [-o FILE] [--source auto|module|tracefs]\n"
+		"usage: gpuprobe-trace record [-d BDF]... [-o FILE] [--source auto|module|tracefs|xentrace]\n"
 		"                             [--duration SEC] [--cgroup PATH] [-- CMD ARGS...]\n"
 		"       gpuprobe-trace record --guest vsock:CID[:PORT]|tcp:HOST:PORT --token-file FILE\n"
 		"                             [--guest-target BDF]... [--guest-source SRC]\n"
@@ -49,7 +49,15 @@ static const struct subcommand subcommands[] = {
 		"\n"
 		"  -d, --device BDF     target PCI function (repeatable; default: display devices)\n"
 		"  -o, --output FILE    trace file (default gpuprobe.trace)\n"
-		"  -s, --source SRC     auto (module if loaded, else tracefs), module or tracefs\n"
+		"  -s, --source SRC     auto (module if loaded, else tracefs), module or tracefs;\n"
+		"                       xentrace in Xen's dom0: Xen's physical irqs and its\n"
+		"                       injections into HVM vCPUs, read by Xen's xentrace\n"
+		"                       (xen-utils; -d optional there)\n"
+		"      --xentrace-input FILE  with --source xentrace: convert FILE, written by\n"
+		"                       xentrace -e 0x00882000 (or a wider mask), instead of\n"
+		"                       running xentrace\n"
+		"      --xentrace-file FILE   with --source xentrace: xentrace writes (and\n"
+		"                       leaves) its file there (default: a temporary file)\n"
 		"  -D, --duration SEC   stop after SEC seconds\n"
 		"  -q, --quiet          no status line, no summary on stderr\n"
 		"      --no-inject      do not trace CMD's CUDA/OpenCL calls\n"

@@ -348,6 +348,11 @@ void agg_add(struct agg *a, const struct gpuprobe_rec_hdr *rec)
 		a->kvm = kvm_host_new();
 	if (a->kvm)
 		kvm_host_add(a->kvm, rec);
+	if (rec->type == TRACEFILE_REC_XEN) {
+		if (!a->xen)
+			a->xen = xen_host_new();
+		xen_host_add(a->xen, rec);
+	}
 	if (rec->type == GPUPROBE_EV_DMA || rec->type == GPUPROBE_EV_IOMMU_PART ||
 	    rec->type == TRACEFILE_REC_IOMMU_MODE)
 		iommu_parts_add(a->parts, rec);
@@ -432,6 +437,7 @@ void agg_finish(struct agg *a, const struct trace_reader *r)
 	}
 	if (a->kvm)
 		kvm_host_finish(a->kvm);
+	xen_host_finish(a->xen);
 	iommu_parts_finish(a->parts);
 }
 
@@ -451,6 +457,7 @@ void agg_free(struct agg *a)
 		for (unsigned int op = 0; op < AGG_IOMMU_OPS; op++)
 			free(a->domains[i].iommu[op].time_ns);
 	kvm_host_free(a->kvm);
+	xen_host_free(a->xen);
 	iommu_parts_free(a->parts);
 	free(a);
 }

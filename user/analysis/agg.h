@@ -16,6 +16,7 @@
 #include "hist.h"
 #include "iommu_parts.h"
 #include "kvm.h"
+#include "xen.h"
 #include "tracefile.h"
 
 #define AGG_MAX_VECTORS		512
@@ -121,6 +122,8 @@ struct agg {
 	uint64_t vectors_not_in_header, irqs_not_in_header;
 	/* the host side of a passed-through target (kvm.c); NULL: no KVM records */
 	struct kvm_host *kvm;
+	/* Xen's side (xen.c, record --source xentrace); NULL: no Xen records */
+	struct xen_host *xen;
 	/* the parts of the targets' IOMMU work (iommu_parts.c); never NULL */
 	struct iommu_parts *parts;
 };

@@ -14,6 +14,8 @@
 
 #include "iommu_mode.h"
 #include "cmds.h"
+#include "file.h"
+#include "hypervisor.h"
 #include "json.h"
 #include "source.h"
 #include "tracefs_kprobe.h"
@@ -246,8 +248,38 @@ static void print_tracefs_text(const struct tracefs_state *t)
 	print_dma_support_text();
 }
 
-static void print_targets_text(const struct target_set *set, bool defaulted)
+/* The chip of each vector's irq; how the target's interrupts arrive (one way, or "mixed"). */
+static const char *target_delivery(const struct target *t, const char *proc_interrupts,
+				   struct irq_chip_info *chips)
 {
+	const char *how = NULL;
+
+	for (uint32_t j = 0; j < t->nvec; j++) {
+		const char *d;
+
+		if (!proc_interrupts || irq_chip_from_proc(proc_interrupts, t->vec[j].irq, &chips[j]))
+			memset(&chips[j], 0, sizeof(chips[j]));
+		d = irq_delivery_name(chips[j].delivery);
+		if (how && strcmp(how, d))
+			return "mixed";
+		how = d;
+	}
+	return how ? how : "none";
+}
+
+static void print_hypervisor_text(const struct hypervisor_info *h)
+{
+	char line[400];
+
+	hypervisor_describe(h, line, sizeof(line));
+	printf("hypervisor: %s\n", line);
+}
+
+static void print_targets_text(const struct target_set *set, bool defaulted,
+			       const char *proc_interrupts, bool xen)
+{
+	static struct irq_chip_info chips[TARGET_MAX_VECTORS];
+
 	if (!set->count) {
 		printf("targets: none: no PCI display-class device here; pass -d BDF (see lspci -D)\n");
 		return;
@@ -256,18 +288,26 @@ static void print_targets_text(const struct target_set *set, bool defaulted)
 	for (unsigned int i = 0; i < set->count; i++) {
 		const struct target *t = &set->t[i];
 		struct tracefile_rec_iommu_mode mode;
+		const char *how;
 
 		printf("  %s  %04x:%04x class 0x%06x driver %s, %u vector%s\n", t->name,
 		       t->vendor, t->device, t->class, t->driver[0] ? t->driver : "(none)",
 		       t->nvec, t->nvec == 1 ? "" : "s");
 		iommu_mode_read("", t->name, t->bdf, &mode);
 		iommu_mode_print(stdout, "    ", &mode);
+		how = target_delivery(t, proc_interrupts, chips);
+		if (t->nvec && strcmp(how, "mixed"))
+			printf("    interrupts: %s\n", irq_delivery_explain(chips[0].delivery, xen));
+		else if (t->nvec)
+			printf("    interrupts: its vectors arrive in different ways (below)\n");
 		for (uint32_t j = 0; j < t->nvec; j++) {
 			char action[128];
 
 			irq_action_name(t->vec[j].irq, action, sizeof(action));
-			printf("    vector %-3u irq %-5u %-6s %s\n", t->vec[j].index, t->vec[j].irq,
-			       t->vec[j].flags & VECTOR_MSIX ? "MSI-X" : "MSI", action);
+			printf("    vector %-3u irq %-5u %-6s %s (chip %s%s%s: %s)\n", t->vec[j].index,
+			       t->vec[j].irq, t->vec[j].flags & VECTOR_MSIX ? "MSI-X" : "MSI", action,
+			       chips[j].chip[0] ? chips[j].chip : "?", chips[j].handler[0] ? ", flow " : "",
+			       chips[j].handler, irq_delivery_name(chips[j].delivery));
 		}
 	}
 }
@@ -358,8 +398,26 @@ static void json_tracefs(struct json *j, const struct tracefs_state *t)
 	json_object_end(j);
 }
 
-static void json_targets(struct json *j, const struct target_set *set)
+static void json_hypervisor(struct json *j, const struct hypervisor_info *h)
 {
+	char line[400];
+
+	hypervisor_describe(h, line, sizeof(line));
+	json_key(j, "hypervisor");
+	json_object_begin(j);
+	json_kv_string(j, "name", hypervisor_name(h));
+	json_kv_bool(j, "cpuid_hypervisor", h->cpuid_hypervisor);
+	json_kv_string(j, "cpuid_signature", h->signature);
+	json_kv_string(j, "sysfs_type", h->sysfs_type);
+	json_kv_string(j, "guest_type", h->guest_type);
+	json_kv_bool(j, "xen_pv_interfaces", h->xen_pv_interfaces);
+	json_kv_string(j, "text", line);
+	json_object_end(j);
+}
+
+static void json_targets(struct json *j, const struct target_set *set, const char *proc_interrupts)
+{
+	static struct irq_chip_info chips[TARGET_MAX_VECTORS];
 	char idbuf[PCI_ID_STRLEN];
 
 	json_key(j, "targets");
@@ -374,6 +432,7 @@ static void json_targets(struct json *j, const struct target_set *set)
 		json_kv_u64(j, "class", t->class);
 		json_kv_string(j, "pci_id", pci_id(t->vendor, t->device, idbuf));
 		json_kv_string(j, "driver", t->driver);
+		json_kv_string(j, "delivery", target_delivery(t, proc_interrupts, chips));
 		json_key(j, "vectors");
 		json_array_begin(j);
 		for (uint32_t k = 0; k < t->nvec; k++) {
@@ -385,6 +444,9 @@ static void json_targets(struct json *j, const struct target_set *set)
 			json_kv_u64(j, "irq", t->vec[k].irq);
 			json_kv_bool(j, "msix", t->vec[k].flags & VECTOR_MSIX);
 			json_kv_string(j, "action", action);
+			json_kv_string(j, "chip", chips[k].chip);
+			json_kv_string(j, "flow", chips[k].handler);
+			json_kv_string(j, "delivery", irq_delivery_name(chips[k].delivery));
 			json_object_end(j);
 		}
 		json_array_end(j);
@@ -394,7 +456,8 @@ static void json_targets(struct json *j, const struct target_set *set)
 }
 
 static void print_json(const struct module_status *m, const struct tracefs_state *t,
-		       const struct target_set *set, const struct utsname *u)
+		       const struct target_set *set, const struct utsname *u,
+		       const struct hypervisor_info *h, const char *proc_interrupts)
 {
 	struct json j;
 
@@ -403,9 +466,10 @@ static void print_json(const struct module_status *m, const struct tracefs_state
 	json_kv_string(&j, "tool_version", GPUPROBE_TRACE_VERSION);
 	json_kv_string(&j, "host", u->nodename);
 	json_kv_string(&j, "kernel_release", u->release);
+	json_hypervisor(&j, h);
 	json_module(&j, m);
 	json_tracefs(&j, t);
-	json_targets(&j, set);
+	json_targets(&j, set, proc_interrupts);
 	json_object_end(&j);
 }
 
@@ -449,6 +513,12 @@ int cmd_info(int argc, char **argv)
 	struct module_status module;
 	struct tracefs_state tracefs;
 	struct target_set *set;
+	struct hypervisor_info hv;
+	char signature[HV_SIGNATURE_LEN];
+	char *proc_interrupts;
+	uint32_t leaf;
+	bool cpuid_hv;
+	size_t len;
 	struct utsname u;
 	int ret = parse_info_options(argc, argv, &opts);
 
@@ -465,15 +535,21 @@ int cmd_info(int argc, char **argv)
 	uname(&u);
 	probe_module(&module);
 	tracefs_probe_state(&tracefs);
+	leaf = hypervisor_cpuid_signature(&cpuid_hv, signature);
+	hypervisor_read("/sys", cpuid_hv, signature, leaf, &hv);
+	/* NULL: each vector's chip is then "unknown" */
+	proc_interrupts = read_whole_file("/proc/interrupts", &len);
 	if (opts.json) {
-		print_json(&module, &tracefs, set, &u);
+		print_json(&module, &tracefs, set, &u, &hv, proc_interrupts);
 	} else {
 		printf("gpuprobe-trace %s on %s, kernel %s\n", GPUPROBE_TRACE_VERSION,
 		       u.nodename, u.release);
+		print_hypervisor_text(&hv);
 		print_module_text(&module);
 		print_tracefs_text(&tracefs);
-		print_targets_text(set, opts.ndevices == 0);
+		print_targets_text(set, opts.ndevices == 0, proc_interrupts, hv.xen);
 	}
+	free(proc_interrupts);
 	ret = 0;
 out:
 	free(set);

@@ -35,7 +35,7 @@
 #define POLL_MS			100
 #define WORKLOAD_GRACE_MS	5000
 
-enum source_choice { SOURCE_AUTO, SOURCE_MODULE, SOURCE_TRACEFS };
+enum source_choice { SOURCE_AUTO, SOURCE_MODULE, SOURCE_TRACEFS, SOURCE_XENTRACE };
 
 struct record_options {
 	unsigned int ndevices;
@@ -54,6 +54,8 @@ struct record_options {
 	uint64_t cgroup_id;	/* its id */
 	char cgroup_dir[PATH_MAX];	/* and its directory, absolute */
 	struct guest_options guest;	/* --guest: address set */
+	const char *xentrace_input;	/* --xentrace-input FILE */
+	const char *xentrace_file;	/* --xentrace-file FILE */
 };
 
 struct recorder {
@@ -164,6 +166,8 @@ static int parse_record_options(int argc, char **argv, struct record_options *o)
 		{ "uncompressed", no_argument, NULL, 'U' },
 		{ "zstd", optional_argument, NULL, 'Z' },
 		{ "cgroup", required_argument, NULL, 'c' },
+		{ "xentrace-input", required_argument, NULL, 'x' },
+		{ "xentrace-file", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -185,10 +189,19 @@ static int parse_record_options(int argc, char **argv, struct record_options *o)
 			o->output = optarg;
 			break;
 		case 's':
-			if (parse_source(optarg, &o->source)) {
-				errorf("unknown source '%s': use auto, module or tracefs", optarg);
+			if (!strcmp(optarg, "xentrace")) {
+				o->source = SOURCE_XENTRACE;
+			} else if (parse_source(optarg, &o->source)) {
+				errorf("unknown source '%s': use auto, module, tracefs or xentrace (in Xen's dom0)",
+				       optarg);
 				return 2;
 			}
+			break;
+		case 'x':
+			o->xentrace_input = optarg;
+			break;
+		case 'F':
+			o->xentrace_file = optarg;
 			break;
 		case 'D':
 			if (parse_seconds(optarg, &o->duration_s)) {
@@ -329,6 +342,18 @@ static int parse_record_options(int argc, char **argv, struct record_options *o)
 		errorf("--guest-target, --guest-source, --guest-command and --token need --guest ADDRESS");
 		return 2;
 	}
+	if ((o->xentrace_input || o->xentrace_file) && o->source != SOURCE_XENTRACE) {
+		errorf("--xentrace-input and --xentrace-file are the xentrace source's: add --source xentrace");
+		return 2;
+	}
+	if (o->xentrace_input && o->xentrace_file) {
+		errorf("--xentrace-input converts a file xentrace wrote, --xentrace-file names the one it will write: give one");
+		return 2;
+	}
+	if (o->source == SOURCE_XENTRACE && o->guest.address) {
+		errorf("--source xentrace with --guest: merging Xen's trace with a guest's is not done yet (issue 26 item 3)");
+		return 2;
+	}
 	o->guest.quiet = o->quiet;
 	return -1;
 }
@@ -358,6 +383,8 @@ static const struct trace_source *choose_source(enum source_choice choice, bool 
 
 	if (choice == SOURCE_TRACEFS)
 		return &tracefs_source;
+	if (choice == SOURCE_XENTRACE)
+		return &xentrace_source;
 	present = module_family_present(err, sizeof(err));
 	if (present == 1)
 		return &module_source;
@@ -664,6 +691,8 @@ static int open_source(struct recorder *r)
 	if (r->opts.no_iommu_parts)
 		r->cfg.event_mask &= ~GPUPROBE_EVMASK(GPUPROBE_EV_IOMMU_PART);
 	r->cfg.kvm_vcpu_steps = r->opts.guest.address != NULL;	/* only a merged trace has a crossing */
+	r->cfg.xentrace_input = r->opts.xentrace_input;
+	r->cfg.xentrace_file = r->opts.xentrace_file;
 	r->src = r->src_ops->open(&r->cfg, err, sizeof(err));
 	if (!r->src) {
 		errorf("%s source: %s", r->src_ops->name, err);
@@ -678,7 +707,8 @@ static int prepare(struct recorder *r)
 
 	if (targets_from_args("/sys", o->devices, o->ndevices, &r->info.targets))
 		return -1;
-	if (!r->info.targets.count) {
+	/* in dom0 the device is pciback's, its interrupts Xen's: a target is optional */
+	if (!r->info.targets.count && o->source != SOURCE_XENTRACE) {
 		errorf("no target: this machine has no PCI display-class device; pass -d BDF (lspci -D lists them)");
 		return -1;
 	}

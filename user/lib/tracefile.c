@@ -42,6 +42,7 @@ const char *tracefile_source_name(uint32_t source)
 	case TRACE_SOURCE_MODULE:	return "module";
 	case TRACE_SOURCE_TRACEFS:	return "tracefs";
 	case TRACE_SOURCE_SYNTHETIC:	return "synthetic";
+	case TRACE_SOURCE_XENTRACE:	return "xentrace";
 	default:			return "unknown";
 	}
 }
@@ -70,6 +71,7 @@ const char *tracefile_record_type_name(uint16_t type)
 	case TRACEFILE_REC_STRING:	return "string";
 	case TRACEFILE_REC_TSC:		return "tsc";
 	case TRACEFILE_REC_IOMMU_MODE:	return "iommu_mode";
+	case TRACEFILE_REC_XEN:		return "xen";
 	default:			return "unknown";
 	}
 }

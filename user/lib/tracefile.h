@@ -31,6 +31,7 @@ enum tracefile_source {
 	TRACE_SOURCE_MODULE = 1,
 	TRACE_SOURCE_TRACEFS = 2,
 	TRACE_SOURCE_SYNTHETIC = 3,
+	TRACE_SOURCE_XENTRACE = 4,	/* Xen's trace buffers, read in dom0 (source/xentrace/) */
 };
 
 /*
@@ -53,6 +54,7 @@ enum tracefile_record_type {
 	TRACEFILE_REC_STRING = 0x800c,		/* struct tracefile_rec_string */
 	TRACEFILE_REC_TSC = 0x800d,		/* struct tracefile_rec_tsc */
 	TRACEFILE_REC_IOMMU_MODE = 0x800e,	/* struct tracefile_rec_iommu_mode (iommu_mode.h) */
+	TRACEFILE_REC_XEN = 0x800f,		/* struct tracefile_rec_xen */
 };
 
 /*
@@ -254,6 +256,38 @@ struct tracefile_rec_tsc {
 	uint64_t host_lo, host_hi;	/* guest SAMPLE: the host's clock around the exchange that carried it */
 };
 
+/*
+ * What Xen's trace buffer said (record --source xentrace in dom0,
+ * Documentation/trace-format.md): a physical irq Xen handled (for a
+ * passed-through device: Xen's do_IRQ_guest, which signals the guest's
+ * pirq event channel or its vLAPIC), an interrupt vector Xen injected into
+ * the vCPU it was about to enter, or records Xen lost.  hdr.cpu is Xen's
+ * physical CPU; hdr.ts_ns is dom0's CLOCK_MONOTONIC of tsc, mapped by TSC
+ * samples read in dom0 at the start and the end.
+ */
+enum xen_rec_kind {
+	XEN_REC_PHYS_IRQ = 1,	/* TRC_HW_IRQ_HANDLED: ts_ns/tsc at the handler's entry */
+	XEN_REC_INJECT = 2,	/* TRC_HVM_INJ_VIRQ (REINJ_VIRQ: flag XEN_REC_REINJECT) */
+	XEN_REC_LOST = 3,	/* TRC_LOST_RECORDS */
+};
+
+#define XEN_REC_UNTIMED		(1 << 0)	/* no TSC of its own: its CPU's last record's */
+#define XEN_REC_NO_TSC		(1 << 1)	/* no TSC before it on its CPU: ts_ns is the start */
+#define XEN_REC_REINJECT	(1 << 2)	/* TRC_HVM_REINJ_VIRQ */
+#define XEN_REC_NESTED		(1 << 3)	/* TRC_HVM_NESTEDFLAG: in a nested guest */
+#define XEN_REC_ENTRY_UNKNOWN	(1 << 4)	/* PHYS_IRQ: no entry TSC (tracing was off): tsc is the exit's */
+
+struct tracefile_rec_xen {
+	struct gpuprobe_rec_hdr hdr;
+	uint16_t kind;			/* enum xen_rec_kind */
+	uint16_t flags;			/* XEN_REC_* */
+	uint32_t irq;			/* PHYS_IRQ: Xen's irq number */
+	uint32_t vector;		/* INJECT: the vector */
+	uint32_t cycles;		/* PHYS_IRQ: TSC cycles in Xen's handler */
+	uint64_t tsc;			/* Xen's TSC of the event */
+	uint64_t count;			/* LOST: records Xen lost on this CPU */
+};
+
 #define TRACEFILE_REC_MAX_SIZE		65528u	/* hdr.size is 16 bits, a multiple of 8 */
 #define TRACEFILE_GUEST_MAX_INNER	(TRACEFILE_REC_MAX_SIZE - sizeof(struct tracefile_rec_guest))
 
@@ -379,6 +413,7 @@ static inline size_t tracefile_record_min_size(uint16_t type)
 	case TRACEFILE_REC_STRING:	return sizeof(struct tracefile_rec_string) + 8;
 	case TRACEFILE_REC_TSC:		return sizeof(struct tracefile_rec_tsc);
 	case TRACEFILE_REC_IOMMU_MODE:	return 64;	/* iommu_mode.h */
+	case TRACEFILE_REC_XEN:		return sizeof(struct tracefile_rec_xen);
 	default:			return 0;
 	}
 }

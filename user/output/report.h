@@ -61,6 +61,9 @@ void passthrough_print_json(struct json *j, const struct passthrough *pt, const 
 /* kvm_report.c: the host side (NULL: no KVM records; JSON: null). */
 void kvm_print_text(FILE *out, const struct kvm_host *k);
 void kvm_print_json(struct json *j, const struct kvm_host *k);
+/* xen_report.c: Xen's side from dom0's xentrace (NULL: none; JSON: null). */
+void xen_print_text(FILE *out, const struct xen_host *x);
+void xen_print_json(struct json *j, const struct xen_host *x);
 void iommu_parts_print_text(FILE *out, const struct agg *a);
 void iommu_parts_print_json(struct json *j, const struct agg *a);
 

@@ -345,6 +345,7 @@ void report_print_json(FILE *out, const char *path, const struct agg *a,
 		json_object_end(&j);
 	}
 	kvm_print_json(&j, a->kvm);
+	xen_print_json(&j, a->xen);
 	iommu_parts_print_json(&j, a);
 	if (at)
 		attribute_print_json(&j, at);

@@ -306,6 +306,7 @@ void report_print_text(FILE *out, const char *path, const struct agg *a,
 		fprintf(out, "\nscheduler: %" PRIu64 " wakeups, %" PRIu64 " switches of the workload\n",
 			a->wakeups, a->switches);
 	kvm_print_text(out, a->kvm);
+	xen_print_text(out, a->xen);
 	if (at)
 		attribute_print_text(out, at, view->verbose);
 	if (pt && pt->merged) {

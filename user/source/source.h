@@ -46,6 +46,9 @@ struct source_config {
 	 * crossing's host path, for record --guest; many events on a busy host
 	 */
 	bool kvm_vcpu_steps;
+	/* the xentrace source (record --source xentrace) */
+	const char *xentrace_input;	/* convert this file instead of running xentrace */
+	const char *xentrace_file;	/* where xentrace writes (kept); NULL: a temporary file */
 };
 
 struct source_counters {
@@ -80,6 +83,10 @@ struct trace_source {
 };
 
 extern const struct trace_source tracefs_source;
+extern const struct trace_source xentrace_source;
+
+/* The event mask the xentrace source gives xentrace -e: HVM handlers and hardware irqs. */
+#define XENTRACE_SOURCE_MASK	0x00882000u
 
 /* ---- lost.c: LOST records, for both sources ---- */
 

@@ -72,6 +72,7 @@ all_suites() {
 	run_suite committed-traces ./traces.sh
 	run_suite layers ./layers.sh
 	run_suite iommu-parts ./iommu_parts.sh
+	run_suite xentrace ./xentrace.sh
 	run_suite cgroup-args ./cgroup_args.sh
 	run_suite cgroup-tracefs ./cgroup_tracefs.sh
 	run_suite tracefs-container ./tracefs_container.sh

@@ -418,12 +418,26 @@ static void put_tsc_mode(struct gen *g, unsigned int j)
 	fill_tail(m, sizeof(*m), msize, j);
 }
 
+static void put_xen(struct gen *g, unsigned int j)
+{
+	struct tracefile_rec_xen *x = add(g, TRACEFILE_REC_XEN, sizeof(*x));
+
+	x->kind = (uint16_t)(j % 5);		/* 1-3, and 0 and 4: none */
+	x->flags = (uint16_t)v32(j, 74);
+	x->irq = v32(j, 75);
+	x->vector = v32(j, 76);
+	x->cycles = v32(j, 77);
+	x->tsc = v64(j, 44);
+	x->count = v64(j, 45);
+}
+
 static void put_newer(struct gen *g, unsigned int j)
 {
 	put_part_delivery(g, j);
 	put_command(g, j);
 	put_string(g, j);
 	put_tsc_mode(g, j);
+	put_xen(g, j);
 }
 
 /* Types the reader does not know: skipped and counted, never handed out. */

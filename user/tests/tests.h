@@ -38,6 +38,8 @@ void test_tracefs_filters(void);
 void test_pidns_signal_lines(void);
 void test_pidns_local_pid(void);
 void test_uid_map_root(void);
+void test_irq_chip_from_proc(void);
+void test_hypervisor_sysfs(void);
 void test_attribution_known_timeline(void);
 void test_attribution_absent(void);
 void test_stale_temp_files_removed(void);

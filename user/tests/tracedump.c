@@ -312,6 +312,19 @@ static bool dump_body(FILE *out, const struct gpuprobe_rec_hdr *h)
 		tail(out, h, sizeof(*r));
 		break;
 	}
+	case TRACEFILE_REC_XEN: {
+		const struct tracefile_rec_xen *r = b;
+
+		F(r, kind);
+		F(r, flags);
+		F(r, irq);
+		F(r, vector);
+		F(r, cycles);
+		F(r, tsc);
+		F(r, count);
+		tail(out, h, sizeof(*r));
+		break;
+	}
 	case TRACEFILE_REC_COMMAND: {
 		const struct tracefile_rec_command *r = b;
 		const char *text = (const char *)(r + 1);

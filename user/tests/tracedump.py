@@ -86,6 +86,8 @@ TYPES = {
     0x800a: ("workload", 32, [("argc", "I"), ("nargs", "I"), ("len", "I"), ("flags", "I")]),
     0x800e: ("iommu_mode", 64, [("bdf", "I"), ("flags", "I"), ("pgsizes", "Q"),
                                 ("vendor", "16s"), ("domain_type", "16s")]),
+    0x800f: ("xen", 48, [("kind", "H"), ("flags", "H"), ("irq", "I"), ("vector", "I"),
+                         ("cycles", "I"), ("tsc", "Q"), ("count", "Q")]),
     0x800b: ("delivery", 80, [("slots", "I"), ("high_water_cpu", "I"), ("high_water", "Q"),
                               ("wait_max_ns", "Q"), ("ring_dropped", "Q"), ("undelivered", "Q"),
                               ("overrun", "Q"), ("socket_overflows", "Q"), ("rcvbuf", "i"),

@@ -8,7 +8,8 @@
 # (xen-pirq-msi) in PV-on-HVM mode, the vLAPIC's vector (PCI-MSI) with
 # PV off.  Then the same N under `gpuprobe-trace record -d EDU`, with the
 # tracefs source and then the module (target=EDU): each trace's irq_count
-# for edu must equal the /proc/interrupts delta.
+# for edu must equal the /proc/interrupts delta.  And `info` must name the
+# hypervisor and edu's chip as the kernel's files do.
 # usage: guest_irq.sh N
 N=${1:-50}
 # shellcheck source=selftests/gpuprobe/ktap.sh
@@ -40,6 +41,16 @@ pvhvm) check "pvhvm: edu's MSI is a Xen event channel (xen-pirq)" is_evtchn ;;
 nopv) check "nopv: edu's MSI is a plain MSI (no xen-pirq)" is_plain_msi ;;
 esac
 
+# dom0's recording of Xen's side (dom0_xentrace.sh) starts when it sees
+# this guest's command begin on its console: gpuprobe.xen_settle=SECS on
+# the guest's command line (xen.sh -g) holds the first interrupt back so
+# long, else Xen's count misses the first ones (not the test's way to pass:
+# fewer seen fails it)
+settle=$(sed -n 's/.*gpuprobe\.xen_settle=\([0-9]*\).*/\1/p' /proc/cmdline)
+if [ -n "$settle" ]; then
+	echo "# waiting ${settle}s for dom0's recording (gpuprobe.xen_settle)"
+	sleep "$settle"
+fi
 before=$(irq_sum)
 h0=$(handled)
 echo "$N" >"$CTL/irq_sleep"
@@ -68,8 +79,33 @@ traced_count() {	# source
 	check "$MODE, $1: gpuprobe's irq_count = /proc/interrupts delta" [ "${traced:-x}" = "$delta" ]
 }
 
+# info says what the kernel's own files say: the hypervisor (sysfs where
+# the kernel's Xen code made it; nopv has none, the testbed is Xen all the
+# same) and edu's chip (its /proc/interrupts line's word after the counts)
 gpuprobe-trace info -d "$EDU" >/out/info.txt 2>&1
-sed -n '/^targets:/,$s/^/# info: /p' /out/info.txt
+sed -n '/^hypervisor:/p;/^targets:/,$s/^/# info: /p' /out/info.txt
+gpuprobe-trace info --json -d "$EDU" >/out/info.json 2>/out/info-json.err
+jget() { awk -v k="\"$1\":" '$1 == k { v = $2; sub(/,$/, "", v); gsub(/"/, "", v); print v; exit }' /out/info.json; }
+ncpu=$(head -n1 /proc/interrupts | wc -w)
+chip=$(echo "$line" | awk -v n="$ncpu" '{ print $(n + 2) }')
+echo "# info --json: hypervisor $(jget name), guest_type '$(jget guest_type)', pv $(jget xen_pv_interfaces); edu chip $(jget chip), delivery $(jget delivery); /proc/interrupts chip $chip"
+check "$MODE: info names the hypervisor xen" [ "$(jget name)" = xen ]
+if [ -r /sys/hypervisor/type ]; then
+	check "$MODE: info's hypervisor sysfs_type = /sys/hypervisor/type" \
+		[ "$(jget sysfs_type)" = "$(cat /sys/hypervisor/type)" ]
+	check "$MODE: info's guest_type = /sys/hypervisor/guest_type" \
+		[ "$(jget guest_type)" = "$(cat /sys/hypervisor/guest_type)" ]
+	check "$MODE: info says the PV interfaces are in use" [ "$(jget xen_pv_interfaces)" = true ]
+else
+	check "$MODE: no /sys/hypervisor/type, info says no PV interfaces" \
+		[ "$(jget xen_pv_interfaces)" = false ]
+fi
+check "$MODE: info's chip for edu = /proc/interrupts' ($chip)" [ "$(jget chip)" = "$chip" ]
+case $MODE in
+pvhvm) check "pvhvm: info says edu's interrupts arrive as xen-pirq event channels" \
+	[ "$(jget delivery)" = xen-pirq ] ;;
+nopv) check "nopv: info says edu's interrupts arrive as plain MSI" [ "$(jget delivery)" = msi ] ;;
+esac
 traced_count tracefs
 if insmod /gpuprobe/gpuprobe.ko "target=$EDU" 2>/out/insmod.err; then
 	gpuprobe-trace info -d "$EDU" >/out/info-module.txt 2>&1
@@ -79,4 +115,36 @@ if insmod /gpuprobe/gpuprobe.ko "target=$EDU" 2>/out/insmod.err; then
 else
 	fail "$MODE: gpuprobe.ko loads in the guest ($(cat /out/insmod.err))"
 fi
+
+# for dom0's xentrace check (dom0_xentrace.sh): every interrupt edu raised
+# in this guest's life, and the vector its MSI data register names (the
+# one Xen injects in nopv; x86 MSI data bits 0-7)
+msi_vector() {	# BDF
+	# the bytes once; then the shell's own words (a fresh process now and
+	# then segfaults at its start under the nested TCG Xen: vmtest.rst)
+	CFG=$(od -An -tx1 -v "/sys/bus/pci/devices/$1/config")
+	p=$((0x$(cfg_byte 52)))
+	while [ "$p" -ne 0 ]; do
+		if [ "$(cfg_byte "$p")" = 05 ]; then
+			d=$((p + 8))
+			[ $((0x$(cfg_byte $((p + 2))) & 0x80)) = 0 ] || d=$((p + 12))
+			echo $((0x$(cfg_byte "$d")))
+			return
+		fi
+		p=$((0x$(cfg_byte $((p + 1)))))
+	done
+}
+cfg_byte() {	# OFFSET: byte OFFSET of $CFG, in hex (00 past its end)
+	i=$1
+	# shellcheck disable=SC2086 # its words are the bytes
+	set -- $CFG
+	[ "$i" -lt $# ] || { echo 00; return; }
+	shift "$i"
+	echo "$1"
+}
+total=$(irq_sum)
+vector=$(msi_vector "$EDU")
+echo "$total" >/out/edu-irqs.total
+echo "$vector" >/out/edu-msi-vector
+echo "# edu: $total interrupts in this guest's life; MSI data vector $vector"
 finish
