@@ -80,6 +80,7 @@ USER_SUITES = [
     suite('cgroup-tracefs', ['./cgroup_tracefs.sh'], 2.0),
     suite('tracefs-container', ['./tracefs_container.sh'], 9.9),
     suite('container-opencl', ['./container_opencl.sh'], 3.0),
+    suite('xentrace', ['./xentrace.sh'], 3.2),
 ]
 MEMCHECK = ['valgrind', '-q', '--error-exitcode=99', '--leak-check=full',
             '--errors-for-leak-kinds=definite']
