@@ -101,7 +101,7 @@ else
 	c1=$(comp gpuprobe-trace "") c2=$(comp gpuprobe-trace record --) c3=$(comp gpuprobe-trace record --source "")
 	c4=$(comp gpuprobe-trace info -d "")
 	if echo "$c1" | grep -qw record && echo "$c1" | grep -qw compare &&
-	   echo "$c2" | grep -q -- --no-inject && [ "$c3" = "auto module tracefs" ] &&
+	   echo "$c2" | grep -q -- --no-inject && [ "$c3" = "auto module tracefs xentrace" ] &&
 	   { [ -z "$bdf" ] || echo "$c4" | grep -q -- "$bdf"; }; then
 		result "bash_completion_commands_options_bdfs" pass
 	else
