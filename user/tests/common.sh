@@ -18,6 +18,17 @@ check() {
 	shift
 	if "$@"; then pass "$name"; else fail "$name"; fi
 }
+# count_checks OUTPUT STATUS: a checker's PASS/FAIL lines (perfetto_check.py
+# and its kin) counted as this suite's, shown indented; a checker that
+# exits non-zero without a FAIL line is one failure more
+count_checks() {
+	printf '%s\n' "$1" | sed 's/^/    /'
+	p=$(printf '%s\n' "$1" | grep -c '^PASS')
+	f=$(printf '%s\n' "$1" | grep -c '^FAIL')
+	PASSED=$((PASSED + p))
+	FAILED=$((FAILED + f))
+	[ "$2" -eq 0 ] || [ "$f" -gt 0 ] || FAILED=$((FAILED + 1))
+}
 finish() {
 	echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"
 	[ "$FAILED" -eq 0 ]

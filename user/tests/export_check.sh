@@ -10,36 +10,26 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 
-# perfetto_check.py's PASS/FAIL lines counted as this suite's
-count() {
-	printf '%s\n' "$1" | sed 's/^/    /'
-	p=$(printf '%s\n' "$1" | grep -c '^PASS')
-	f=$(printf '%s\n' "$1" | grep -c '^FAIL')
-	PASSED=$((PASSED + p))
-	FAILED=$((FAILED + f))
-	[ "$2" -eq 0 ] || [ "$f" -gt 0 ] || FAILED=$((FAILED + 1))
-}
-
 "$HERE/gentrace" export "$T/e.trace"
 check "gentrace export" [ $? -eq 0 ]
 "$GPT" export "$T/e.trace" --perfetto "$T/e.json"
 check "export --perfetto exits 0" [ $? -eq 0 ]
 out=$(python3 "$HERE/perfetto_check.py" json "$T/e.json" 2>&1)
-count "$out" $?
+count_checks "$out" $?
 
 "$HERE/gentrace" merged "$T/m.trace" n=10 latency=20005 drop=3
 check "gentrace merged n=10 latency=20005 drop=3" [ $? -eq 0 ]
 "$GPT" export "$T/m.trace" --perfetto "$T/m.json"
 check "export --perfetto of a host + guest trace exits 0" [ $? -eq 0 ]
 out=$(python3 "$HERE/perfetto_check.py" merged "$T/m.json" 10 20005 3 2>&1)
-count "$out" $?
+count_checks "$out" $?
 
 "$HERE/gentrace" merged "$T/ma.trace" n=10 app
 check "gentrace merged n=10 app" [ $? -eq 0 ]
 "$GPT" export "$T/ma.trace" --perfetto "$T/ma.json"
 check "export --perfetto of a host + guest trace with the guest's CUDA events exits 0" [ $? -eq 0 ]
 out=$(python3 "$HERE/perfetto_check.py" merged-app "$T/ma.json" 2>&1)
-count "$out" $?
+count_checks "$out" $?
 
 # each interrupt one flow through its host handler, KVM injection, guest
 # handler and woken thread, its stages differing by interrupt, on the exact
@@ -53,7 +43,7 @@ for extra in "" "offset_error=3000" "host_path"; do
 	"$GPT" export "$T/c.trace" --perfetto "$T/c.json"
 	check "export --perfetto of the crossing trace $extra exits 0" [ $? -eq 0 ]
 	out=$(python3 "$HERE/perfetto_check.py" crossing "$T/c.json" 100 $([ "$extra" = host_path ] && echo host_path) 2>&1)
-	count "$out" $?
+	count_checks "$out" $?
 done
 
 if ! command -v protoc >/dev/null; then
@@ -67,5 +57,5 @@ protoc --proto_path="$HERE" --decode=gpuprobe_test.Trace perfetto_subset.proto \
 check "protoc --decode reads it all as a Trace" sh -c '[ $0 -eq 0 ] && [ -s "$1" ] && [ ! -s "$2" ]' \
 	$? "$T/e.txt" "$T/protoc.err"
 out=$(python3 "$HERE/perfetto_check.py" proto "$T/e.txt" 2>&1)
-count "$out" $?
+count_checks "$out" $?
 finish

@@ -17,16 +17,6 @@ fi
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 
-# perfetto_*check.py's PASS/FAIL lines counted as this suite's
-count() {
-	printf '%s\n' "$1" | sed 's/^/    /'
-	p=$(printf '%s\n' "$1" | grep -c '^PASS')
-	f=$(printf '%s\n' "$1" | grep -c '^FAIL')
-	PASSED=$((PASSED + p))
-	FAILED=$((FAILED + f))
-	[ "$2" -eq 0 ] || [ "$f" -gt 0 ] || FAILED=$((FAILED + 1))
-}
-
 "$HERE/gentrace" parts "$T/p.trace"
 check "gentrace parts" [ $? -eq 0 ]
 MEMCHECK=
@@ -39,10 +29,10 @@ protoc --proto_path="$HERE" --decode=gpuprobe_test.Trace perfetto_subset.proto \
 check "protoc --decode reads it all as a Trace" sh -c '[ $0 -eq 0 ] && [ -s "$1" ] && [ ! -s "$2" ]' \
 	$? "$T/p.txt" "$T/protoc.err"
 out=$(python3 "$HERE/perfetto_check.py" shape proto "$T/p.txt" 2>&1)
-count "$out" $?
+count_checks "$out" $?
 out=$(python3 "$HERE/perfetto_parts_check.py" "$T/p.txt" 2>&1)
 rc=$?
-count "$(printf '%s\n' "$out" | grep -v ' passed, ')" $rc
+count_checks "$(printf '%s\n' "$out" | grep -v ' passed, ')" $rc
 "$GPT" export "$T/p.trace" --perfetto "$T/p.json"
 check "export --perfetto (JSON) of the same trace exits 0, valid JSON" \
 	python3 -c "import json, sys; json.load(open(sys.argv[1]))" "$T/p.json"
